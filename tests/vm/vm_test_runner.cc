@@ -1,0 +1,65 @@
+// vm-test-runner: runs the test functions of a module compiled from a VM op
+// test (.mlir), with the `check` module linked in.
+//
+//   vm-test-runner ops.smod                  every export with signature "_"
+//   vm-test-runner ops.smod --function=NAME  just one (for expected failures)
+//
+// Prints one line per test and exits non-zero if any failed.
+#include <cstdio>
+#include <string>
+
+#include "tests/vm/check_module.h"
+#include "vm/bytecode_module.h"
+#include "vm/context.h"
+
+int main(int argc, char** argv) {
+  using namespace strata;
+  std::string path, only;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg.rfind("--function=", 0) == 0) {
+      only = arg.substr(11);
+    } else if (path.empty() && arg[0] != '-') {
+      path = arg;
+    } else {
+      std::fprintf(stderr, "usage: vm-test-runner MODULE.smod [--function=NAME]\n");
+      return 2;
+    }
+  }
+  auto module = vm::BytecodeModule::LoadFile(path);
+  if (!module.ok()) {
+    std::fprintf(stderr, "vm-test-runner: %s\n", module.status().ToString().c_str());
+    return 1;
+  }
+  auto context = vm::Context::Create({testing::CreateCheckModule(), *module});
+  if (!context.ok()) {
+    std::fprintf(stderr, "vm-test-runner: %s\n", context.status().ToString().c_str());
+    return 1;
+  }
+  int passed = 0, failed = 0;
+  vm::InvocationOptions options;
+  options.max_steps = 100000000;  // a broken test must not hang the suite
+  for (const auto& fn : (*module)->exports()) {
+    if (fn.signature != "_" || (!only.empty() && fn.name != only)) continue;
+    std::string name(fn.name);
+    std::printf("[ RUN      ] %s\n", name.c_str());
+    auto handle = (*context)->LookupFunction(name);
+    auto result = handle.ok() ? (*context)->Invoke(*handle, {}, options) : handle.status();
+    if (result.ok()) {
+      std::printf("[       OK ] %s\n", name.c_str());
+      ++passed;
+    } else {
+      std::printf("[  FAILED  ] %s\n", name.c_str());
+      std::fflush(stdout);
+      std::fprintf(stderr, "%s: %s\n", name.c_str(), result.status().ToString().c_str());
+      ++failed;
+    }
+  }
+  std::printf("%d passed, %d failed\n", passed, failed);
+  if (passed + failed == 0) {
+    std::fprintf(stderr, "vm-test-runner: no test functions (exports with signature '_'%s%s)\n",
+                 only.empty() ? "" : " named ", only.c_str());
+    return 1;
+  }
+  return failed ? 1 : 0;
+}

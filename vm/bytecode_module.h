@@ -1,0 +1,114 @@
+// BytecodeModule: a loaded, verified .smod file.
+//
+// Loading checks, in order: the file identifier, the size prefix against the
+// file length, the FlatBuffer structure (flatbuffers::Verifier), the format
+// version, every range into external data, and then each function's bytecode
+// (verifier.h). A module that loads is safe to run: the interpreter does not
+// re-check what the verifier proved.
+//
+// The module never copies its file: it reads the FlatBuffer, the bytecode and
+// rodata in place from the bytes it was given, which it keeps alive (a mapped
+// file, a vector it owns, or a caller's span with the caller's promise).
+//
+// Thread safety: immutable after load; share freely.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "vm/module.h"
+#include "vm/status.h"
+
+namespace strata::schema {
+struct ModuleDef;
+}
+
+namespace strata::vm {
+
+struct FunctionInfo {
+  std::string_view name;
+  std::string_view signature;
+  std::string_view arg_types;     // signature chars before '_'
+  std::string_view result_types;  // after '_'
+  const uint8_t* code;
+  uint32_t code_length;
+  uint16_t scalar_register_count;
+  uint16_t ref_register_count;
+  // (pc, "file:line:col"), sorted by pc; may be empty.
+  std::vector<std::pair<uint32_t, std::string_view>> locations;
+};
+
+struct ImportInfo {
+  std::string_view module_name;
+  std::string_view function_name;
+  std::string_view signature;
+  std::string_view arg_types;
+  std::string_view result_types;
+};
+
+struct RodataInfo {
+  std::string_view name;
+  std::span<const uint8_t> bytes;
+};
+
+struct ExecutableInfo {
+  std::string_view name;
+  std::string_view format;
+  std::span<const uint8_t> data;
+  std::span<const uint8_t> metadata;
+};
+
+class BytecodeModule final : public Module {
+ public:
+  // Maps the file read-only; the mapping lives as long as the module.
+  static StatusOr<Ref<BytecodeModule>> LoadFile(const std::string& path);
+  // Uses `bytes` in place; `owner` (may be null) is kept alive for as long
+  // as the module is. With a null owner the caller keeps the bytes alive.
+  static StatusOr<Ref<BytecodeModule>> LoadBytes(std::span<const uint8_t> bytes,
+                                                 Ref<RefObject> owner = nullptr);
+  // Takes the bytes over.
+  static StatusOr<Ref<BytecodeModule>> LoadOwned(std::vector<uint8_t> bytes);
+
+  std::string_view name() const override { return name_; }
+  std::vector<ExportedFunction> exports() const override { return exports_; }
+
+  uint16_t version_major() const { return version_major_; }
+  uint16_t version_minor() const { return version_minor_; }
+  const std::vector<FunctionInfo>& functions() const { return functions_; }
+  const std::vector<ImportInfo>& imports() const { return imports_; }
+  const std::vector<RodataInfo>& rodata() const { return rodata_; }
+  const std::vector<ExecutableInfo>& executables() const { return executables_; }
+  const std::vector<std::string_view>& strings() const { return strings_; }
+  uint32_t global_scalar_bytes() const { return global_scalar_bytes_; }
+  std::span<const uint8_t> global_scalar_init() const { return global_scalar_init_; }
+  uint32_t global_ref_count() const { return global_ref_count_; }
+  uint64_t file_size() const { return bytes_.size(); }
+
+  // "module.function@pc (file:line:col)" for backtraces.
+  std::string DescribeLocation(uint32_t function_ordinal, uint32_t pc) const;
+
+ private:
+  BytecodeModule(std::span<const uint8_t> bytes, Ref<RefObject> owner)
+      : Module(Kind::kBytecode), bytes_(bytes), owner_(std::move(owner)) {}
+  Status Parse();
+
+  std::span<const uint8_t> bytes_;
+  Ref<RefObject> owner_;
+  std::string_view name_;
+  uint16_t version_major_ = 0;
+  uint16_t version_minor_ = 0;
+  std::vector<FunctionInfo> functions_;
+  std::vector<ImportInfo> imports_;
+  std::vector<ExportedFunction> exports_;
+  std::vector<RodataInfo> rodata_;
+  std::vector<ExecutableInfo> executables_;
+  std::vector<std::string_view> strings_;
+  uint32_t global_scalar_bytes_ = 0;
+  std::span<const uint8_t> global_scalar_init_;
+  uint32_t global_ref_count_ = 0;
+};
+
+}  // namespace strata::vm

@@ -1,0 +1,67 @@
+#include "vm/status.h"
+
+namespace strata {
+
+const char* StatusCodeName(StatusCode code) {
+  switch (code) {
+    case StatusCode::kOk: return "OK";
+    case StatusCode::kInvalidArgument: return "INVALID_ARGUMENT";
+    case StatusCode::kNotFound: return "NOT_FOUND";
+    case StatusCode::kOutOfRange: return "OUT_OF_RANGE";
+    case StatusCode::kFailedPrecondition: return "FAILED_PRECONDITION";
+    case StatusCode::kResourceExhausted: return "RESOURCE_EXHAUSTED";
+    case StatusCode::kDeadlineExceeded: return "DEADLINE_EXCEEDED";
+    case StatusCode::kAborted: return "ABORTED";
+    case StatusCode::kUnimplemented: return "UNIMPLEMENTED";
+    case StatusCode::kUnavailable: return "UNAVAILABLE";
+    case StatusCode::kIncompatible: return "INCOMPATIBLE";
+    case StatusCode::kDataLoss: return "DATA_LOSS";
+    case StatusCode::kInternal: return "INTERNAL";
+  }
+  return "UNKNOWN";
+}
+
+Status::Status(StatusCode code, std::string message) {
+  if (code != StatusCode::kOk) {
+    state_ = std::make_unique<State>(State{code, std::move(message), {}});
+  }
+}
+
+Status::Status(const Status& other)
+    : state_(other.state_ ? std::make_unique<State>(*other.state_) : nullptr) {}
+
+Status& Status::operator=(const Status& other) {
+  if (this != &other) {
+    state_ = other.state_ ? std::make_unique<State>(*other.state_) : nullptr;
+  }
+  return *this;
+}
+
+const std::string& Status::message() const {
+  static const std::string kEmpty;
+  return state_ ? state_->message : kEmpty;
+}
+
+const std::vector<std::string>& Status::backtrace() const {
+  static const std::vector<std::string> kEmpty;
+  return state_ ? state_->backtrace : kEmpty;
+}
+
+Status& Status::AddFrame(std::string frame) {
+  if (state_) state_->backtrace.push_back(std::move(frame));
+  return *this;
+}
+
+Status& Status::Annotate(const std::string& prefix) {
+  if (state_) state_->message = prefix + state_->message;
+  return *this;
+}
+
+std::string Status::ToString() const {
+  if (!state_) return "OK";
+  std::string out = StrCat(StatusCodeName(state_->code), ": ", state_->message);
+  for (const std::string& frame : state_->backtrace) out += "\n  at " + frame;
+  return out;
+}
+
+}  // namespace strata

@@ -1,0 +1,143 @@
+// Status: how every fallible call in Strata reports failure.
+//
+// A Status is OK or carries a code, a message that names the problem with the
+// expected and actual values, and, for failures inside the VM, a backtrace of
+// frames ("module.function@pc (file:line:col)"). An OK status holds no memory,
+// so returning one costs a null pointer. Nothing in the runtime aborts on bad
+// input: failures travel up as values and every caller forwards them.
+//
+// StatusOr<T> holds either a T or a failed Status.
+//
+// Thread safety: a Status is a value; distinct Status objects may be used from
+// distinct threads freely.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace strata {
+
+enum class StatusCode : int {
+  kOk = 0,
+  kInvalidArgument,     // bad input: wrong type, shape, count, malformed data
+  kNotFound,            // missing file, function, import, device
+  kOutOfRange,          // index or byte range past the end
+  kFailedPrecondition,  // object in the wrong state (released, read-only)
+  kResourceExhausted,   // out of memory, VM stack depth, step budget
+  kDeadlineExceeded,    // a deadline or timeout passed
+  kAborted,             // the program asked to fail (vm.fail)
+  kUnimplemented,       // a valid feature this build does not have
+  kUnavailable,         // a driver present in the build but not on this machine
+  kIncompatible,        // a module newer than, or built for other than, this runtime
+  kDataLoss,            // truncated or corrupt file
+  kInternal,            // a bug in Strata
+};
+
+const char* StatusCodeName(StatusCode code);
+
+class [[nodiscard]] Status {
+ public:
+  Status() = default;
+  Status(StatusCode code, std::string message);
+  Status(const Status& other);
+  Status& operator=(const Status& other);
+  Status(Status&&) noexcept = default;
+  Status& operator=(Status&&) noexcept = default;
+
+  bool ok() const { return state_ == nullptr; }
+  StatusCode code() const { return state_ ? state_->code : StatusCode::kOk; }
+  const std::string& message() const;
+  const std::vector<std::string>& backtrace() const;
+
+  // Appends one frame to the backtrace (innermost first).
+  Status& AddFrame(std::string frame);
+  // Prefixes the message with context: "loading 'x.smod': " + message.
+  Status& Annotate(const std::string& prefix);
+
+  // "ABORTED: message" followed by one "  at frame" line per frame.
+  std::string ToString() const;
+
+  // Marks the status as seen when the caller deliberately drops it.
+  void IgnoreError() const {}
+
+ private:
+  struct State {
+    StatusCode code;
+    std::string message;
+    std::vector<std::string> backtrace;
+  };
+  std::unique_ptr<State> state_;
+};
+
+inline Status OkStatus() { return Status(); }
+
+// Concatenates streamable values: StrCat("expected ", 2, " inputs, got ", n).
+template <typename... Args>
+std::string StrCat(const Args&... args) {
+  std::ostringstream out;
+  (out << ... << args);
+  return out.str();
+}
+
+#define STRATA_STATUS_CTOR(Name, Code)                      \
+  template <typename... Args>                               \
+  Status Name(const Args&... args) {                        \
+    return Status(StatusCode::Code, StrCat(args...));       \
+  }
+STRATA_STATUS_CTOR(InvalidArgumentError, kInvalidArgument)
+STRATA_STATUS_CTOR(NotFoundError, kNotFound)
+STRATA_STATUS_CTOR(OutOfRangeError, kOutOfRange)
+STRATA_STATUS_CTOR(FailedPreconditionError, kFailedPrecondition)
+STRATA_STATUS_CTOR(ResourceExhaustedError, kResourceExhausted)
+STRATA_STATUS_CTOR(DeadlineExceededError, kDeadlineExceeded)
+STRATA_STATUS_CTOR(AbortedError, kAborted)
+STRATA_STATUS_CTOR(UnimplementedError, kUnimplemented)
+STRATA_STATUS_CTOR(UnavailableError, kUnavailable)
+STRATA_STATUS_CTOR(IncompatibleError, kIncompatible)
+STRATA_STATUS_CTOR(DataLossError, kDataLoss)
+STRATA_STATUS_CTOR(InternalError, kInternal)
+#undef STRATA_STATUS_CTOR
+
+template <typename T>
+class [[nodiscard]] StatusOr {
+ public:
+  StatusOr(Status status) : status_(std::move(status)) {}
+  StatusOr(T value) : value_(std::move(value)) {}
+
+  bool ok() const { return status_.ok(); }
+  const Status& status() const& { return status_; }
+  Status status() && { return std::move(status_); }
+
+  T& value() & { return *value_; }
+  const T& value() const& { return *value_; }
+  T&& value() && { return std::move(*value_); }
+  T* operator->() { return &*value_; }
+  const T* operator->() const { return &*value_; }
+  T& operator*() { return *value_; }
+
+ private:
+  Status status_;
+  std::optional<T> value_;
+};
+
+#define STRATA_CONCAT_INNER(a, b) a##b
+#define STRATA_CONCAT(a, b) STRATA_CONCAT_INNER(a, b)
+
+#define STRATA_RETURN_IF_ERROR(expr)            \
+  do {                                          \
+    ::strata::Status _strata_status = (expr);   \
+    if (!_strata_status.ok()) return _strata_status; \
+  } while (0)
+
+#define STRATA_ASSIGN_OR_RETURN(lhs, expr)                                 \
+  STRATA_ASSIGN_OR_RETURN_IMPL(STRATA_CONCAT(_strata_or_, __LINE__), lhs, expr)
+#define STRATA_ASSIGN_OR_RETURN_IMPL(tmp, lhs, expr) \
+  auto tmp = (expr);                                 \
+  if (!tmp.ok()) return std::move(tmp).status();     \
+  lhs = std::move(tmp).value()
+
+}  // namespace strata
