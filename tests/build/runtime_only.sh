@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Proves the runtime stands alone: configures and builds the tree with the
+# compiler switched off, checks that no runtime source includes an LLVM or
+# MLIR header, and that the runtime tools link nothing of LLVM or MLIR.
+# usage: runtime_only.sh SOURCE_DIR WORK_DIR C_COMPILER CXX_COMPILER
+set -euo pipefail
+src=$1 work=$2 cc=$3 cxx=$4
+
+if grep -rnE '#\s*include\s*[<"](llvm|mlir|clang)/' "$src/vm" "$src/schemas" \
+     $( [ -d "$src/hal" ] && echo "$src/hal" ) $( [ -d "$src/drivers" ] && echo "$src/drivers" ); then
+  echo "FAIL: the runtime includes LLVM/MLIR headers (above)"; exit 1
+fi
+
+cmake -G Ninja -S "$src" -B "$work" -DSTRATA_BUILD_COMPILER=OFF -DSTRATA_BUILD_TESTS=OFF \
+  -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_COMPILER="$cc" -DCMAKE_CXX_COMPILER="$cxx" > "$work.configure.log" 2>&1 \
+  || { cat "$work.configure.log"; exit 1; }
+if grep -qE '^(MLIR_DIR|LLVM_DIR)' "$work/CMakeCache.txt"; then
+  echo "FAIL: the runtime-only configuration looked for LLVM or MLIR"; exit 1
+fi
+cmake --build "$work" --target run-module dump-module
+for tool in run-module dump-module; do
+  if ldd "$work/bin/$tool" | grep -iE 'libLLVM|libMLIR'; then
+    echo "FAIL: $tool links LLVM/MLIR"; exit 1
+  fi
+done
+echo "runtime-only build OK: $(ls "$work/bin" | tr '\n' ' ')"

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs the Debian packages Strata builds with (only those missing), then
+# configures and builds into build/. Safe and fast to run again.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+packages=(
+  cmake ninja-build git python3
+  clang-22 lld-22 llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools libclang-rt-22-dev
+  libflatbuffers-dev flatbuffers-compiler doctest-dev
+  lua5.4 valgrind
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+if [ ! -f build/CMakeCache.txt ]; then
+  cmake -G Ninja -S . -B build \
+    -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22
+fi
+cmake --build build -j"$(nproc)"
