@@ -176,7 +176,8 @@ TEST_CASE("refs are balanced across calls, lists, selects and failures") {
 TEST_CASE("a buffer type error names both types") {
   TestModule m;
   Assembler a;
-  a.Op(Opcode::LIST_ALLOC).U16(0).U16(0);  // capacity register s0 is 0
+  a.Op(Opcode::CONST_I32).U16(0).U32(0);
+  a.Op(Opcode::LIST_ALLOC).U16(0).U16(0);
   a.Op(Opcode::BUFFER_LENGTH).U16(1).U16(0);
   a.Op(Opcode::RETURN).List({});
   m.functions = {{"f", "_", a.bytes(), 2, 1}};
@@ -185,7 +186,7 @@ TEST_CASE("a buffer type error names both types") {
   auto r = l.context->Invoke(l.fn, {});
   REQUIRE_FALSE(r.ok());
   CHECK(r.status().message() == "buffer.length: expected a vm.buffer, got vm.list");
-  CHECK(r.status().backtrace().at(0) == "test.f@5");
+  CHECK(r.status().backtrace().at(0) == "test.f@12");
 }
 
 }  // namespace
