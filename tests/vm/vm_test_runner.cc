@@ -1,8 +1,8 @@
 // vm-test-runner: runs the test functions of a module compiled from a VM op
 // test (.mlir), with the `check` module linked in.
 //
-//   vm-test-runner ops.smod                  every export with signature "_"
-//   vm-test-runner ops.smod --function=NAME  just one (for expected failures)
+//   vm-test-runner ops.smod                  every export named test_* with signature "_"
+//   vm-test-runner ops.smod --function=NAME  just NAME (e.g. a fail_* expected to fail)
 //
 // Prints one line per test and exits non-zero if any failed.
 #include <cstdio>
@@ -40,7 +40,8 @@ int main(int argc, char** argv) {
   vm::InvocationOptions options;
   options.max_steps = 100000000;  // a broken test must not hang the suite
   for (const auto& fn : (*module)->exports()) {
-    if (fn.signature != "_" || (!only.empty() && fn.name != only)) continue;
+    bool selected = only.empty() ? fn.name.rfind("test_", 0) == 0 : fn.name == only;
+    if (fn.signature != "_" || !selected) continue;
     std::string name(fn.name);
     std::printf("[ RUN      ] %s\n", name.c_str());
     auto handle = (*context)->LookupFunction(name);
@@ -57,8 +58,8 @@ int main(int argc, char** argv) {
   }
   std::printf("%d passed, %d failed\n", passed, failed);
   if (passed + failed == 0) {
-    std::fprintf(stderr, "vm-test-runner: no test functions (exports with signature '_'%s%s)\n",
-                 only.empty() ? "" : " named ", only.c_str());
+    std::fprintf(stderr, "vm-test-runner: no test functions (exports with signature '_' named %s)\n",
+                 only.empty() ? "test_*" : only.c_str());
     return 1;
   }
   return failed ? 1 : 0;

@@ -1,0 +1,324 @@
+//===- BytecodeListing.cpp - a module file as text ------------------------===//
+
+#include "compiler/vm/Target/BytecodeListing.h"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cstring>
+#include <map>
+#include <string>
+
+#include "schemas/bytecode.h"
+#include "strata/schemas/module_generated.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+
+namespace strata::vm {
+namespace {
+
+using bytecode::kOpInfo;
+using bytecode::ReadLE;
+
+llvm::StringRef view(const flatbuffers::String *string) {
+  return string ? llvm::StringRef(string->data(), string->size()) : "";
+}
+
+std::string registerName(char bank, uint16_t index) {
+  return (llvm::Twine(bank) + llvm::Twine(index)).str();
+}
+
+/// The shortest text that reads back as `value`.
+template <typename T> std::string floatText(T value) {
+  char buffer[64];
+  auto [end, error] = std::to_chars(buffer, buffer + sizeof(buffer), value);
+  return std::string(buffer, error == std::errc() ? end : buffer);
+}
+
+std::string taggedRegisterName(uint16_t tagged) {
+  return tagged & bytecode::kRefTag
+             ? registerName('r', tagged & ~bytecode::kRefTag)
+             : registerName('s', tagged);
+}
+
+/// Decodes the instructions of one function.
+class FunctionListing {
+public:
+  FunctionListing(const schema::ModuleDef &module, llvm::ArrayRef<uint8_t> code,
+                  llvm::raw_ostream &os)
+      : module(module), code(code), os(os) {}
+
+  llvm::Error print(const schema::FunctionDef &function);
+
+private:
+  /// Decodes the instruction at `pc` into its text, advancing `pc`.
+  llvm::Expected<std::string> decode(uint32_t &pc);
+
+  template <typename T> llvm::Expected<T> read(uint32_t &pc) {
+    if (pc + sizeof(T) > code.size())
+      return llvm::createStringError("instruction at %u runs past the end of "
+                                     "the function",
+                                     instructionStart);
+    T value = ReadLE<T>(code.data() + pc);
+    pc += sizeof(T);
+    return value;
+  }
+
+  template <typename T, typename Vector>
+  std::string nameIn(const Vector *vector, T index, llvm::StringRef what) {
+    if (!vector || index >= vector->size())
+      return ("<bad " + what + " " + llvm::Twine(index) + ">").str();
+    return view(vector->Get(index)->name()).str();
+  }
+
+  const schema::ModuleDef &module;
+  llvm::ArrayRef<uint8_t> code;
+  llvm::raw_ostream &os;
+  uint32_t instructionStart = 0;
+};
+
+llvm::Expected<std::string> FunctionListing::decode(uint32_t &pc) {
+  instructionStart = pc;
+  auto opcode = read<uint8_t>(pc);
+  if (!opcode)
+    return opcode.takeError();
+  if (*opcode >= bytecode::kOpcodeCount)
+    return llvm::createStringError("unknown opcode %u at %u", *opcode,
+                                   instructionStart);
+  const bytecode::OpInfo &row = kOpInfo[*opcode];
+  // Float immediates print as floats: the rows that take them define an
+  // f32 or f64 register first.
+  char firstLetter = row.operands[0];
+
+  llvm::SmallVector<std::string> results, operands;
+  for (const char *letter = row.operands; *letter; ++letter) {
+    char c = *letter;
+    bool isResult = std::isupper(static_cast<unsigned char>(c));
+    std::string text;
+    switch (c) {
+    case 'i':
+    case 'l':
+    case 'f':
+    case 'd':
+    case 'r':
+    case 'I':
+    case 'L':
+    case 'F':
+    case 'D':
+    case 'R': {
+      auto index = read<uint16_t>(pc);
+      if (!index)
+        return index.takeError();
+      char lower = std::tolower(static_cast<unsigned char>(c));
+      text = registerName(lower == 'r' ? 'r' : 's', *index);
+      break;
+    }
+    case '4': {
+      auto bits = read<uint32_t>(pc);
+      if (!bits)
+        return bits.takeError();
+      if (firstLetter == 'F') {
+        float value;
+        std::memcpy(&value, &*bits, sizeof(value));
+        text = floatText(value);
+      } else {
+        text = std::to_string(static_cast<int32_t>(*bits));
+      }
+      break;
+    }
+    case '8': {
+      auto bits = read<uint64_t>(pc);
+      if (!bits)
+        return bits.takeError();
+      if (firstLetter == 'D') {
+        double value;
+        std::memcpy(&value, &*bits, sizeof(value));
+        text = floatText(value);
+      } else {
+        text = std::to_string(static_cast<int64_t>(*bits));
+      }
+      break;
+    }
+    case 'b': {
+      auto target = read<uint32_t>(pc);
+      if (!target)
+        return target.takeError();
+      text = llvm::formatv("^{0:x-4}", *target).str();
+      break;
+    }
+    case 'x':
+    case 'v':
+    case 'V': {
+      auto count = read<uint16_t>(pc);
+      if (!count)
+        return count.takeError();
+      llvm::SmallVector<std::string> items;
+      for (uint16_t i = 0; i < *count; ++i) {
+        auto first = read<uint16_t>(pc);
+        if (!first)
+          return first.takeError();
+        if (c != 'x') {
+          items.push_back(taggedRegisterName(*first));
+          continue;
+        }
+        auto second = read<uint16_t>(pc);
+        if (!second)
+          return second.takeError();
+        items.push_back(taggedRegisterName(*first) + " -> " +
+                        taggedRegisterName(*second));
+      }
+      text = c == 'x' ? "[" + llvm::join(items, ", ") + "]"
+                      : "(" + llvm::join(items, ", ") + ")";
+      break;
+    }
+    case 'k':
+    case 'm': {
+      auto ordinal = read<uint16_t>(pc);
+      if (!ordinal)
+        return ordinal.takeError();
+      if (c == 'k') {
+        text = "@" + nameIn(module.functions(), *ordinal, "function");
+      } else if (module.imports() && *ordinal < module.imports()->size()) {
+        const schema::ImportDef *import = module.imports()->Get(*ordinal);
+        text = ("@" + view(import->module_name()) + "." +
+                view(import->function_name()))
+                   .str();
+      } else {
+        text = "<bad import " + std::to_string(*ordinal) + ">";
+      }
+      break;
+    }
+    case 's':
+    case 'o':
+    case 'g':
+    case 'h': {
+      auto value = read<uint32_t>(pc);
+      if (!value)
+        return value.takeError();
+      if (c == 'o') {
+        text = "@" + nameIn(module.rodata(), *value, "rodata");
+      } else if (c == 'g') {
+        text = "global[" + std::to_string(*value) + "]";
+      } else if (c == 'h') {
+        text = "ref_global[" + std::to_string(*value) + "]";
+      } else if (module.strings() && *value < module.strings()->size()) {
+        llvm::raw_string_ostream quoted(text);
+        quoted << '"';
+        llvm::printEscapedString(view(module.strings()->Get(*value)), quoted);
+        quoted << '"';
+      } else {
+        text = "<bad string " + std::to_string(*value) + ">";
+      }
+      break;
+    }
+    default:
+      return llvm::createStringError("row '%s' has unknown operand letter '%c'",
+                                     row.mnemonic, c);
+    }
+    // A call without results has an empty result list; leave it out.
+    if (c == 'V' && text == "()")
+      continue;
+    (isResult ? results : operands).push_back(std::move(text));
+  }
+
+  std::string line;
+  if (!results.empty())
+    line = llvm::join(results, ", ") + " = ";
+  line += row.mnemonic;
+  if (!operands.empty())
+    line += " " + llvm::join(operands, ", ");
+  return line;
+}
+
+llvm::Error FunctionListing::print(const schema::FunctionDef &function) {
+  std::map<uint32_t, llvm::StringRef> locations;
+  if (const auto *entries = function.source_locations())
+    for (const schema::SourceLocationDef *entry : *entries)
+      locations[entry->pc()] = view(entry->location());
+  for (uint32_t pc = 0; pc < code.size();) {
+    uint32_t start = pc;
+    llvm::Expected<std::string> line = decode(pc);
+    if (!line)
+      return line.takeError();
+    os << llvm::formatv("  {0:x-4}  {1}", start, *line);
+    if (auto it = locations.find(start); it != locations.end())
+      os << "  // " << it->second;
+    os << '\n';
+  }
+  return llvm::Error::success();
+}
+
+} // namespace
+
+llvm::Error printBytecodeListing(llvm::ArrayRef<uint8_t> file,
+                                 llvm::raw_ostream &os) {
+  // The FlatBuffer is the size prefix and the bytes it counts; padding and
+  // external data follow.
+  if (file.size() < sizeof(uint32_t))
+    return llvm::createStringError("not a module file: too short");
+  uint64_t flatbufferSize = sizeof(uint32_t) + ReadLE<uint32_t>(file.data());
+  flatbuffers::Verifier verifier(
+      file.data(), std::min<uint64_t>(flatbufferSize, file.size()));
+  if (flatbufferSize > file.size() ||
+      !schema::VerifySizePrefixedModuleDefBuffer(verifier))
+    return llvm::createStringError("not a valid module file");
+  const schema::ModuleDef &module =
+      *schema::GetSizePrefixedModuleDef(file.data());
+
+  os << "module @" << view(module.name()) << " version "
+     << module.version_major() << "." << module.version_minor() << "\n";
+  if (const auto *imports = module.imports())
+    for (auto [i, import] : llvm::enumerate(*imports))
+      os << "import #" << i << " @" << view(import->module_name()) << "."
+         << view(import->function_name()) << " " << view(import->signature())
+         << "\n";
+  if (const auto *exports = module.exports())
+    for (const schema::ExportDef *exportDef : *exports)
+      os << "export \"" << view(exportDef->name()) << "\" = function #"
+         << exportDef->function_ordinal() << "\n";
+  if (const auto *strings = module.strings())
+    for (auto [i, string] : llvm::enumerate(*strings)) {
+      os << "string #" << i << " \"";
+      llvm::printEscapedString(view(string), os);
+      os << "\"\n";
+    }
+  if (const auto *rodata = module.rodata())
+    for (auto [i, segment] : llvm::enumerate(*rodata)) {
+      os << "rodata #" << i << " @" << view(segment->name()) << ": ";
+      if (const auto *bytes = segment->inline_data())
+        os << bytes->size() << " bytes inline\n";
+      else if (const schema::ExternalRange *range = segment->external())
+        os << range->length() << " bytes external at " << range->offset()
+           << "\n";
+      else
+        os << "empty\n";
+    }
+  os << "globals: " << module.global_scalar_bytes() << " scalar bytes ("
+     << (module.global_scalar_init() ? module.global_scalar_init()->size() : 0)
+     << " initialized), " << module.global_ref_count() << " refs\n";
+  os << "external data: " << module.external_data_length() << " bytes\n";
+
+  const auto *bytecode = module.bytecode();
+  if (const auto *functions = module.functions())
+    for (auto [i, function] : llvm::enumerate(*functions)) {
+      os << "function #" << i << " @" << view(function->name()) << " "
+         << view(function->signature()) << ": "
+         << function->scalar_register_count() << " scalar, "
+         << function->ref_register_count() << " ref registers\n";
+      uint64_t end =
+          uint64_t{function->bytecode_offset()} + function->bytecode_length();
+      if (!bytecode || end > bytecode->size())
+        return llvm::createStringError("function #%zu has bytecode outside "
+                                       "the module's",
+                                       i);
+      llvm::ArrayRef<uint8_t> code(bytecode->data() +
+                                       function->bytecode_offset(),
+                                   function->bytecode_length());
+      if (llvm::Error error =
+              FunctionListing(module, code, os).print(*function))
+        return error;
+    }
+  return llvm::Error::success();
+}
+
+} // namespace strata::vm

@@ -1,0 +1,213 @@
+//===- ModuleWriter.cpp - vm.module to a module file ----------------------===//
+
+#include "compiler/vm/Target/ModuleWriter.h"
+
+#include <bit>
+#include <limits>
+#include <string>
+
+#include "compiler/vm/Target/BytecodeEncoder.h"
+#include "compiler/vm/Target/RegisterAllocation.h"
+#include "strata/schemas/module_generated.h"
+#include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+
+namespace strata::vm {
+namespace {
+
+// Dense element data is copied as the host stores it; the VM reads
+// little-endian, and so must the host.
+static_assert(std::endian::native == std::endian::little,
+              "the module writer copies element data in host byte order");
+
+/// Rodata segments smaller than this sit inline in the FlatBuffer; larger
+/// ones go to the 64-byte aligned external data.
+constexpr size_t kInlineRodataLimit = 64;
+
+/// Functions and imports are numbered by u16 operands.
+constexpr size_t kMaxOrdinals = std::numeric_limits<uint16_t>::max();
+
+char signatureChar(Type type) {
+  if (type.isSignlessInteger(32))
+    return 'i';
+  if (type.isSignlessInteger(64))
+    return 'I';
+  if (type.isF32())
+    return 'f';
+  if (type.isF64())
+    return 'F';
+  return 'r';
+}
+
+/// "iI_f" for (i32, i64) -> f32; see module.fbs.
+std::string signatureOf(FunctionType type) {
+  std::string signature;
+  for (Type input : type.getInputs())
+    signature += signatureChar(input);
+  signature += '_';
+  for (Type result : type.getResults())
+    signature += signatureChar(result);
+  return signature;
+}
+
+std::vector<uint8_t> rodataBytes(RodataOp op) {
+  if (auto string = dyn_cast<StringAttr>(op.getValue()))
+    return {string.getValue().bytes_begin(), string.getValue().bytes_end()};
+  // The verifier admits only dense whole-byte ints and floats, whose raw
+  // data is packed elements (a single one for a splat).
+  auto dense = cast<DenseIntOrFPElementsAttr>(op.getValue());
+  ArrayRef<char> raw = dense.getRawData();
+  std::vector<uint8_t> bytes;
+  size_t copies = dense.isSplat() ? dense.getNumElements() : 1;
+  bytes.reserve(raw.size() * copies);
+  for (size_t i = 0; i < copies; ++i)
+    bytes.insert(bytes.end(), raw.begin(), raw.end());
+  return bytes;
+}
+
+/// The module's scalar globals: one byte array, each global aligned to its
+/// size, with its initial value.
+struct ScalarGlobals {
+  uint32_t size = 0;
+  /// Initial bytes up to the last nonzero one; the rest start zero.
+  std::vector<uint8_t> init;
+
+  uint32_t add(Type type, TypedAttr initialValue) {
+    uint32_t bytes = type.getIntOrFloatBitWidth() / 8;
+    uint32_t offset = llvm::alignTo(size, bytes);
+    size = offset + bytes;
+    uint64_t bits = 0;
+    if (auto integer = dyn_cast_or_null<IntegerAttr>(initialValue))
+      bits = integer.getValue().getZExtValue();
+    else if (auto real = dyn_cast_or_null<FloatAttr>(initialValue))
+      bits = real.getValue().bitcastToAPInt().getZExtValue();
+    if (bits != 0) {
+      init.resize(offset + bytes, 0);
+      for (uint32_t i = 0; i < bytes; ++i)
+        init[offset + i] = static_cast<uint8_t>(bits >> (8 * i));
+    }
+    return offset;
+  }
+};
+
+} // namespace
+
+FailureOr<std::vector<uint8_t>> serializeModule(ModuleOp module) {
+  ModuleSymbols symbols;
+  SmallVector<FuncOp> functions;
+  SmallVector<ImportOp> imports;
+  SmallVector<ExportOp> exports;
+  SmallVector<RodataOp> rodata;
+  ScalarGlobals scalarGlobals;
+  uint32_t refGlobalCount = 0;
+  for (Operation &op : module.getBody().front()) {
+    llvm::TypeSwitch<Operation *>(&op)
+        .Case([&](FuncOp function) {
+          symbols.functionOrdinals[function.getSymName()] = functions.size();
+          functions.push_back(function);
+        })
+        .Case([&](ImportOp import) {
+          symbols.importOrdinals[import.getSymName()] = imports.size();
+          imports.push_back(import);
+        })
+        .Case([&](ExportOp exportOp) { exports.push_back(exportOp); })
+        .Case([&](RodataOp segment) {
+          symbols.rodataOrdinals[segment.getSymName()] = rodata.size();
+          rodata.push_back(segment);
+        })
+        .Case<GlobalI32Op, GlobalI64Op, GlobalF32Op, GlobalF64Op>(
+            [&](auto global) {
+              symbols.scalarGlobalOffsets[global.getSymName()] =
+                  scalarGlobals.add(global.getValueType(module.getContext()),
+                                    global.getInitialValueAttr());
+            })
+        .Case([&](GlobalRefOp global) {
+          symbols.refGlobalOrdinals[global.getSymName()] = refGlobalCount++;
+        });
+  }
+  if (functions.size() > kMaxOrdinals || imports.size() > kMaxOrdinals)
+    return module.emitOpError()
+           << "has " << functions.size() << " functions and " << imports.size()
+           << " imports; the VM numbers each with 16 bits (at most "
+           << kMaxOrdinals << ")";
+
+  flatbuffers::FlatBufferBuilder fbb;
+
+  std::vector<uint8_t> bytecode;
+  std::vector<flatbuffers::Offset<schema::FunctionDef>> functionDefs;
+  for (FuncOp function : functions) {
+    FailureOr<RegisterAllocation> registers =
+        RegisterAllocation::compute(function);
+    if (failed(registers))
+      return failure();
+    FailureOr<EncodedFunction> encoded = encodeFunction(*registers, symbols);
+    if (failed(encoded))
+      return failure();
+    std::vector<flatbuffers::Offset<schema::SourceLocationDef>> locations;
+    for (const auto &[pc, location] : encoded->sourceLocations)
+      locations.push_back(
+          schema::CreateSourceLocationDefDirect(fbb, pc, location.c_str()));
+    functionDefs.push_back(schema::CreateFunctionDefDirect(
+        fbb, function.getSymName().str().c_str(),
+        signatureOf(function.getFunctionType()).c_str(), bytecode.size(),
+        encoded->bytecode.size(),
+        registers->getRegisterCount(Register::Bank::kScalar),
+        registers->getRegisterCount(Register::Bank::kRef), &locations));
+    bytecode.insert(bytecode.end(), encoded->bytecode.begin(),
+                    encoded->bytecode.end());
+  }
+
+  std::vector<flatbuffers::Offset<schema::ImportDef>> importDefs;
+  for (ImportOp import : imports)
+    importDefs.push_back(schema::CreateImportDefDirect(
+        fbb, import.getImportedModuleName().str().c_str(),
+        import.getImportedFunctionName().str().c_str(),
+        signatureOf(import.getFunctionType()).c_str()));
+
+  std::vector<flatbuffers::Offset<schema::ExportDef>> exportDefs;
+  for (ExportOp exportOp : exports)
+    exportDefs.push_back(schema::CreateExportDefDirect(
+        fbb, exportOp.getExportedName().str().c_str(),
+        symbols.functionOrdinals.at(exportOp.getFunctionRef())));
+
+  std::vector<uint8_t> externalData;
+  std::vector<flatbuffers::Offset<schema::RodataDef>> rodataDefs;
+  for (RodataOp segment : rodata) {
+    std::vector<uint8_t> bytes = rodataBytes(segment);
+    std::string name = segment.getSymName().str();
+    if (bytes.size() < kInlineRodataLimit) {
+      rodataDefs.push_back(
+          schema::CreateRodataDefDirect(fbb, name.c_str(), &bytes));
+      continue;
+    }
+    externalData.resize(
+        llvm::alignTo(externalData.size(), bytecode::kExternalAlignment), 0);
+    schema::ExternalRange range(externalData.size(), bytes.size());
+    externalData.insert(externalData.end(), bytes.begin(), bytes.end());
+    rodataDefs.push_back(schema::CreateRodataDefDirect(
+        fbb, name.c_str(), /*inline_data=*/nullptr, &range));
+  }
+
+  std::vector<flatbuffers::Offset<flatbuffers::String>> strings;
+  for (const std::string &string : symbols.strings)
+    strings.push_back(fbb.CreateString(string));
+
+  auto root = schema::CreateModuleDefDirect(
+      fbb, module.getSymName().str().c_str(), bytecode::kVersionMajor,
+      bytecode::kVersionMinor, &importDefs, &exportDefs, &functionDefs,
+      &bytecode, &strings, scalarGlobals.size,
+      scalarGlobals.init.empty() ? nullptr : &scalarGlobals.init,
+      refGlobalCount, &rodataDefs, /*executables=*/nullptr,
+      externalData.size());
+  schema::FinishSizePrefixedModuleDefBuffer(fbb, root);
+
+  std::vector<uint8_t> file(fbb.GetBufferPointer(),
+                            fbb.GetBufferPointer() + fbb.GetSize());
+  file.resize(llvm::alignTo(file.size(), bytecode::kExternalAlignment), 0);
+  file.insert(file.end(), externalData.begin(), externalData.end());
+  return file;
+}
+
+} // namespace strata::vm

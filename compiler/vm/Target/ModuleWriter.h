@@ -1,0 +1,30 @@
+//===- ModuleWriter.h - vm.module to a module file --------------*- C++ -*-===//
+//
+// Writes a module file (schemas/module.fbs): the size-prefixed ModuleDef
+// FlatBuffer with identifier "SMOD", zero padding to a 64-byte boundary, then
+// the external data (rodata segments of 64 bytes or more, each 64-byte
+// aligned, so the runtime uses them in place).
+//
+// Numbering: functions, imports, rodata segments and ref globals take
+// ordinals in the order they appear in the vm.module; scalar globals are laid
+// out in that order too, each aligned to its size.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef STRATA_COMPILER_VM_TARGET_MODULEWRITER_H
+#define STRATA_COMPILER_VM_TARGET_MODULEWRITER_H
+
+#include <cstdint>
+#include <vector>
+
+#include "compiler/vm/IR/VMOps.h"
+
+namespace strata::vm {
+
+/// Allocates registers for every function of `module`, encodes them and
+/// returns the bytes of the module file. Fails with diagnostics.
+mlir::FailureOr<std::vector<uint8_t>> serializeModule(ModuleOp module);
+
+} // namespace strata::vm
+
+#endif // STRATA_COMPILER_VM_TARGET_MODULEWRITER_H
