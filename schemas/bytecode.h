@@ -34,11 +34,15 @@ static_assert(kOpcodeCount <= 256, "opcodes are one byte");
 struct OpInfo {
   const char* mnemonic;
   const char* operands;  // see bytecode_ops.def for the letters
+  // Formed by the emitter from adjacent instructions; no dialect op.
+  bool superinstruction;
 };
 
 inline constexpr OpInfo kOpInfo[] = {
-#define STRATA_OP(name, mnemonic, operands) {mnemonic, operands},
+#define STRATA_OP(name, mnemonic, operands) {mnemonic, operands, false},
+#define STRATA_SUPER_OP(name, mnemonic, operands) {mnemonic, operands, true},
 #include "schemas/bytecode_ops.def"
+#undef STRATA_SUPER_OP
 #undef STRATA_OP
 };
 

@@ -177,6 +177,8 @@ Status BytecodeModule::Parse() {
         return DataLossError("function '", info.name, "' bytecode [", fn->bytecode_offset(), ", ", end,
                              ") is past the end of the module's ", bytecode_size, " bytes of bytecode");
       }
+      info.scalar_args = info.arg_types.find('r') == std::string_view::npos;
+      info.scalar_results = info.result_types.find('r') == std::string_view::npos;
       info.code = bytecode->data() + fn->bytecode_offset();
       info.code_length = fn->bytecode_length();
       info.scalar_register_count = fn->scalar_register_count();

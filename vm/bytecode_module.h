@@ -29,14 +29,19 @@ struct ModuleDef;
 namespace strata::vm {
 
 struct FunctionInfo {
-  std::string_view name;
-  std::string_view signature;
-  std::string_view arg_types;     // signature chars before '_'
-  std::string_view result_types;  // after '_'
+  // Fields the interpreter reads on every call come first.
   const uint8_t* code;
   uint32_t code_length;
   uint16_t scalar_register_count;
   uint16_t ref_register_count;
+  // No ref among the arguments / results: calls and returns copy them
+  // without looking at register tags.
+  bool scalar_args;
+  bool scalar_results;
+  std::string_view name;
+  std::string_view signature;
+  std::string_view arg_types;     // signature chars before '_'
+  std::string_view result_types;  // after '_'
   // (pc, "file:line:col"), sorted by pc; may be empty.
   std::vector<std::pair<uint32_t, std::string_view>> locations;
 };

@@ -42,6 +42,8 @@ Status Context::Link() {
       auto init = instance->bytecode->global_scalar_init();
       if (!init.empty()) std::memcpy(instance->globals.get(), init.data(), init.size());
       instance->ref_globals.assign(instance->bytecode->global_ref_count(), nullptr);
+      instance->globals_bytes = reinterpret_cast<uint8_t*>(instance->globals.get());
+      instance->functions = instance->bytecode->functions().data();
     } else {
       instance->native = static_cast<NativeModule*>(modules_[i].get());
     }

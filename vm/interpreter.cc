@@ -25,8 +25,18 @@
 #if defined(__GNUC__) || defined(__clang__)
 #define STRATA_COMPUTED_GOTO 1
 #define STRATA_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define STRATA_LIKELY(x) __builtin_expect(!!(x), 1)
 #else
+#define STRATA_LIKELY(x) (x)
 #define STRATA_UNLIKELY(x) (x)
+#endif
+
+// Argument and result lists are short (usually 1-3 entries): unrolled or
+// vectorised copies only add set-up instructions to every call.
+#if defined(__clang__)
+#define STRATA_SHORT_LOOP _Pragma("clang loop unroll(disable) vectorize(disable)")
+#else
+#define STRATA_SHORT_LOOP
 #endif
 
 namespace strata::vm {
@@ -136,15 +146,22 @@ Status Execute(VMStack& stack, ModuleInstance* entry_instance, uint32_t entry_or
                const InvocationOptions& options) {
   // Current frame, cached in locals for the hot loop.
   ModuleInstance* instance = entry_instance;
-  const FunctionInfo* functions = instance->bytecode->functions().data();
-  const FunctionInfo* fn = &functions[entry_ordinal];
-  const uint8_t* code = fn->code;
-  const uint8_t* pc = code;
+  const FunctionInfo* fn = &instance->functions[entry_ordinal];
+  // A one-entry software cache of the last taken branch: (branch pc, target
+  // pc). In a hot loop the latch hits it every time, and the new pc comes
+  // from a register instead of a load that depends on the old pc, which takes
+  // the bytecode load off the loop-carried dependency chain (the CPU predicts
+  // the compare and runs ahead).
+  const uint8_t* hot_branch = nullptr;
+  const uint8_t* hot_target = nullptr;
+  const uint8_t* pc = fn->code;
   uint64_t* s = stack.scalars.get();
   RefObject** r = stack.refs.get();
-  uint8_t* globals = reinterpret_cast<uint8_t*>(instance->globals.get());
-  uint64_t* const scalar_end = stack.scalars.get() + VMStack::kScalarSlots;
-  RefObject** const ref_end = stack.refs.get() + VMStack::kRefSlots;
+  // A frame fits if it starts below these guards: no bank of one function
+  // holds more than kMaxRegistersPerBank registers, so one compare suffices.
+  uint64_t* const scalar_guard =
+      stack.scalars.get() + VMStack::kScalarSlots - bytecode::kMaxRegistersPerBank;
+  RefObject** const ref_guard = stack.refs.get() + VMStack::kRefSlots - bytecode::kMaxRegistersPerBank;
   const uint32_t max_depth = options.max_call_depth ? options.max_call_depth : 1;
 
   // Step accounting: a cheap countdown in the loop, refilled in chunks by a
@@ -156,13 +173,14 @@ Status Execute(VMStack& stack, ModuleInstance* entry_instance, uint32_t entry_or
   const bool has_deadline = options.deadline != std::chrono::steady_clock::time_point::max();
 
   Status status;
-  auto& frames = stack.frames;
-  frames.clear();
-  frames.reserve(max_depth);
-  if (fn->scalar_register_count + size_t{0} > VMStack::kScalarSlots ||
-      fn->ref_register_count + size_t{0} > VMStack::kRefSlots) {
-    return ResourceExhaustedError("function '", fn->name, "' needs more registers than the VM stack holds");
-  }
+  // Frames live in a flat array; fp is the current one. A caller's pc rests
+  // on its call instruction.
+  if (stack.frames.size() < max_depth) stack.frames.resize(max_depth);
+  VMStack::Frame* const frames = stack.frames.data();
+  VMStack::Frame* const frames_end = frames + max_depth;
+  VMStack::Frame* fp = frames;
+  static_assert(VMStack::kScalarSlots > bytecode::kMaxRegistersPerBank &&
+                VMStack::kRefSlots > bytecode::kMaxRegistersPerBank);
   std::memset(r, 0, sizeof(RefObject*) * fn->ref_register_count);
   {
     uint32_t si = 0, ri = 0;
@@ -174,11 +192,11 @@ Status Execute(VMStack& stack, ModuleInstance* entry_instance, uint32_t entry_or
       }
     }
   }
-  frames.push_back({instance, entry_ordinal, pc, s, r});
+  *fp = {instance, fn, pc, nullptr, s, r};
 
   // State handed to the shared call path.
   ModuleInstance* callee_instance;
-  uint32_t callee_ordinal;
+  const FunctionInfo* callee;
   const uint8_t* arg_list;
 
 #define U16(o) ReadLE<uint16_t>(pc + (o))
@@ -186,6 +204,15 @@ Status Execute(VMStack& stack, ModuleInstance* entry_instance, uint32_t entry_or
 #define U64(o) ReadLE<uint64_t>(pc + (o))
 #define S(o) s[U16(o)]
 #define R(o) r[U16(o)]
+#define TAKE_BRANCH(operand)                        \
+  do {                                              \
+    if (STRATA_UNLIKELY(pc != hot_branch)) {        \
+      hot_branch = pc;                              \
+      hot_target = fn->code + U32(operand);         \
+    }                                               \
+    pc = hot_target;                                \
+    JUMP();                                         \
+  } while (0)
 #define FAIL_WITH(expr) \
   do {                  \
     status = (expr);    \
@@ -466,12 +493,12 @@ Status Execute(VMStack& stack, ModuleInstance* entry_instance, uint32_t entry_or
         s[dst] = s[src];
       }
     }
-    pc = code + U32(1);
+    pc = fn->code + U32(1);
     JUMP();
   }
   OP(COND_BR) {
     STEP();
-    pc = code + (static_cast<uint32_t>(S(1)) ? U32(3) : U32(7));
+    pc = fn->code + (static_cast<uint32_t>(S(1)) ? U32(3) : U32(7));
     JUMP();
   }
 #define CMP_BR(name, T)                                        \
@@ -480,8 +507,7 @@ Status Execute(VMStack& stack, ModuleInstance* entry_instance, uint32_t entry_or
     T a = static_cast<T>(S(1));                                \
     T b = static_cast<T>(S(3));                                \
     if (CMP_BR_PRED(a, b)) {                                   \
-      pc = code + U32(5);                                      \
-      JUMP();                                    \
+      TAKE_BRANCH(5);                                          \
     }                                                          \
     NEXT(9);                                                   \
   }
@@ -494,10 +520,25 @@ Status Execute(VMStack& stack, ModuleInstance* entry_instance, uint32_t entry_or
   CMP_BR(BR_LE_I64_S, int64_t)
 #undef CMP_BR_PRED
 
+#define ADD_BR(name, T, U, PRED)                               \
+  OP(name) {                                                   \
+    STEP();                                                    \
+    T sum = static_cast<T>(static_cast<U>(S(3)) + static_cast<U>(S(5))); \
+    S(1) = static_cast<U>(sum);                                \
+    if (STRATA_LIKELY(sum PRED static_cast<T>(S(7)))) {        \
+      TAKE_BRANCH(9);                                          \
+    }                                                          \
+    NEXT(13);                                                  \
+  }
+  ADD_BR(ADD_BR_LT_I32_S, int32_t, uint32_t, <)
+  ADD_BR(ADD_BR_LE_I32_S, int32_t, uint32_t, <=)
+  ADD_BR(ADD_BR_LT_I64_S, int64_t, uint64_t, <)
+  ADD_BR(ADD_BR_LE_I64_S, int64_t, uint64_t, <=)
+
   OP(CALL) {
     STEP();
     callee_instance = instance;
-    callee_ordinal = U16(1);
+    callee = &instance->functions[U16(1)];
     arg_list = pc + 3;
     goto do_call;
   }
@@ -506,7 +547,7 @@ Status Execute(VMStack& stack, ModuleInstance* entry_instance, uint32_t entry_or
     const ImportTarget& target = instance->imports[U16(1)];
     if (target.instance->bytecode) {
       callee_instance = target.instance;
-      callee_ordinal = target.ordinal;
+      callee = &callee_instance->functions[target.ordinal];
       arg_list = pc + 3;
       goto do_call;
     }
@@ -543,39 +584,39 @@ Status Execute(VMStack& stack, ModuleInstance* entry_instance, uint32_t entry_or
   }
 
   do_call: {
-    if (STRATA_UNLIKELY(frames.size() >= max_depth)) {
+    if (STRATA_UNLIKELY(fp + 1 == frames_end)) {
       FAIL_WITH(ResourceExhaustedError("call depth limit of ", max_depth, " exceeded"));
     }
-    const FunctionInfo* callee = &callee_instance->bytecode->functions()[callee_ordinal];
     uint64_t* ns = s + fn->scalar_register_count;
     RefObject** nr = r + fn->ref_register_count;
-    if (STRATA_UNLIKELY(callee->scalar_register_count > scalar_end - ns ||
-                        callee->ref_register_count > ref_end - nr)) {
-      FAIL_WITH(ResourceExhaustedError("VM stack exhausted at call depth ", frames.size(),
+    if (STRATA_UNLIKELY(ns > scalar_guard || nr > ref_guard)) {
+      FAIL_WITH(ResourceExhaustedError("VM stack exhausted at call depth ", fp - frames + 1,
                                        " (register banks full)"));
     }
     if (callee->ref_register_count) std::memset(nr, 0, sizeof(RefObject*) * callee->ref_register_count);
     uint16_t argc = ReadLE<uint16_t>(arg_list);
-    uint32_t si = 0, ri = 0;
-    for (uint32_t k = 0; k < argc; ++k) {
-      uint16_t reg = ReadLE<uint16_t>(arg_list + 2 + 2 * k);
-      if (reg & kRefTag) {
-        RefObject* v = r[reg & ~kRefTag];
-        RetainRef(v);
-        nr[ri++] = v;
-      } else {
-        ns[si++] = s[reg];
+    if (STRATA_LIKELY(callee->scalar_args)) {
+      STRATA_SHORT_LOOP
+      for (uint32_t k = 0; k < argc; ++k) ns[k] = s[ReadLE<uint16_t>(arg_list + 2 + 2 * k)];
+    } else {
+      uint32_t si = 0, ri = 0;
+      for (uint32_t k = 0; k < argc; ++k) {
+        uint16_t reg = ReadLE<uint16_t>(arg_list + 2 + 2 * k);
+        if (reg & kRefTag) {
+          RefObject* v = r[reg & ~kRefTag];
+          RetainRef(v);
+          nr[ri++] = v;
+        } else {
+          ns[si++] = s[reg];
+        }
       }
     }
-    frames.back().pc = pc;
-    frames.push_back({callee_instance, callee_ordinal, callee->code, ns, nr});
-    if (callee_instance != instance) {
-      instance = callee_instance;
-      functions = instance->bytecode->functions().data();
-      globals = reinterpret_cast<uint8_t*>(instance->globals.get());
-    }
+    fp->pc = pc;
+    fp->results = arg_list + 2 + 2 * argc;
+    *++fp = {callee_instance, callee, callee->code, nullptr, ns, nr};
+    instance = callee_instance;
     fn = callee;
-    code = pc = callee->code;
+    pc = callee->code;
     s = ns;
     r = nr;
     JUMP();
@@ -583,7 +624,7 @@ Status Execute(VMStack& stack, ModuleInstance* entry_instance, uint32_t entry_or
 
   OP(RETURN) {
     uint16_t count = U16(1);
-    if (frames.size() == 1) {
+    if (fp == frames) {
       results->clear();
       for (uint32_t k = 0; k < count; ++k) {
         uint16_t reg = U16(3 + 2 * k);
@@ -592,31 +633,30 @@ Status Execute(VMStack& stack, ModuleInstance* entry_instance, uint32_t entry_or
                                        : Value::FromSlot(ScalarTypeFromChar(type), s[reg]));
       }
       for (uint32_t k = 0; k < fn->ref_register_count; ++k) ReleaseRef(r[k]);
-      frames.clear();
       return OkStatus();
     }
-    VMStack::Frame& caller = frames[frames.size() - 2];
-    const uint8_t* cpc = caller.pc;
-    uint16_t cargc = ReadLE<uint16_t>(cpc + 3);
-    const uint8_t* dst_list = cpc + 5 + 2 * cargc + 2;
-    for (uint32_t k = 0; k < count; ++k) {
-      uint16_t src = U16(3 + 2 * k);
-      uint16_t dst = ReadLE<uint16_t>(dst_list + 2 * k);
-      if (src & kRefTag) {
-        AssignRef(caller.refs[dst & ~kRefTag], r[src & ~kRefTag]);
-      } else {
-        caller.scalars[dst] = s[src];
+    const VMStack::Frame& caller = fp[-1];
+    const uint8_t* dst_list = caller.results + 2;  // skip the count (verified equal)
+    if (STRATA_LIKELY(fn->scalar_results)) {
+      STRATA_SHORT_LOOP
+      for (uint32_t k = 0; k < count; ++k) {
+        caller.scalars[ReadLE<uint16_t>(dst_list + 2 * k)] = s[U16(3 + 2 * k)];
+      }
+    } else {
+      for (uint32_t k = 0; k < count; ++k) {
+        uint16_t src = U16(3 + 2 * k);
+        uint16_t dst = ReadLE<uint16_t>(dst_list + 2 * k);
+        if (src & kRefTag) {
+          AssignRef(caller.refs[dst & ~kRefTag], r[src & ~kRefTag]);
+        } else {
+          caller.scalars[dst] = s[src];
+        }
       }
     }
     for (uint32_t k = 0; k < fn->ref_register_count; ++k) ReleaseRef(r[k]);
-    frames.pop_back();
-    if (caller.instance != instance) {
-      instance = caller.instance;
-      functions = instance->bytecode->functions().data();
-      globals = reinterpret_cast<uint8_t*>(instance->globals.get());
-    }
-    fn = &functions[caller.ordinal];
-    code = fn->code;
+    --fp;
+    instance = caller.instance;
+    fn = caller.fn;
     s = caller.scalars;
     r = caller.refs;
     pc = dst_list + 2 * count;
@@ -635,14 +675,14 @@ Status Execute(VMStack& stack, ModuleInstance* entry_instance, uint32_t entry_or
 #define GLOBAL_LOAD(name, width)                     \
   OP(name) {                                         \
     uint64_t v = 0;                                  \
-    std::memcpy(&v, globals + U32(3), width);        \
+    std::memcpy(&v, instance->globals_bytes + U32(3), width);        \
     S(1) = v;                                        \
     NEXT(7);                                         \
   }
 #define GLOBAL_STORE(name, width)                    \
   OP(name) {                                         \
     uint64_t v = S(1);                               \
-    std::memcpy(globals + U32(3), &v, width);        \
+    std::memcpy(instance->globals_bytes + U32(3), &v, width);        \
     NEXT(7);                                         \
   }
   GLOBAL_LOAD(GLOBAL_LOAD_I32, 4)
@@ -789,15 +829,13 @@ Status Execute(VMStack& stack, ModuleInstance* entry_instance, uint32_t entry_or
 
 fail:
   // Record the backtrace innermost first, then release every frame's refs.
-  frames.back().pc = pc;
-  for (size_t i = frames.size(); i-- > 0;) {
-    const VMStack::Frame& frame = frames[i];
-    const FunctionInfo& f = frame.instance->bytecode->functions()[frame.ordinal];
-    status.AddFrame(frame.instance->bytecode->DescribeLocation(
-        frame.ordinal, static_cast<uint32_t>(frame.pc - f.code)));
-    for (uint32_t k = 0; k < f.ref_register_count; ++k) ReleaseRef(frame.refs[k]);
+  fp->pc = pc;
+  for (VMStack::Frame* frame = fp; frame >= frames; --frame) {
+    const BytecodeModule& module = *frame->instance->bytecode;
+    uint32_t ordinal = static_cast<uint32_t>(frame->fn - module.functions().data());
+    status.AddFrame(module.DescribeLocation(ordinal, static_cast<uint32_t>(frame->pc - frame->fn->code)));
+    for (uint32_t k = 0; k < frame->fn->ref_register_count; ++k) ReleaseRef(frame->refs[k]);
   }
-  frames.clear();
   return status;
 }
 

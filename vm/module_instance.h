@@ -24,6 +24,9 @@ struct ModuleInstance {
   BytecodeModule* bytecode = nullptr;  // exactly one of these two is set
   NativeModule* native = nullptr;
   std::unique_ptr<uint64_t[]> globals;  // scalar globals, 8-byte aligned
+  // Views the interpreter reads directly.
+  uint8_t* globals_bytes = nullptr;
+  const FunctionInfo* functions = nullptr;
   std::vector<RefObject*> ref_globals;  // owned references
   std::vector<ImportTarget> imports;    // parallel to bytecode->imports()
 
@@ -36,16 +39,19 @@ struct ModuleInstance {
 struct VMStack {
   struct Frame {
     ModuleInstance* instance;
-    uint32_t ordinal;
-    const uint8_t* pc;  // a caller's pc rests on its call instruction
+    const FunctionInfo* fn;
+    const uint8_t* pc;       // a caller's pc rests on its call instruction
+    const uint8_t* results;  // a caller's: the result list of that call
     uint64_t* scalars;
     RefObject** refs;
   };
-  static constexpr size_t kScalarSlots = 1 << 16;
-  static constexpr size_t kRefSlots = 1 << 14;
+  // Each bank is large enough for the biggest possible frame plus room for
+  // deep recursion; exhausting it is an error, not a crash.
+  static constexpr size_t kScalarSlots = 1 << 17;
+  static constexpr size_t kRefSlots = 1 << 16;
   std::unique_ptr<uint64_t[]> scalars{new uint64_t[kScalarSlots]};
   std::unique_ptr<RefObject*[]> refs{new RefObject*[kRefSlots]};
-  std::vector<Frame> frames;
+  std::vector<Frame> frames;  // sized to the deepest max_call_depth seen
   std::vector<Value> native_args, native_results;
 };
 

@@ -318,8 +318,8 @@ constexpr bool everyRowHasOneOp(std::tuple<OpTs...> *) {
       ++ops[static_cast<size_t>(OpT::kOpcode)];
   };
   (count.template operator()<OpTs>(), ...);
-  for (int n : ops)
-    if (n != 1)
+  for (size_t row = 0; row < ops.size(); ++row)
+    if (ops[row] != (bytecode::kOpInfo[row].superinstruction ? 0 : 1))
       return false;
   return true;
 }
@@ -327,7 +327,8 @@ constexpr bool everyRowHasOneOp(std::tuple<OpTs...> *) {
 static_assert(namesMatchRows(static_cast<AllOps *>(nullptr)),
               "a vm op's name does not match its row in bytecode_ops.def");
 static_assert(everyRowHasOneOp(static_cast<AllOps *>(nullptr)),
-              "every row of bytecode_ops.def needs exactly one vm op");
+              "every row of bytecode_ops.def needs exactly one vm op "
+              "(superinstruction rows none)");
 
 } // namespace
 } // namespace strata::vm

@@ -120,6 +120,9 @@ private:
       result.bytecode.push_back(static_cast<uint8_t>(value >> (8 * i)));
   }
   LogicalResult emitList(Operation *op, ValueRange values);
+  /// Emits the branch to `op`'s fall-through successor where one is needed.
+  LogicalResult encodeFallthrough(Operation *op, unsigned targetCount,
+                                  Block *next);
 
   const RegisterAllocation &registers;
   ModuleSymbols &symbols;
@@ -167,8 +170,49 @@ FunctionEncoder::Label FunctionEncoder::edgeTarget(Operation *branch,
   return label;
 }
 
+/// The superinstruction for `add` followed by the fused compare-branch
+/// `branch` that tests the sum, or nothing if the pair does not fit one.
+static std::optional<Opcode> addBranchSuperinstruction(Operation *add,
+                                                       Operation *branch) {
+  auto fuse = [&](auto addOp, auto branchOp, Opcode opcode)
+      -> std::optional<Opcode> {
+    if (!addOp || !branchOp || branchOp.getLhs() != addOp.getResult())
+      return std::nullopt;
+    return opcode;
+  };
+  if (!branch)
+    return std::nullopt;
+  auto add32 = dyn_cast<AddI32Op>(add);
+  auto add64 = dyn_cast<AddI64Op>(add);
+  if (auto fused = fuse(add32, dyn_cast<CmpBrLtI32SOp>(branch), Opcode::ADD_BR_LT_I32_S))
+    return fused;
+  if (auto fused = fuse(add32, dyn_cast<CmpBrLeI32SOp>(branch), Opcode::ADD_BR_LE_I32_S))
+    return fused;
+  if (auto fused = fuse(add64, dyn_cast<CmpBrLtI64SOp>(branch), Opcode::ADD_BR_LT_I64_S))
+    return fused;
+  return fuse(add64, dyn_cast<CmpBrLeI64SOp>(branch), Opcode::ADD_BR_LE_I64_S);
+}
+
 LogicalResult FunctionEncoder::encodeBlock(Block *block, Block *next) {
   for (Operation &op : *block) {
+    // An add whose sum the block's closing compare-branch tests becomes one
+    // add_br superinstruction (operands: sum, addends, the compare's rhs,
+    // target); the branch's fall-through edge is handled with the branch.
+    Operation *following = op.getNextNode();
+    if (std::optional<Opcode> fused = addBranchSuperinstruction(&op, following)) {
+      if (std::optional<std::string> file = fileLocation(op.getLoc()))
+        result.sourceLocations.emplace_back(pc(), std::move(*file));
+      emit(static_cast<uint8_t>(*fused), 1);
+      emit(registers.get(op.getResult(0)).index, 2);
+      emit(registers.get(op.getOperand(0)).index, 2);
+      emit(registers.get(op.getOperand(1)).index, 2);
+      emit(registers.get(following->getOperand(1)).index, 2);
+      fixups.emplace_back(pc(), edgeTarget(following, 0));
+      emit(0, 4);
+      if (failed(encodeFallthrough(following, /*targetCount=*/1, next)))
+        return failure();
+      break;  // the compare-branch ends the block
+    }
     auto instruction = dyn_cast<InstructionOpInterface>(&op);
     if (!instruction)
       return op.emitOpError()
@@ -198,19 +242,25 @@ LogicalResult FunctionEncoder::encodeBlock(Block *block, Block *next) {
     if (failed(encodeInstruction(opcode, &op, op.getLoc(), targets, remap)))
       return failure();
 
-    // A successor without a target in the row is where the instruction falls
-    // through (the fused compare-and-branch rows): branch there unless it is
-    // the next block and needs no moves.
-    if (op.getNumSuccessors() > targetCount) {
-      Block *fallthrough = op.getSuccessor(targetCount);
-      SmallVector<RegisterMove> moves =
-          registers.getEdgeMoves(&op, targetCount);
-      if ((fallthrough != next || !moves.empty()) &&
-          failed(encodeBranch(op.getLoc(), fallthrough, moves)))
-        return failure();
-    }
+    if (failed(encodeFallthrough(&op, targetCount, next)))
+      return failure();
   }
   return success();
+}
+
+LogicalResult FunctionEncoder::encodeFallthrough(Operation *op,
+                                                 unsigned targetCount,
+                                                 Block *next) {
+  // A successor without a target in the row is where the instruction falls
+  // through (the fused compare-and-branch rows): branch there unless it is
+  // the next block and needs no moves.
+  if (op->getNumSuccessors() <= targetCount)
+    return success();
+  Block *fallthrough = op->getSuccessor(targetCount);
+  SmallVector<RegisterMove> moves = registers.getEdgeMoves(op, targetCount);
+  if (fallthrough == next && moves.empty())
+    return success();
+  return encodeBranch(op->getLoc(), fallthrough, moves);
 }
 
 template <typename T>

@@ -3,7 +3,10 @@
 // recursion, and refs passed through calls.
 // RUN: compile-module %s -o %t.smod
 // RUN: vm-test-runner %t.smod | FileCheck %s
-// CHECK: 5 passed, 0 failed
+// CHECK: 6 passed, 0 failed
+// RUN: compile-module %s --emit=bytecode-listing | FileCheck --check-prefix=FUSED %s
+// FUSED-DAG: add_br.lt.i32.s
+// FUSED-DAG: add_br.le.i64.s
 
 vm.module @control {
   vm.import @check.expect_eq_i32(i32, i32)
@@ -128,6 +131,51 @@ vm.module @control {
     vm.return
   }
 
+  // Counted loops whose increment feeds the latch compile to add_br
+  // superinstructions; the sum stays visible after the loop.
+  vm.func @count_i32(%n: i32, %step: i32) -> (i32, i32) {
+    %zero = vm.const.i32 0
+    vm.br ^loop(%zero, %zero : i32, i32)
+  ^loop(%i: i32, %acc: i32):
+    %acc1 = vm.add.i32 %acc, %i
+    %i1 = vm.add.i32 %i, %step
+    vm.cmp_br.lt.i32.s %i1, %n, ^loop(%i1, %acc1 : i32, i32), ^exit(%i1, %acc1 : i32, i32)
+  ^exit(%last: i32, %total: i32):
+    vm.return %last, %total : i32, i32
+  }
+
+  vm.func @count_i64(%n: i64) -> i64 {
+    %zero = vm.const.i64 0
+    %three = vm.const.i64 3
+    vm.br ^loop(%zero : i64)
+  ^loop(%i: i64):
+    %i1 = vm.add.i64 %i, %three
+    vm.cmp_br.le.i64.s %i1, %n, ^loop(%i1 : i64), ^exit(%i1 : i64)
+  ^exit(%last: i64):
+    vm.return %last : i64
+  }
+
+  vm.func @test_add_br() {
+    %c10 = vm.const.i32 10
+    %c1 = vm.const.i32 1
+    %last, %total = vm.call @count_i32(%c10, %c1) : (i32, i32) -> (i32, i32)
+    vm.call.import @check.expect_eq_i32(%last, %c10) : (i32, i32) -> ()
+    %c45 = vm.const.i32 45
+    vm.call.import @check.expect_eq_i32(%total, %c45) : (i32, i32) -> ()
+    // A step past the bound leaves after one iteration.
+    %c20 = vm.const.i32 20
+    %l2, %t2 = vm.call @count_i32(%c10, %c20) : (i32, i32) -> (i32, i32)
+    vm.call.import @check.expect_eq_i32(%l2, %c20) : (i32, i32) -> ()
+    %c0 = vm.const.i32 0
+    vm.call.import @check.expect_eq_i32(%t2, %c0) : (i32, i32) -> ()
+    %n = vm.const.i64 10
+    %l3 = vm.call @count_i64(%n) : (i64) -> i64
+    %c12 = vm.const.i64 12
+    vm.call.import @check.expect_eq_i64(%l3, %c12) : (i64, i64) -> ()
+    vm.return
+  }
+
+  vm.export @test_add_br
   vm.export @test_block_args
   vm.export @test_swap_cycle
   vm.export @test_recursion

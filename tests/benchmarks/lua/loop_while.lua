@@ -1,4 +1,4 @@
--- sum 1..n with a counted while loop: the same program as samples/vm/loop.mlir
+-- sum 1..n with a while loop: the same instructions as samples/vm/loop.mlir
 -- usage: lua5.4 loop.lua N [REPEATS]   prints the result and seconds per run
 local n, repeats = tonumber(arg[1]), tonumber(arg[2] or "1")
 local function loop(n)
