@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <string>
 
+#include "tools/common/tool_main.h"
 #include "vm/bytecode_module.h"
 #include "vm/instruction.h"
 
@@ -84,11 +85,5 @@ Status Run(int argc, char** argv) {
 }  // namespace strata::tools
 
 int main(int argc, char** argv) {
-  strata::Status status = strata::tools::Run(argc, argv);
-  std::fflush(stdout);
-  if (!status.ok()) {
-    std::fprintf(stderr, "dump-module: %s\n", status.ToString().c_str());
-    return 1;
-  }
-  return 0;
+  return strata::tools::ToolMain("dump-module", strata::tools::Run, argc, argv);
 }

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "tools/common/tool_main.h"
 #include "vm/bytecode_module.h"
 #include "vm/context.h"
 #include "vm/value.h"
@@ -132,11 +133,5 @@ Status Run(int argc, char** argv) {
 }  // namespace strata::tools
 
 int main(int argc, char** argv) {
-  strata::Status status = strata::tools::Run(argc, argv);
-  std::fflush(stdout);
-  if (!status.ok()) {
-    std::fprintf(stderr, "run-module: %s\n", status.ToString().c_str());
-    return 1;
-  }
-  return 0;
+  return strata::tools::ToolMain("run-module", strata::tools::Run, argc, argv);
 }
