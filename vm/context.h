@@ -42,6 +42,10 @@ struct InvocationOptions {
   std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
   // Calls nested deeper than this fail with RESOURCE_EXHAUSTED.
   uint32_t max_call_depth = 1024;
+  // Bytes the program may allocate during the invocation (buffer.alloc,
+  // list.alloc, list.resize; counted as asked, not net of frees); beyond it
+  // the program fails with RESOURCE_EXHAUSTED instead of exhausting memory.
+  uint64_t max_allocation_bytes = uint64_t{1} << 34;
 };
 
 struct FunctionHandle {

@@ -111,15 +111,29 @@ void MakeRodataView(ModuleInstance* instance, uint32_t ordinal, RefObject** slot
   StoreOwned(slot, view.Detach());
 }
 
-Status AllocateBuffer(int64_t length, RefObject** slot) {
+// What a program allocates is charged against the invocation's
+// max_allocation_bytes, so an untrusted module cannot exhaust memory.
+Status ChargeAllocation(const char* what, uint64_t bytes, uint64_t* budget) {
+  if (bytes > *budget) {
+    return ResourceExhaustedError(what, ": ", bytes, " bytes requested, ", *budget,
+                                  " left of the invocation's allocation budget"
+                                  " (InvocationOptions::max_allocation_bytes)");
+  }
+  *budget -= bytes;
+  return OkStatus();
+}
+
+Status AllocateBuffer(int64_t length, uint64_t* budget, RefObject** slot) {
   if (length < 0) return InvalidArgumentError("buffer.alloc: negative length ", length);
+  STRATA_RETURN_IF_ERROR(ChargeAllocation("buffer.alloc", static_cast<uint64_t>(length), budget));
   STRATA_ASSIGN_OR_RETURN(Ref<Buffer> buffer, Buffer::Allocate(static_cast<uint64_t>(length)));
   StoreOwned(slot, buffer.Detach());
   return OkStatus();
 }
 
-Status AllocateList(int32_t capacity, RefObject** slot) {
+Status AllocateList(int32_t capacity, uint64_t* budget, RefObject** slot) {
   if (capacity < 0) return InvalidArgumentError("list.alloc: negative capacity ", capacity);
+  STRATA_RETURN_IF_ERROR(ChargeAllocation("list.alloc", uint64_t(capacity) * sizeof(Value), budget));
   STRATA_ASSIGN_OR_RETURN(Ref<List> list, List::Create(static_cast<uint32_t>(capacity)));
   StoreOwned(slot, list.Detach());
   return OkStatus();
@@ -170,6 +184,7 @@ Status Execute(VMStack& stack, ModuleInstance* entry_instance, uint32_t entry_or
   uint64_t steps_left_total = options.max_steps ? options.max_steps : std::numeric_limits<uint64_t>::max();
   uint64_t chunk = std::min(kChunk, steps_left_total);
   int64_t countdown = static_cast<int64_t>(chunk);
+  uint64_t allocation_budget = options.max_allocation_bytes;
   const bool has_deadline = options.deadline != std::chrono::steady_clock::time_point::max();
 
   Status status;
@@ -704,7 +719,7 @@ Status Execute(VMStack& stack, ModuleInstance* entry_instance, uint32_t entry_or
                                    reg ? reg->type_name() : "null"));                           \
   }
   OP(BUFFER_ALLOC) {
-    status = AllocateBuffer(static_cast<int64_t>(S(3)), &R(1));
+    status = AllocateBuffer(static_cast<int64_t>(S(3)), &allocation_budget, &R(1));
     if (!status.ok()) goto fail;
     NEXT(5);
   }
@@ -775,7 +790,7 @@ Status Execute(VMStack& stack, ModuleInstance* entry_instance, uint32_t entry_or
                                    reg ? reg->type_name() : "null"));                           \
   }
   OP(LIST_ALLOC) {
-    status = AllocateList(RD_I32(S(3)), &R(1));
+    status = AllocateList(RD_I32(S(3)), &allocation_budget, &R(1));
     if (!status.ok()) goto fail;
     NEXT(5);
   }
@@ -786,7 +801,9 @@ Status Execute(VMStack& stack, ModuleInstance* entry_instance, uint32_t entry_or
   }
   OP(LIST_RESIZE) {
     LIST_OPERAND(l, R(1), "list.resize");
-    status = l->Resize(RD_I32(S(3)));
+    status = ChargeAllocation("list.resize", uint64_t(static_cast<uint32_t>(S(3))) * sizeof(Value),
+                              &allocation_budget);
+    if (status.ok()) status = l->Resize(RD_I32(S(3)));
     if (!status.ok()) goto fail;
     NEXT(5);
   }

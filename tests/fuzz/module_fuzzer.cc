@@ -20,6 +20,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   vm::InvocationOptions options;
   options.max_steps = 20000;
   options.max_call_depth = 64;
+  options.max_allocation_bytes = 64 << 20;
   for (const auto& fn : (*module)->exports()) {
     auto handle = (*context)->LookupFunction(std::string(fn.name));
     if (!handle.ok()) continue;
