@@ -179,7 +179,9 @@ Status BytecodeModule::Parse() {
       }
       info.scalar_args = info.arg_types.find('r') == std::string_view::npos;
       info.scalar_results = info.result_types.find('r') == std::string_view::npos;
-      info.code = bytecode->data() + fn->bytecode_offset();
+      // A module without bytecode can still declare (empty) functions; the
+      // verifier rejects those.
+      info.code = bytecode ? bytecode->data() + fn->bytecode_offset() : nullptr;
       info.code_length = fn->bytecode_length();
       info.scalar_register_count = fn->scalar_register_count();
       info.ref_register_count = fn->ref_register_count();

@@ -41,7 +41,7 @@ std::vector<uint8_t> BuildModule(const TestModule& m) {
     }
   }
   auto root = schema::CreateModuleDefDirect(fbb, m.name.c_str(), m.version_major, m.version_minor, &imports,
-                                            &exports, &functions, &bytecode, &strings, m.global_scalar_bytes,
+                                            &exports, &functions, m.omit_bytecode ? nullptr : &bytecode, &strings, m.global_scalar_bytes,
                                             nullptr, m.global_ref_count, &rodata, nullptr, external.size());
   fbb.FinishSizePrefixed(root, schema::ModuleDefIdentifier());
   std::vector<uint8_t> out(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());

@@ -66,6 +66,8 @@ struct TestModule {
   std::vector<TestImport> imports;
   std::vector<std::string> strings;
   std::vector<TestRodata> rodata;
+  // Leaves the bytecode vector out of the FlatBuffer entirely.
+  bool omit_bytecode = false;
   uint32_t global_scalar_bytes = 0;
   uint32_t global_ref_count = 0;
 };

@@ -139,6 +139,13 @@ TEST_CASE("rodata past the end of the file") {
   ExpectRejected(BuildModule(m), StatusCode::kDataLoss, "rodata 'weights' spans external bytes [0, 4096)");
 }
 
+TEST_CASE("functions without any bytecode") {
+  TestModule m;
+  m.functions = {{"f", "_", {}, 0, 0}};
+  m.omit_bytecode = true;
+  ExpectRejected(BuildModule(m), StatusCode::kInvalidArgument, "function has no bytecode");
+}
+
 TEST_CASE("unknown opcode") {
   TestModule m;
   m.functions = {{"f", "_", {0xEE}, 0, 0}};
