@@ -1,0 +1,172 @@
+#include "drivers/cpu/cpu_command_buffer.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "drivers/cpu/cpu_buffer.h"
+#include "drivers/cpu/cpu_device.h"
+
+namespace strata::cpu {
+
+CpuCommandBuffer::CpuCommandBuffer(const hal::DeviceLimits& limits) : CommandBuffer(&kCpuFamily, limits) {}
+
+CpuCommandBuffer::~CpuCommandBuffer() { ResetImpl(); }
+
+void CpuCommandBuffer::ResetImpl() {
+  for (vm::RefObject* resource : retained_) resource->Release();
+  retained_.clear();
+  commands_.clear();
+  binding_pointers_.clear();
+  binding_lengths_.clear();
+  constants_.clear();
+  update_data_.clear();
+}
+
+void CpuCommandBuffer::Retain(vm::RefObject* resource) {
+  constexpr size_t kRecent = 8;
+  size_t recent = std::min(retained_.size(), kRecent);
+  for (size_t i = retained_.size() - recent; i < retained_.size(); ++i) {
+    if (retained_[i] == resource) return;
+  }
+  resource->Retain();
+  retained_.push_back(resource);
+}
+
+Status CpuCommandBuffer::DispatchImpl(hal::Executable* executable, uint32_t entry_point,
+                                      hal::WorkgroupCount workgroups, std::span<const uint32_t> constants,
+                                      std::span<const hal::BufferBinding> bindings) {
+  auto* cpu_executable = static_cast<CpuExecutable*>(executable);
+  Retain(cpu_executable);
+  Command& command = commands_.emplace_back();
+  command.kind = Kind::kDispatch;
+  DispatchCommand& dispatch = command.dispatch;
+  dispatch.kernel = cpu_executable->kernel(entry_point);
+  dispatch.executable = cpu_executable;
+  dispatch.entry_point = entry_point;
+  dispatch.workgroup_count[0] = workgroups.x;
+  dispatch.workgroup_count[1] = workgroups.y;
+  dispatch.workgroup_count[2] = workgroups.z;
+  dispatch.binding_count = static_cast<uint32_t>(bindings.size());
+  dispatch.constant_count = static_cast<uint32_t>(constants.size());
+  dispatch.first_binding = static_cast<uint32_t>(binding_pointers_.size());
+  dispatch.first_constant = static_cast<uint32_t>(constants_.size());
+  for (const hal::BufferBinding& binding : bindings) {
+    Retain(binding.buffer);
+    binding_pointers_.push_back(HostPointer(binding.buffer, binding.offset));
+    binding_lengths_.push_back(binding.length);
+  }
+  constants_.insert(constants_.end(), constants.begin(), constants.end());
+  return OkStatus();
+}
+
+Status CpuCommandBuffer::FillImpl(hal::Buffer* target, uint64_t offset, uint64_t length, uint32_t pattern,
+                                  uint32_t pattern_length) {
+  Retain(target);
+  Command& command = commands_.emplace_back();
+  command.kind = Kind::kFill;
+  command.fill = {HostPointer(target, offset), length, pattern, pattern_length};
+  return OkStatus();
+}
+
+Status CpuCommandBuffer::CopyImpl(hal::Buffer* source, uint64_t source_offset, hal::Buffer* target,
+                                  uint64_t target_offset, uint64_t length) {
+  Retain(source);
+  Retain(target);
+  Command& command = commands_.emplace_back();
+  command.kind = Kind::kCopy;
+  command.copy = {HostPointer(source, source_offset), HostPointer(target, target_offset), length};
+  return OkStatus();
+}
+
+Status CpuCommandBuffer::UpdateImpl(std::span<const uint8_t> source, hal::Buffer* target, uint64_t target_offset) {
+  Retain(target);
+  Command& command = commands_.emplace_back();
+  command.kind = Kind::kUpdate;
+  command.update = {HostPointer(target, target_offset), source.size(), update_data_.size()};
+  update_data_.insert(update_data_.end(), source.begin(), source.end());
+  return OkStatus();
+}
+
+Status CpuCommandBuffer::BarrierImpl() {
+  // Consecutive barriers order nothing more than one does.
+  if (!commands_.empty() && commands_.back().kind == Kind::kBarrier) return OkStatus();
+  commands_.emplace_back().kind = Kind::kBarrier;
+  return OkStatus();
+}
+
+Status CpuCommandBuffer::RunWorkgroups(const DispatchCommand& dispatch, uint64_t begin, uint64_t end) const {
+  strata_cpu_dispatch_v0_t state;
+  const uint32_t count_x = dispatch.workgroup_count[0];
+  const uint32_t count_y = dispatch.workgroup_count[1];
+  state.workgroup_count[0] = count_x;
+  state.workgroup_count[1] = count_y;
+  state.workgroup_count[2] = dispatch.workgroup_count[2];
+  state.binding_count = dispatch.binding_count;
+  state.constant_count = dispatch.constant_count;
+  state.bindings = binding_pointers_.data() + dispatch.first_binding;
+  state.binding_lengths = binding_lengths_.data() + dispatch.first_binding;
+  state.constants = constants_.data() + dispatch.first_constant;
+  // Decompose the first id once, then step x, carrying into y and z.
+  uint32_t x = static_cast<uint32_t>(begin % count_x);
+  uint32_t y = static_cast<uint32_t>(begin / count_x % count_y);
+  uint32_t z = static_cast<uint32_t>(begin / count_x / count_y);
+  for (uint64_t i = begin; i < end; ++i) {
+    state.workgroup_id[0] = x;
+    state.workgroup_id[1] = y;
+    state.workgroup_id[2] = z;
+    int result = dispatch.kernel(&state);
+    if (result != 0) [[unlikely]] {
+      return AbortedError("dispatch of '", dispatch.executable->entry_points()[dispatch.entry_point].name,
+                          "' (executable '", dispatch.executable->name(), "') failed: workgroup (", x, ", ", y,
+                          ", ", z, ") returned ", result);
+    }
+    if (++x == count_x) {
+      x = 0;
+      if (++y == count_y) {
+        y = 0;
+        ++z;
+      }
+    }
+  }
+  return OkStatus();
+}
+
+uint64_t CpuCommandBuffer::TransferLength(const Command& command) {
+  switch (command.kind) {
+    case Kind::kFill: return command.fill.length;
+    case Kind::kCopy: return command.copy.length;
+    case Kind::kUpdate: return command.update.length;
+    case Kind::kDispatch:
+    case Kind::kBarrier: break;
+  }
+  return 0;
+}
+
+void CpuCommandBuffer::RunTransfer(const Command& command, uint64_t begin, uint64_t end) const {
+  const size_t length = static_cast<size_t>(end - begin);
+  switch (command.kind) {
+    case Kind::kFill: {
+      const FillCommand& fill = command.fill;
+      uint8_t* target = fill.target + begin;
+      if (fill.pattern_length == 1) {
+        std::memset(target, static_cast<int>(fill.pattern), length);
+      } else if (fill.pattern_length == 2) {
+        const uint16_t pattern = static_cast<uint16_t>(fill.pattern);
+        for (size_t i = 0; i < length; i += 2) std::memcpy(target + i, &pattern, 2);
+      } else {
+        for (size_t i = 0; i < length; i += 4) std::memcpy(target + i, &fill.pattern, 4);
+      }
+      break;
+    }
+    case Kind::kCopy:
+      std::memcpy(command.copy.target + begin, command.copy.source + begin, length);
+      break;
+    case Kind::kUpdate:
+      std::memcpy(command.update.target + begin, update_data_.data() + command.update.data_offset + begin, length);
+      break;
+    case Kind::kDispatch:
+    case Kind::kBarrier: break;
+  }
+}
+
+}  // namespace strata::cpu

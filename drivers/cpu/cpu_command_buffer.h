@@ -1,0 +1,111 @@
+// CpuCommandBuffer: the CPU drivers' command buffer.
+//
+// Recording resolves everything it can up front: buffers to host pointers,
+// entry points to kernel function pointers, update data copied into the
+// command buffer. Executing a command is then a loop of kernel calls or a
+// memset/memcpy, with no lookups, no allocation and no locks. Commands and
+// their bindings and constants live in flat arrays that keep their capacity
+// across Begin, so re-recording a command buffer of the same shape does not
+// allocate either.
+//
+// Both CPU drivers run the same recorded commands: cpu-sync one after the
+// other on the calling thread, cpu-task spreading workgroups (and the commands
+// between two barriers) over worker threads. The execution helpers here are
+// what both call.
+//
+// Ownership and thread safety: see hal/command_buffer.h.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "drivers/cpu/cpu_executable.h"
+#include "drivers/cpu/kernel_abi.h"
+#include "hal/command_buffer.h"
+
+namespace strata::cpu {
+
+class CpuCommandBuffer final : public hal::CommandBuffer {
+ public:
+  enum class Kind : uint8_t { kDispatch, kFill, kCopy, kUpdate, kBarrier };
+
+  struct DispatchCommand {
+    strata_cpu_kernel_fn_t kernel;
+    const CpuExecutable* executable;  // for error messages; retained
+    uint32_t entry_point;
+    uint32_t workgroup_count[3];
+    uint32_t binding_count;
+    uint32_t constant_count;
+    uint32_t first_binding;   // index into the binding arrays
+    uint32_t first_constant;  // index into the constant array
+  };
+  struct FillCommand {
+    uint8_t* target;
+    uint64_t length;
+    uint32_t pattern;
+    uint32_t pattern_length;
+  };
+  struct CopyCommand {
+    const uint8_t* source;
+    uint8_t* target;
+    uint64_t length;
+  };
+  struct UpdateCommand {
+    uint8_t* target;
+    uint64_t length;
+    uint64_t data_offset;  // into the update data
+  };
+  struct Command {
+    Kind kind;
+    union {
+      DispatchCommand dispatch;
+      FillCommand fill;
+      CopyCommand copy;
+      UpdateCommand update;
+    };
+  };
+
+  explicit CpuCommandBuffer(const hal::DeviceLimits& limits);
+
+  std::span<const Command> commands() const { return commands_; }
+
+  // Runs the workgroups with linear ids [begin, end) of a dispatch (x fastest,
+  // then y, then z). Fails with the first workgroup that returns nonzero.
+  Status RunWorkgroups(const DispatchCommand& dispatch, uint64_t begin, uint64_t end) const;
+  // Runs bytes [begin, end) of a fill, copy or update (ranges that start on a
+  // multiple of the fill's pattern length).
+  void RunTransfer(const Command& command, uint64_t begin, uint64_t end) const;
+  static uint64_t WorkgroupTotal(const DispatchCommand& dispatch) {
+    return uint64_t{dispatch.workgroup_count[0]} * dispatch.workgroup_count[1] * dispatch.workgroup_count[2];
+  }
+  static uint64_t TransferLength(const Command& command);
+
+ protected:
+  ~CpuCommandBuffer() override;
+
+  void ResetImpl() override;
+  Status DispatchImpl(hal::Executable* executable, uint32_t entry_point, hal::WorkgroupCount workgroups,
+                      std::span<const uint32_t> constants, std::span<const hal::BufferBinding> bindings) override;
+  Status FillImpl(hal::Buffer* target, uint64_t offset, uint64_t length, uint32_t pattern,
+                  uint32_t pattern_length) override;
+  Status CopyImpl(hal::Buffer* source, uint64_t source_offset, hal::Buffer* target, uint64_t target_offset,
+                  uint64_t length) override;
+  Status UpdateImpl(std::span<const uint8_t> source, hal::Buffer* target, uint64_t target_offset) override;
+  Status BarrierImpl() override;
+
+ private:
+  // Keeps `resource` alive until the next Begin; skips the atomic increment
+  // for a resource retained by one of the last few commands (a dispatch
+  // sequence binds the same buffers over and over).
+  void Retain(vm::RefObject* resource);
+
+  std::vector<Command> commands_;
+  std::vector<void*> binding_pointers_;
+  std::vector<uint64_t> binding_lengths_;
+  std::vector<uint32_t> constants_;
+  std::vector<uint8_t> update_data_;
+  std::vector<vm::RefObject*> retained_;
+};
+
+}  // namespace strata::cpu

@@ -1,0 +1,106 @@
+#include "drivers/cpu/cpu_executable.h"
+
+#include "drivers/cpu/cpu_device.h"
+#include "strata/schemas/cpu_executable_generated.h"
+
+namespace strata::cpu {
+
+const char* HostExecutableFormat() {
+#if defined(__x86_64__)
+  return "cpu-elf-x86_64";
+#elif defined(__aarch64__)
+  return "cpu-elf-aarch64";
+#else
+#error "the CPU drivers run on x86_64 and aarch64 only"
+#endif
+}
+
+namespace {
+
+StatusOr<std::vector<hal::EntryPointInfo>> ParseMetadata(const hal::ExecutableParams& params) {
+  const auto prefix = [&] { return StrCat("executable '", params.name, "' (", params.format, "): "); };
+  std::span<const uint8_t> bytes = params.metadata;
+  if (bytes.size() < 8 || !flatbuffers::BufferHasIdentifier(bytes.data(), schema::cpu::CpuExecutableDefIdentifier())) {
+    return InvalidArgumentError(prefix(), "metadata is not a CPU executable description (expected ",
+                                "FlatBuffer identifier '", schema::cpu::CpuExecutableDefIdentifier(), "')");
+  }
+  flatbuffers::Verifier verifier(bytes.data(), bytes.size());
+  if (!schema::cpu::VerifyCpuExecutableDefBuffer(verifier)) {
+    return DataLossError(prefix(), "metadata is a corrupt FlatBuffer");
+  }
+  const schema::cpu::CpuExecutableDef* def = schema::cpu::GetCpuExecutableDef(bytes.data());
+  if (!def->entry_points() || def->entry_points()->size() == 0) {
+    return InvalidArgumentError(prefix(), "metadata lists no entry points");
+  }
+  std::vector<hal::EntryPointInfo> entry_points;
+  for (uint32_t i = 0; i < def->entry_points()->size(); ++i) {
+    const schema::cpu::EntryPointDef* entry = def->entry_points()->Get(i);
+    if (!entry->name() || entry->name()->size() == 0) {
+      return InvalidArgumentError(prefix(), "entry point ", i, " has no name");
+    }
+    hal::EntryPointInfo info;
+    info.name = entry->name()->str();
+    info.binding_count = entry->binding_count();
+    info.constant_count = entry->constant_count();
+    if (info.binding_count > hal::Executable::kMaxBindings) {
+      return InvalidArgumentError(prefix(), "entry point '", info.name, "' has ", info.binding_count,
+                                  " bindings; the limit is ", hal::Executable::kMaxBindings);
+    }
+    if (info.constant_count > hal::Executable::kMaxConstants) {
+      return InvalidArgumentError(prefix(), "entry point '", info.name, "' has ", info.constant_count,
+                                  " push constants; the limit is ", hal::Executable::kMaxConstants);
+    }
+    if (const auto* read_only = entry->binding_read_only()) {
+      if (read_only->size() != info.binding_count) {
+        return InvalidArgumentError(prefix(), "entry point '", info.name, "' has ", info.binding_count,
+                                    " bindings but ", read_only->size(), " read-only flags");
+      }
+      for (uint32_t b = 0; b < read_only->size(); ++b) {
+        if (read_only->Get(b)) info.read_only_bindings |= 1u << b;
+      }
+    }
+    if (const auto* size = entry->workgroup_size()) {
+      if (size->size() != 3) {
+        return InvalidArgumentError(prefix(), "entry point '", info.name, "' workgroup size has ", size->size(),
+                                    " dimensions, expected 3");
+      }
+      for (int d = 0; d < 3; ++d) info.workgroup_size[d] = size->Get(d);
+    }
+    for (const hal::EntryPointInfo& other : entry_points) {
+      if (other.name == info.name) {
+        return InvalidArgumentError(prefix(), "entry point '", info.name, "' is listed twice");
+      }
+    }
+    entry_points.push_back(std::move(info));
+  }
+  return entry_points;
+}
+
+}  // namespace
+
+StatusOr<vm::Ref<CpuExecutable>> CpuExecutable::Create(const hal::ExecutableParams& params) {
+  STRATA_ASSIGN_OR_RETURN(std::vector<hal::EntryPointInfo> entry_points, ParseMetadata(params));
+  auto library = ElfLibrary::Load(params.data, RuntimeImports());
+  if (!library.ok()) {
+    return std::move(library).status().Annotate(StrCat("executable '", params.name, "': "));
+  }
+  std::vector<strata_cpu_kernel_fn_t> kernels;
+  for (const hal::EntryPointInfo& info : entry_points) {
+    void* address = (*library)->Lookup(info.name);
+    if (!address) {
+      return NotFoundError("executable '", params.name, "': entry point '", info.name,
+                           "' named in the metadata is not exported by the ELF");
+    }
+    kernels.push_back(reinterpret_cast<strata_cpu_kernel_fn_t>(address));
+  }
+  return vm::Ref<CpuExecutable>::Adopt(new CpuExecutable(std::string(params.name), std::move(entry_points),
+                                                         std::move(library).value(), std::move(kernels)));
+}
+
+CpuExecutable::CpuExecutable(std::string name, std::vector<hal::EntryPointInfo> entry_points,
+                             std::unique_ptr<ElfLibrary> library, std::vector<strata_cpu_kernel_fn_t> kernels)
+    : Executable(&kCpuFamily, std::move(name), HostExecutableFormat(), std::move(entry_points)),
+      library_(std::move(library)),
+      kernels_(std::move(kernels)) {}
+
+}  // namespace strata::cpu

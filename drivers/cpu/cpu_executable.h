@@ -1,0 +1,41 @@
+// CpuExecutable: an ELF shared object loaded from memory (elf_loader.h) with
+// its entry points resolved to kernel function pointers (kernel_abi.h).
+//
+// The metadata (schemas/cpu_executable.fbs) is verified as an untrusted
+// FlatBuffer and names the entry points with their binding and constant counts;
+// every name must be exported by the ELF. The loader maps the ELF's segments
+// into fresh memory (code must be mapped executable, so running it in place
+// from the module is not possible), after which the module's bytes are no
+// longer needed.
+//
+// Ownership and thread safety: see hal/executable.h.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "drivers/cpu/elf_loader.h"
+#include "drivers/cpu/kernel_abi.h"
+#include "hal/executable.h"
+
+namespace strata::cpu {
+
+// The executable format this machine runs: "cpu-elf-x86_64" or
+// "cpu-elf-aarch64".
+const char* HostExecutableFormat();
+
+class CpuExecutable final : public hal::Executable {
+ public:
+  static StatusOr<vm::Ref<CpuExecutable>> Create(const hal::ExecutableParams& params);
+
+  strata_cpu_kernel_fn_t kernel(uint32_t entry_point) const { return kernels_[entry_point]; }
+
+ private:
+  CpuExecutable(std::string name, std::vector<hal::EntryPointInfo> entry_points,
+                std::unique_ptr<ElfLibrary> library, std::vector<strata_cpu_kernel_fn_t> kernels);
+
+  std::unique_ptr<ElfLibrary> library_;
+  std::vector<strata_cpu_kernel_fn_t> kernels_;
+};
+
+}  // namespace strata::cpu

@@ -1,0 +1,70 @@
+// cpu-sync: every submission runs inline, on the thread that makes it ready.
+//
+// Running a submission can signal semaphores that make other submissions
+// ready on the same thread. Running those from inside the signal would nest
+// one C++ frame per link of a dependency chain (thousands, for a long chain),
+// so each thread keeps a list of ready submissions and only its outermost
+// Schedule drains it, in the order they became ready.
+#include <utility>
+#include <vector>
+
+#include "drivers/cpu/cpu_device.h"
+
+namespace strata::cpu {
+namespace {
+
+class SyncQueue final : public CpuQueue {
+ public:
+  using CpuQueue::CpuQueue;
+
+ protected:
+  void Schedule(Submission* submission) override {
+    // Capacity is kept across calls: draining does not allocate once warm.
+    thread_local std::vector<std::pair<SyncQueue*, Submission*>> ready;
+    thread_local bool draining = false;
+    ready.emplace_back(this, submission);
+    if (draining) return;
+    draining = true;
+    for (size_t i = 0; i < ready.size(); ++i) {
+      auto [queue, next] = ready[i];
+      queue->Run(next);
+    }
+    ready.clear();
+    draining = false;
+  }
+
+  Status Execute(const CpuCommandBuffer& command_buffer) override {
+    // One command after another: that already orders everything a barrier
+    // asks for.
+    using Kind = CpuCommandBuffer::Kind;
+    for (const CpuCommandBuffer::Command& command : command_buffer.commands()) {
+      switch (command.kind) {
+        case Kind::kDispatch:
+          STRATA_RETURN_IF_ERROR(command_buffer.RunWorkgroups(command.dispatch, 0,
+                                                              CpuCommandBuffer::WorkgroupTotal(command.dispatch)));
+          break;
+        case Kind::kFill:
+        case Kind::kCopy:
+        case Kind::kUpdate:
+          command_buffer.RunTransfer(command, 0, CpuCommandBuffer::TransferLength(command));
+          break;
+        case Kind::kBarrier: break;
+      }
+    }
+    return OkStatus();
+  }
+};
+
+}  // namespace
+
+Status RegisterSyncDriver(hal::DriverRegistry& registry) {
+  return registry.Register(
+      {"cpu-sync", "CPU, runs every submission inline on the calling thread", [](const hal::DeviceSpec& spec) -> StatusOr<vm::Ref<hal::Device>> {
+         STRATA_RETURN_IF_ERROR(spec.CheckKnownOptions({}));
+         hal::DeviceInfo info = CpuDeviceInfo(spec, "CPU, inline on the calling thread", 1);
+         auto queue = std::make_shared<SyncQueue>(info.name);
+         return vm::Ref<hal::Device>(vm::MakeRef<CpuDevice>(std::move(info), std::move(queue)));
+       }});
+}
+
+}  // namespace strata::cpu

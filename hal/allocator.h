@@ -1,0 +1,82 @@
+// Allocator: where a device's buffers come from.
+//
+// An allocator offers one or more memory heaps, each with a set of memory
+// types, the usages it supports and an alignment. Allocate picks the first heap
+// that has every requested memory type bit and usage bit (as Vulkan picks a
+// memory type index), so callers ask for what they need and drivers decide
+// where it lives; the buffer reports the heap's actual memory types, which may
+// be more than were asked for (all CPU memory is device-local, host-visible and
+// host-coherent at once).
+//
+// Import wraps caller-owned host memory as a buffer without copying it; the
+// caller's release callback runs once the last reference to the buffer (and
+// to any subspan of it, and any command buffer that recorded it) is gone.
+//
+// Ownership: the device owns its allocator and hands out borrowed pointers;
+// the allocator is a RefObject only so that the VM can hold it in a register
+// (a VM reference keeps it alive). Buffers do not need their allocator to stay
+// alive.
+//
+// Thread safety: every method is thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <vector>
+
+#include "hal/buffer.h"
+#include "vm/ref.h"
+#include "vm/status.h"
+
+namespace strata::hal {
+
+struct MemoryHeap {
+  MemoryTypes memory_types;
+  BufferUsages allowed_usage;
+  uint64_t max_allocation_size;
+  uint64_t min_alignment;  // of every buffer allocated from it
+};
+
+// What a buffer must offer. `memory_types` is the set of required bits (0:
+// any heap will do); `access` limits what device and host may do to it.
+struct BufferParams {
+  MemoryTypes memory_types = 0;
+  BufferUsages usage = kUsageAll;
+  MemoryAccesses access = kAccessReadWrite;
+};
+
+class Allocator : public vm::RefObject {
+ public:
+  static const vm::RefTypeInfo kType;  // "hal.allocator"
+  using ReleaseCallback = std::function<void()>;
+
+  std::span<const MemoryHeap> heaps() const { return heaps_; }
+
+  // A new buffer of `length` bytes (0 allowed) whose contents are undefined,
+  // as on every GPU API: clearing large buffers nobody reads costs time.
+  StatusOr<vm::Ref<Buffer>> Allocate(const BufferParams& params, uint64_t length);
+
+  // A buffer over `memory` (not copied). `release` (may be empty) runs when
+  // the buffer is destroyed. On failure, nothing is wrapped, `release` is not
+  // called and the caller keeps its memory.
+  StatusOr<vm::Ref<Buffer>> Import(const BufferParams& params, std::span<uint8_t> memory,
+                                   ReleaseCallback release);
+
+ protected:
+  explicit Allocator(std::vector<MemoryHeap> heaps) : RefObject(&kType), heaps_(std::move(heaps)) {}
+
+  // Driver hooks, called with validated parameters. `heap` is the heap
+  // Allocate chose.
+  virtual StatusOr<vm::Ref<Buffer>> AllocateBuffer(const MemoryHeap& heap, const BufferParams& params,
+                                                   uint64_t length) = 0;
+  virtual StatusOr<vm::Ref<Buffer>> ImportHostBuffer(const BufferParams& params, std::span<uint8_t> memory,
+                                                     ReleaseCallback release) = 0;
+
+ private:
+  Status ValidateParams(const char* what, const BufferParams& params) const;
+
+  std::vector<MemoryHeap> heaps_;
+};
+
+}  // namespace strata::hal

@@ -1,0 +1,115 @@
+// CommandBuffer: a recorded sequence of device work, submitted to a queue.
+//
+// Commands: dispatch (an executable's entry point over a 3-D grid of
+// workgroups, with push constants and buffer bindings), fill (a 1-, 2- or
+// 4-byte pattern), copy, update (host bytes captured at record time) and
+// execution barriers. Commands between two barriers may run concurrently and
+// in any order (the task driver does run them concurrently); a barrier makes
+// every later command wait for every earlier one to finish, as a Vulkan
+// pipeline barrier with full execution and memory dependencies does.
+//
+// Every command is validated when it is recorded, against the buffer's range,
+// usage and access, the device's alignment and workgroup limits and the
+// executable's entry point (binding and constant counts), and a bad command
+// fails with a message naming the argument and the expected and actual values.
+// A failed command is not recorded; the command buffer stays usable.
+// Execution therefore never meets a malformed command.
+//
+// Life cycle: Begin (from any state; drops what was recorded), record, End;
+// then submit as often as wanted, also concurrently. Begin fails while a
+// submission of the command buffer is still pending.
+//
+// Ownership: a RefObject that retains every executable and buffer it records
+// until it is re-begun or destroyed, so callers may drop theirs right after
+// recording. Queues retain the command buffers they run.
+//
+// Thread safety: recording (Begin, the commands, End) is not thread-safe: one
+// thread records. A command buffer that has ended is immutable and may be
+// submitted from several threads at once.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <span>
+
+#include "hal/buffer.h"
+#include "hal/executable.h"
+#include "hal/resource.h"
+#include "vm/status.h"
+
+namespace strata::hal {
+
+struct WorkgroupCount {
+  uint32_t x = 1;
+  uint32_t y = 1;
+  uint32_t z = 1;
+};
+
+// What a device allows in commands; part of DeviceInfo.
+struct DeviceLimits {
+  // Dispatch binding offsets must be multiples of this (a power of two).
+  uint64_t min_binding_alignment = 16;
+  // Per dimension.
+  uint32_t max_workgroup_count[3] = {65535, 65535, 65535};
+};
+
+class CommandBuffer : public Resource {
+ public:
+  static const vm::RefTypeInfo kType;  // "hal.command_buffer"
+  // The most bytes one Update may carry (Vulkan's limit for vkCmdUpdateBuffer;
+  // larger host data belongs in a buffer and a copy).
+  static constexpr uint64_t kMaxUpdateSize = 65536;
+
+  enum class State : uint8_t { kInitial, kRecording, kExecutable };
+  State state() const { return state_; }
+
+  Status Begin();
+  Status End();
+
+  // Dispatches `entry_point` of `executable` over `workgroups` (a count of 0 in
+  // any dimension records nothing). `constants` and `bindings` must match the
+  // entry point's counts; binding lengths may be Buffer::kWholeBuffer.
+  Status Dispatch(Executable* executable, uint32_t entry_point, WorkgroupCount workgroups,
+                  std::span<const uint32_t> constants, std::span<const BufferBinding> bindings);
+  // Fills [offset, offset + length) with the low `pattern_length` (1, 2 or 4)
+  // bytes of `pattern`, repeated; offset and length must be multiples of
+  // pattern_length.
+  Status Fill(Buffer* target, uint64_t offset, uint64_t length, uint32_t pattern, uint32_t pattern_length);
+  // Copies `length` bytes; the ranges must not overlap.
+  Status Copy(Buffer* source, uint64_t source_offset, Buffer* target, uint64_t target_offset, uint64_t length);
+  // Writes `source` (copied now, at most kMaxUpdateSize bytes) at
+  // target_offset; offset and size must be multiples of 4.
+  Status Update(std::span<const uint8_t> source, Buffer* target, uint64_t target_offset);
+  Status Barrier();
+
+  // For queue implementations: a submission holds the command buffer pending
+  // from submit until its work is done; Begin is refused meanwhile.
+  Status CheckSubmittable() const;
+  void AddPendingSubmission() { pending_submissions_.fetch_add(1, std::memory_order_relaxed); }
+  void RemovePendingSubmission() { pending_submissions_.fetch_sub(1, std::memory_order_release); }
+
+ protected:
+  CommandBuffer(const DriverFamily* family, const DeviceLimits& limits)
+      : Resource(&kType, family), limits_(limits) {}
+
+  // Driver hooks, called with validated arguments (binding lengths resolved).
+  virtual void ResetImpl() = 0;
+  virtual Status DispatchImpl(Executable* executable, uint32_t entry_point, WorkgroupCount workgroups,
+                              std::span<const uint32_t> constants, std::span<const BufferBinding> bindings) = 0;
+  virtual Status FillImpl(Buffer* target, uint64_t offset, uint64_t length, uint32_t pattern,
+                          uint32_t pattern_length) = 0;
+  virtual Status CopyImpl(Buffer* source, uint64_t source_offset, Buffer* target, uint64_t target_offset,
+                          uint64_t length) = 0;
+  virtual Status UpdateImpl(std::span<const uint8_t> source, Buffer* target, uint64_t target_offset) = 0;
+  virtual Status BarrierImpl() = 0;
+
+ private:
+  Status CheckRecording(const char* what) const;
+  Status CheckResource(const char* what, const Resource* resource) const;
+
+  DeviceLimits limits_;
+  State state_ = State::kInitial;
+  std::atomic<uint32_t> pending_submissions_{0};
+};
+
+}  // namespace strata::hal

@@ -1,0 +1,91 @@
+// Device: one instance of a driver, with an allocator and a queue.
+//
+// A device is created through the DriverRegistry ("cpu-task?threads=2"). It
+// describes itself (DeviceInfo: name, driver, the executable formats it runs,
+// its limits), owns an Allocator, creates command buffers and semaphores,
+// prepares executables, and runs submissions on its queue.
+//
+// Queue submission (QueueExecute): a submission waits until every (semaphore,
+// value) of its wait list is reached, runs its command buffers in order, then
+// signals every (semaphore, value) of its signal list. Submissions are ordered
+// only by their semaphores, as in IREE: two submissions with no semaphore
+// between them may run concurrently. QueueExecute itself only reports invalid
+// submissions (a command buffer not ended, a resource of another driver
+// family); errors while the work runs, such as a kernel returning failure, fail
+// the signal semaphores with the original error and reach whoever waits on
+// them. That holds on synchronous drivers too, so programs behave alike on all.
+//
+// Ownership: a RefObject. Buffers, executables, command buffers and semaphores
+// do not keep their device alive and remain valid after it is destroyed
+// (submitting them needs a live device, of course). Destroying a device waits
+// for the work it is running; submissions still waiting on semaphores at that
+// point fail their signal semaphores when their waits complete, with a message
+// saying the device was destroyed.
+//
+// Thread safety: every method is thread-safe; several threads may record and
+// submit at once.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "hal/allocator.h"
+#include "hal/command_buffer.h"
+#include "hal/executable.h"
+#include "hal/semaphore.h"
+#include "vm/ref.h"
+#include "vm/status.h"
+
+namespace strata::hal {
+
+struct DeviceInfo {
+  std::string name;         // as created, with options: "cpu-task?threads=2"
+  std::string driver;       // "cpu-task"
+  std::string description;  // one line for humans: "CPU, 2 worker threads (oneTBB)"
+  // Executable formats the device prepares, in order of preference.
+  std::vector<std::string> executable_formats;
+  DeviceLimits limits;
+  // How many workgroups the device runs at once (worker threads, compute units).
+  uint32_t concurrency = 1;
+};
+
+class Device : public vm::RefObject {
+ public:
+  static const vm::RefTypeInfo kType;  // "hal.device"
+
+  const DeviceInfo& info() const { return info_; }
+  // Borrowed; lives as long as the device (or longer, if retained).
+  Allocator* allocator() const { return allocator_.get(); }
+  bool SupportsExecutableFormat(std::string_view format) const;
+
+  virtual StatusOr<vm::Ref<CommandBuffer>> CreateCommandBuffer() = 0;
+  virtual StatusOr<vm::Ref<Semaphore>> CreateSemaphore(uint64_t initial_value) = 0;
+  // Fails for a format the device does not support, naming those it does.
+  StatusOr<vm::Ref<Executable>> PrepareExecutable(const ExecutableParams& params);
+
+  // Submits `command_buffers` (run in order) to wait on `waits` and signal
+  // `signals` (see above). Signal values must be above their semaphores'
+  // current values.
+  Status QueueExecute(std::span<const SemaphoreValue> waits, std::span<const SemaphoreValue> signals,
+                      std::span<CommandBuffer* const> command_buffers);
+
+ protected:
+  Device(DeviceInfo info, vm::Ref<Allocator> allocator)
+      : RefObject(&kType), info_(std::move(info)), allocator_(std::move(allocator)) {}
+
+  // The family whose command buffers this device runs.
+  virtual const DriverFamily* family() const = 0;
+  // Driver hooks, called with validated arguments.
+  virtual StatusOr<vm::Ref<Executable>> PrepareExecutableImpl(const ExecutableParams& params) = 0;
+  virtual Status QueueExecuteImpl(std::span<const SemaphoreValue> waits, std::span<const SemaphoreValue> signals,
+                                  std::span<CommandBuffer* const> command_buffers) = 0;
+
+ private:
+  DeviceInfo info_;
+  vm::Ref<Allocator> allocator_;
+};
+
+}  // namespace strata::hal

@@ -1,0 +1,75 @@
+// Executable: device code prepared for dispatch.
+//
+// A module embeds each executable in one or more formats ("cpu-elf-x86_64",
+// "vulkan-spirv", ...), each with its bytes and the format's own metadata
+// (a small FlatBuffer: for CPU executables schemas/cpu_executable.fbs). A
+// device prepares an executable from one of the formats it supports
+// (Device::PrepareExecutable). Formats that can run from the module's bytes in
+// place keep `owner` (normally the module) alive instead of copying them.
+//
+// Every executable exposes its entry points in a driver-independent form, which
+// is what command buffers validate dispatches against: binding count, push
+// constant count, which bindings are read-only, and the workgroup size when
+// the format records one.
+//
+// Ownership: a RefObject; command buffers retain the executables they record.
+// Immutable after preparation, so every method is thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "hal/resource.h"
+#include "vm/ref.h"
+#include "vm/status.h"
+
+namespace strata::hal {
+
+struct EntryPointInfo {
+  std::string name;
+  uint32_t binding_count = 0;
+  uint32_t constant_count = 0;  // 32-bit push constants
+  // Bit i set: the kernel never writes binding i (so a read-only buffer, such
+  // as module rodata, may be bound there).
+  uint32_t read_only_bindings = 0;
+  // Invocations per workgroup, {0, 0, 0} when the format does not say.
+  uint32_t workgroup_size[3] = {0, 0, 0};
+};
+
+struct ExecutableParams {
+  std::string_view name;  // for messages: the module's name for it
+  std::string_view format;
+  std::span<const uint8_t> data;
+  std::span<const uint8_t> metadata;
+  // Keeps `data` and `metadata` alive for formats used in place (may be null
+  // when the caller guarantees they outlive the executable).
+  vm::Ref<vm::RefObject> owner;
+};
+
+class Executable : public Resource {
+ public:
+  static const vm::RefTypeInfo kType;  // "hal.executable"
+  // Limits that every driver supports, so a compiled module runs on all.
+  static constexpr uint32_t kMaxBindings = 32;
+  static constexpr uint32_t kMaxConstants = 64;
+
+  const std::string& name() const { return name_; }
+  const std::string& format() const { return format_; }
+  std::span<const EntryPointInfo> entry_points() const { return entry_points_; }
+  // The ordinal of the entry point called `name`; a miss lists those that exist.
+  StatusOr<uint32_t> LookupEntryPoint(std::string_view name) const;
+
+ protected:
+  Executable(const DriverFamily* family, std::string name, std::string format,
+             std::vector<EntryPointInfo> entry_points);
+
+ private:
+  std::string name_;
+  std::string format_;
+  std::vector<EntryPointInfo> entry_points_;
+};
+
+}  // namespace strata::hal

@@ -1,0 +1,498 @@
+#include "hal/hal_module.h"
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "hal/buffer_view.h"
+#include "vm/buffer.h"
+#include "vm/list.h"
+
+namespace strata::hal {
+namespace {
+
+using vm::CallArgs;
+using vm::CallResults;
+using vm::Ref;
+using vm::Value;
+using vm::ValueType;
+
+// What every function of one hal module shares.
+struct ModuleState {
+  Ref<Device> device;
+  std::vector<Ref<vm::BytecodeModule>> programs;
+  // Prepared executables by (device, name); holding the device keeps its
+  // address from being reused by another device while cached.
+  std::mutex mutex;
+  std::map<std::pair<const Device*, std::string>, std::pair<Ref<Device>, Ref<Executable>>> executables;
+};
+
+// Keeps a buffer range mapped for as long as the vm.buffer viewing it lives.
+class MappingOwner final : public vm::RefObject {
+ public:
+  static const vm::RefTypeInfo kType;
+  explicit MappingOwner(MappedRange range) : RefObject(&kType), range_(std::move(range)) {}
+  const MappedRange& range() const { return range_; }
+
+ private:
+  MappedRange range_;
+};
+const vm::RefTypeInfo MappingOwner::kType = {"hal.mapping"};
+
+// Argument access with messages that name the function and the argument.
+class Args {
+ public:
+  Args(const char* function, CallArgs args) : function_(function), args_(args) {}
+
+  template <typename T>
+  StatusOr<T*> Get(size_t i, const char* what, bool allow_null = false) const {
+    vm::RefObject* object = args_[i].ref().get();
+    if (!object) {
+      if (allow_null) return static_cast<T*>(nullptr);
+      return InvalidArgumentError("hal.", function_, ": argument ", i, " (", what, ") must be a ",
+                                  T::kType.name, ", got null");
+    }
+    T* typed = vm::RefCast<T>(object);
+    if (!typed) {
+      return InvalidArgumentError("hal.", function_, ": argument ", i, " (", what, ") must be a ",
+                                  T::kType.name, ", got ", object->type_name());
+    }
+    return typed;
+  }
+  // A vm.buffer's bytes as text.
+  StatusOr<std::string_view> Text(size_t i, const char* what) const {
+    STRATA_ASSIGN_OR_RETURN(vm::Buffer * buffer, Get<vm::Buffer>(i, what));
+    return std::string_view(reinterpret_cast<const char*>(buffer->data()), buffer->length());
+  }
+  int32_t I32(size_t i) const { return args_[i].i32(); }
+  int64_t I64(size_t i) const { return args_[i].i64(); }
+  // A length in bytes, where -1 means "to the end".
+  uint64_t Length(size_t i) const { return static_cast<uint64_t>(args_[i].i64()); }
+  // Prefixes a failure with the function's name.
+  Status Annotate(Status status) const {
+    if (!status.ok()) status.Annotate(StrCat("hal.", function_, ": "));
+    return status;
+  }
+
+ private:
+  const char* function_;
+  CallArgs args_;
+};
+
+template <typename T>
+Value RefValue(Ref<T> object) {
+  return Value::FromRef(Ref<vm::RefObject>(std::move(object)));
+}
+
+// Reads (semaphore, value) pairs from a flat vm.list into `out`.
+Status ReadSemaphoreList(const char* what, vm::List* list, std::vector<SemaphoreValue>* out) {
+  out->clear();
+  if (!list) return OkStatus();
+  if (list->size() % 2) {
+    return InvalidArgumentError("hal.queue.execute: ", what, " must hold (semaphore, value) pairs, got ",
+                                list->size(), " elements");
+  }
+  for (uint32_t i = 0; i < list->size(); i += 2) {
+    Value semaphore, value;
+    STRATA_RETURN_IF_ERROR(list->Get(i, ValueType::kRef, &semaphore));
+    STRATA_RETURN_IF_ERROR(list->Get(i + 1, ValueType::kI64, &value));
+    auto* typed = vm::RefCast<Semaphore>(semaphore.ref().get());
+    if (!typed) {
+      return InvalidArgumentError("hal.queue.execute: ", what, " element ", i, " must be a hal.semaphore, got ",
+                                  semaphore.ref() ? semaphore.ref()->type_name() : "null");
+    }
+    out->push_back({typed, static_cast<uint64_t>(value.i64())});
+  }
+  return OkStatus();
+}
+
+// The lists of one queue.execute, kept per thread so that steady-state
+// submission from a program does not allocate. (The pointers are borrowed
+// from the call's vm.lists, which hold the objects for its duration.)
+struct SubmitLists {
+  std::vector<SemaphoreValue> waits;
+  std::vector<SemaphoreValue> signals;
+  std::vector<CommandBuffer*> command_buffers;
+};
+
+StatusOr<Ref<Executable>> CreateExecutable(ModuleState& state, Device* device, std::string_view name) {
+  std::lock_guard<std::mutex> lock(state.mutex);
+  auto key = std::make_pair(static_cast<const Device*>(device), std::string(name));
+  auto it = state.executables.find(key);
+  if (it != state.executables.end()) return it->second.second;
+
+  // Every embedding of `name` across the programs; they must all come from
+  // one program.
+  const vm::BytecodeModule* owner = nullptr;
+  std::vector<const vm::ExecutableInfo*> candidates;
+  std::string all_names;
+  for (const auto& program : state.programs) {
+    for (const vm::ExecutableInfo& info : program->executables()) {
+      all_names += StrCat(all_names.empty() ? "" : ", ", program->name(), ".", info.name, " (", info.format, ")");
+      if (info.name != name) continue;
+      if (owner && owner != program.get()) {
+        return InvalidArgumentError("hal.executable.create: executable '", name, "' is embedded in both '",
+                                    owner->name(), "' and '", program->name(), "'");
+      }
+      owner = program.get();
+      candidates.push_back(&info);
+    }
+  }
+  if (candidates.empty()) {
+    return NotFoundError("hal.executable.create: no embedded executable named '", name,
+                         "' (embedded: ", all_names.empty() ? "none" : all_names, ")");
+  }
+  for (const std::string& format : device->info().executable_formats) {
+    for (const vm::ExecutableInfo* info : candidates) {
+      if (info->format != format) continue;
+      ExecutableParams params;
+      params.name = info->name;
+      params.format = info->format;
+      params.data = info->data;
+      params.metadata = info->metadata;
+      params.owner = Ref<vm::RefObject>::Borrow(const_cast<vm::BytecodeModule*>(owner));
+      StatusOr<Ref<Executable>> executable = device->PrepareExecutable(params);
+      if (!executable.ok()) return std::move(executable).status().Annotate("hal.executable.create: ");
+      state.executables.emplace(key, std::make_pair(Ref<Device>::Borrow(device), *executable));
+      return executable;
+    }
+  }
+  std::string embedded, runs;
+  for (const vm::ExecutableInfo* info : candidates) embedded += StrCat(embedded.empty() ? "" : ", ", info->format);
+  for (const std::string& f : device->info().executable_formats) runs += (runs.empty() ? "" : ", ") + f;
+  return IncompatibleError("hal.executable.create: executable '", name, "' is embedded as ", embedded,
+                           " but device '", device->info().name, "' runs ", runs);
+}
+
+StatusOr<std::pair<int32_t, int64_t>> QueryI64(Device* device, std::string_view category, std::string_view key) {
+  const DeviceInfo& info = device->info();
+  if (category == "hal.executable.format") return std::make_pair(1, int64_t{device->SupportsExecutableFormat(key)});
+  if (category == "hal.driver") return std::make_pair(1, int64_t{info.driver == key});
+  if (category == "hal.device") {
+    if (key == "concurrency") return std::make_pair(1, int64_t{info.concurrency});
+    if (key == "min_binding_alignment") {
+      return std::make_pair(1, static_cast<int64_t>(info.limits.min_binding_alignment));
+    }
+    if (key == "max_workgroup_count.x") return std::make_pair(1, int64_t{info.limits.max_workgroup_count[0]});
+    if (key == "max_workgroup_count.y") return std::make_pair(1, int64_t{info.limits.max_workgroup_count[1]});
+    if (key == "max_workgroup_count.z") return std::make_pair(1, int64_t{info.limits.max_workgroup_count[2]});
+  }
+  return std::make_pair(0, int64_t{0});
+}
+
+Status AddFunctions(vm::NativeModule& module, std::shared_ptr<ModuleState> state) {
+  auto add = [&module](const char* name, const char* signature,
+                       std::function<Status(const Args&, CallResults)> body) {
+    return module.AddFunction(name, signature, [name, body = std::move(body)](CallArgs args, CallResults results) {
+      return body(Args(name, args), results);
+    });
+  };
+
+  // ---- device ----
+  STRATA_RETURN_IF_ERROR(add("device.default", "_r", [state](const Args&, CallResults results) {
+    results[0] = RefValue(state->device);
+    return OkStatus();
+  }));
+  STRATA_RETURN_IF_ERROR(add("device.allocator", "r_r", [](const Args& args, CallResults results) {
+    STRATA_ASSIGN_OR_RETURN(Device * device, args.Get<Device>(0, "device"));
+    results[0] = RefValue(Ref<Allocator>::Borrow(device->allocator()));
+    return OkStatus();
+  }));
+  STRATA_RETURN_IF_ERROR(add("device.query_i64", "rrr_iI", [](const Args& args, CallResults results) {
+    STRATA_ASSIGN_OR_RETURN(Device * device, args.Get<Device>(0, "device"));
+    STRATA_ASSIGN_OR_RETURN(std::string_view category, args.Text(1, "category"));
+    STRATA_ASSIGN_OR_RETURN(std::string_view key, args.Text(2, "key"));
+    STRATA_ASSIGN_OR_RETURN(auto found, QueryI64(device, category, key));
+    results[0] = Value::I32(found.first);
+    results[1] = Value::I64(found.second);
+    return OkStatus();
+  }));
+
+  // ---- allocator ----
+  STRATA_RETURN_IF_ERROR(add("allocator.allocate", "riiI_r", [](const Args& args, CallResults results) {
+    STRATA_ASSIGN_OR_RETURN(Allocator * allocator, args.Get<Allocator>(0, "allocator"));
+    if (args.I64(3) < 0) return InvalidArgumentError("hal.allocator.allocate: negative length ", args.I64(3));
+    BufferParams params;
+    params.memory_types = static_cast<MemoryTypes>(args.I32(1));
+    params.usage = static_cast<BufferUsages>(args.I32(2));
+    auto buffer = allocator->Allocate(params, static_cast<uint64_t>(args.I64(3)));
+    if (!buffer.ok()) return args.Annotate(std::move(buffer).status());
+    results[0] = RefValue(std::move(buffer).value());
+    return OkStatus();
+  }));
+  STRATA_RETURN_IF_ERROR(add("allocator.import", "riirII_r", [](const Args& args, CallResults results) {
+    STRATA_ASSIGN_OR_RETURN(Allocator * allocator, args.Get<Allocator>(0, "allocator"));
+    STRATA_ASSIGN_OR_RETURN(vm::Buffer * source, args.Get<vm::Buffer>(3, "source"));
+    uint64_t offset = static_cast<uint64_t>(args.I64(4));
+    uint64_t length = args.Length(5);
+    if (length == Buffer::kWholeBuffer && offset <= source->length()) length = source->length() - offset;
+    STRATA_RETURN_IF_ERROR(source->CheckRange("hal.allocator.import: source", offset, length, false));
+    BufferParams params;
+    params.memory_types = static_cast<MemoryTypes>(args.I32(1));
+    params.usage = static_cast<BufferUsages>(args.I32(2));
+    params.access = source->writable() ? kAccessReadWrite : kAccessRead;
+    // The hal.buffer holds a reference to the vm.buffer, released with it.
+    Ref<vm::Buffer> keep_alive = Ref<vm::Buffer>::Borrow(source);
+    auto buffer = allocator->Import(params, {source->data() + offset, static_cast<size_t>(length)},
+                                    [keep_alive]() mutable { keep_alive = nullptr; });
+    if (!buffer.ok()) return args.Annotate(std::move(buffer).status());
+    results[0] = RefValue(std::move(buffer).value());
+    return OkStatus();
+  }));
+
+  // ---- buffer ----
+  STRATA_RETURN_IF_ERROR(add("buffer.length", "r_I", [](const Args& args, CallResults results) {
+    STRATA_ASSIGN_OR_RETURN(Buffer * buffer, args.Get<Buffer>(0, "buffer"));
+    results[0] = Value::I64(static_cast<int64_t>(buffer->byte_length()));
+    return OkStatus();
+  }));
+  STRATA_RETURN_IF_ERROR(add("buffer.subspan", "rII_r", [](const Args& args, CallResults results) {
+    STRATA_ASSIGN_OR_RETURN(Buffer * buffer, args.Get<Buffer>(0, "buffer"));
+    auto subspan = buffer->Subspan(static_cast<uint64_t>(args.I64(1)), args.Length(2));
+    if (!subspan.ok()) return args.Annotate(std::move(subspan).status());
+    results[0] = RefValue(std::move(subspan).value());
+    return OkStatus();
+  }));
+  STRATA_RETURN_IF_ERROR(add("buffer.map", "rII_r", [](const Args& args, CallResults results) {
+    STRATA_ASSIGN_OR_RETURN(Buffer * buffer, args.Get<Buffer>(0, "buffer"));
+    const bool writable = buffer->allowed_access() & kAccessWrite;
+    auto range = buffer->Map(writable ? kAccessReadWrite : kAccessRead, static_cast<uint64_t>(args.I64(1)),
+                             args.Length(2));
+    if (!range.ok()) return args.Annotate(std::move(range).status());
+    auto owner = vm::MakeRef<MappingOwner>(std::move(range).value());
+    std::span<uint8_t> bytes = owner->range().bytes();
+    results[0] = RefValue(vm::Buffer::Wrap(bytes, Ref<vm::RefObject>(std::move(owner)), writable));
+    return OkStatus();
+  }));
+
+  // ---- buffer_view ----
+  STRATA_RETURN_IF_ERROR(add("buffer_view.create", "rIir_r", [](const Args& args, CallResults results) {
+    STRATA_ASSIGN_OR_RETURN(Buffer * buffer, args.Get<Buffer>(0, "buffer"));
+    STRATA_ASSIGN_OR_RETURN(vm::List * shape_list, args.Get<vm::List>(3, "shape"));
+    if (shape_list->size() > BufferView::kMaxRank) {
+      return InvalidArgumentError("hal.buffer_view.create: rank ", shape_list->size(), " exceeds the maximum of ",
+                                  BufferView::kMaxRank);
+    }
+    int64_t shape[BufferView::kMaxRank];
+    for (uint32_t i = 0; i < shape_list->size(); ++i) {
+      Value dim;
+      STRATA_RETURN_IF_ERROR(args.Annotate(shape_list->Get(i, ValueType::kI64, &dim)));
+      shape[i] = dim.i64();
+    }
+    auto view = BufferView::Create(Ref<Buffer>::Borrow(buffer), static_cast<uint64_t>(args.I64(1)),
+                                   static_cast<ElementType>(args.I32(2)), {shape, shape_list->size()});
+    if (!view.ok()) return args.Annotate(std::move(view).status());
+    results[0] = RefValue(std::move(view).value());
+    return OkStatus();
+  }));
+  STRATA_RETURN_IF_ERROR(add("buffer_view.buffer", "r_r", [](const Args& args, CallResults results) {
+    STRATA_ASSIGN_OR_RETURN(BufferView * view, args.Get<BufferView>(0, "view"));
+    results[0] = RefValue(Ref<Buffer>::Borrow(view->buffer()));
+    return OkStatus();
+  }));
+  STRATA_RETURN_IF_ERROR(add("buffer_view.byte_offset", "r_I", [](const Args& args, CallResults results) {
+    STRATA_ASSIGN_OR_RETURN(BufferView * view, args.Get<BufferView>(0, "view"));
+    results[0] = Value::I64(static_cast<int64_t>(view->byte_offset()));
+    return OkStatus();
+  }));
+  STRATA_RETURN_IF_ERROR(add("buffer_view.byte_length", "r_I", [](const Args& args, CallResults results) {
+    STRATA_ASSIGN_OR_RETURN(BufferView * view, args.Get<BufferView>(0, "view"));
+    results[0] = Value::I64(static_cast<int64_t>(view->byte_length()));
+    return OkStatus();
+  }));
+  STRATA_RETURN_IF_ERROR(add("buffer_view.element_type", "r_i", [](const Args& args, CallResults results) {
+    STRATA_ASSIGN_OR_RETURN(BufferView * view, args.Get<BufferView>(0, "view"));
+    results[0] = Value::I32(static_cast<int32_t>(view->element_type()));
+    return OkStatus();
+  }));
+  STRATA_RETURN_IF_ERROR(add("buffer_view.rank", "r_i", [](const Args& args, CallResults results) {
+    STRATA_ASSIGN_OR_RETURN(BufferView * view, args.Get<BufferView>(0, "view"));
+    results[0] = Value::I32(static_cast<int32_t>(view->rank()));
+    return OkStatus();
+  }));
+  STRATA_RETURN_IF_ERROR(add("buffer_view.dim", "ri_I", [](const Args& args, CallResults results) {
+    STRATA_ASSIGN_OR_RETURN(BufferView * view, args.Get<BufferView>(0, "view"));
+    int32_t index = args.I32(1);
+    if (index < 0 || static_cast<uint32_t>(index) >= view->rank()) {
+      return OutOfRangeError("hal.buffer_view.dim: index ", index, " is out of range for ",
+                             view->DescribeType(), " (rank ", view->rank(), ")");
+    }
+    results[0] = Value::I64(view->shape()[index]);
+    return OkStatus();
+  }));
+
+  // ---- executable ----
+  STRATA_RETURN_IF_ERROR(add("executable.create", "rr_r", [state](const Args& args, CallResults results) {
+    STRATA_ASSIGN_OR_RETURN(Device * device, args.Get<Device>(0, "device"));
+    STRATA_ASSIGN_OR_RETURN(std::string_view name, args.Text(1, "name"));
+    STRATA_ASSIGN_OR_RETURN(Ref<Executable> executable, CreateExecutable(*state, device, name));
+    results[0] = RefValue(std::move(executable));
+    return OkStatus();
+  }));
+
+  // ---- command_buffer ----
+  STRATA_RETURN_IF_ERROR(add("command_buffer.create", "r_r", [](const Args& args, CallResults results) {
+    STRATA_ASSIGN_OR_RETURN(Device * device, args.Get<Device>(0, "device"));
+    auto command_buffer = device->CreateCommandBuffer();
+    if (!command_buffer.ok()) return args.Annotate(std::move(command_buffer).status());
+    results[0] = RefValue(std::move(command_buffer).value());
+    return OkStatus();
+  }));
+  STRATA_RETURN_IF_ERROR(add("command_buffer.begin", "r_", [](const Args& args, CallResults) {
+    STRATA_ASSIGN_OR_RETURN(CommandBuffer * command_buffer, args.Get<CommandBuffer>(0, "command_buffer"));
+    return args.Annotate(command_buffer->Begin());
+  }));
+  STRATA_RETURN_IF_ERROR(add("command_buffer.end", "r_", [](const Args& args, CallResults) {
+    STRATA_ASSIGN_OR_RETURN(CommandBuffer * command_buffer, args.Get<CommandBuffer>(0, "command_buffer"));
+    return args.Annotate(command_buffer->End());
+  }));
+  STRATA_RETURN_IF_ERROR(add("command_buffer.dispatch", "rriiiirr_", [](const Args& args, CallResults) {
+    STRATA_ASSIGN_OR_RETURN(CommandBuffer * command_buffer, args.Get<CommandBuffer>(0, "command_buffer"));
+    STRATA_ASSIGN_OR_RETURN(Executable * executable, args.Get<Executable>(1, "executable"));
+    STRATA_ASSIGN_OR_RETURN(vm::List * constant_list, args.Get<vm::List>(6, "constants", /*allow_null=*/true));
+    STRATA_ASSIGN_OR_RETURN(vm::List * binding_list, args.Get<vm::List>(7, "bindings", /*allow_null=*/true));
+    uint32_t constant_count = constant_list ? constant_list->size() : 0;
+    uint32_t binding_elements = binding_list ? binding_list->size() : 0;
+    if (constant_count > Executable::kMaxConstants) {
+      return InvalidArgumentError("hal.command_buffer.dispatch: ", constant_count,
+                                  " push constants exceed the maximum of ", Executable::kMaxConstants);
+    }
+    if (binding_elements % 3 || binding_elements / 3 > Executable::kMaxBindings) {
+      return InvalidArgumentError("hal.command_buffer.dispatch: bindings must hold at most ",
+                                  Executable::kMaxBindings, " (buffer, offset, length) triples, got ",
+                                  binding_elements, " elements");
+    }
+    uint32_t constants[Executable::kMaxConstants];
+    for (uint32_t i = 0; i < constant_count; ++i) {
+      Value v;
+      STRATA_RETURN_IF_ERROR(args.Annotate(constant_list->Get(i, ValueType::kI32, &v)));
+      constants[i] = static_cast<uint32_t>(v.i32());
+    }
+    BufferBinding bindings[Executable::kMaxBindings];
+    for (uint32_t i = 0; i < binding_elements / 3; ++i) {
+      Value buffer, offset, length;
+      STRATA_RETURN_IF_ERROR(args.Annotate(binding_list->Get(3 * i, ValueType::kRef, &buffer)));
+      STRATA_RETURN_IF_ERROR(args.Annotate(binding_list->Get(3 * i + 1, ValueType::kI64, &offset)));
+      STRATA_RETURN_IF_ERROR(args.Annotate(binding_list->Get(3 * i + 2, ValueType::kI64, &length)));
+      auto* typed = vm::RefCast<Buffer>(buffer.ref().get());
+      if (!typed) {
+        return InvalidArgumentError("hal.command_buffer.dispatch: binding ", i, " must be a hal.buffer, got ",
+                                    buffer.ref() ? buffer.ref()->type_name() : "null");
+      }
+      bindings[i] = {typed, static_cast<uint64_t>(offset.i64()), static_cast<uint64_t>(length.i64())};
+    }
+    WorkgroupCount workgroups;
+    if (args.I32(3) < 0 || args.I32(4) < 0 || args.I32(5) < 0) {
+      return InvalidArgumentError("hal.command_buffer.dispatch: negative workgroup count (", args.I32(3), ", ",
+                                  args.I32(4), ", ", args.I32(5), ")");
+    }
+    workgroups.x = static_cast<uint32_t>(args.I32(3));
+    workgroups.y = static_cast<uint32_t>(args.I32(4));
+    workgroups.z = static_cast<uint32_t>(args.I32(5));
+    return args.Annotate(command_buffer->Dispatch(executable, static_cast<uint32_t>(args.I32(2)), workgroups,
+                                                  {constants, constant_count}, {bindings, binding_elements / 3}));
+  }));
+  STRATA_RETURN_IF_ERROR(add("command_buffer.fill", "rrIIii_", [](const Args& args, CallResults) {
+    STRATA_ASSIGN_OR_RETURN(CommandBuffer * command_buffer, args.Get<CommandBuffer>(0, "command_buffer"));
+    STRATA_ASSIGN_OR_RETURN(Buffer * target, args.Get<Buffer>(1, "target"));
+    return args.Annotate(command_buffer->Fill(target, static_cast<uint64_t>(args.I64(2)), args.Length(3),
+                                              static_cast<uint32_t>(args.I32(4)),
+                                              static_cast<uint32_t>(args.I32(5))));
+  }));
+  STRATA_RETURN_IF_ERROR(add("command_buffer.copy", "rrIrII_", [](const Args& args, CallResults) {
+    STRATA_ASSIGN_OR_RETURN(CommandBuffer * command_buffer, args.Get<CommandBuffer>(0, "command_buffer"));
+    STRATA_ASSIGN_OR_RETURN(Buffer * source, args.Get<Buffer>(1, "source"));
+    STRATA_ASSIGN_OR_RETURN(Buffer * target, args.Get<Buffer>(3, "target"));
+    return args.Annotate(command_buffer->Copy(source, static_cast<uint64_t>(args.I64(2)), target,
+                                              static_cast<uint64_t>(args.I64(4)), args.Length(5)));
+  }));
+  STRATA_RETURN_IF_ERROR(add("command_buffer.update", "rrIrII_", [](const Args& args, CallResults) {
+    STRATA_ASSIGN_OR_RETURN(CommandBuffer * command_buffer, args.Get<CommandBuffer>(0, "command_buffer"));
+    STRATA_ASSIGN_OR_RETURN(vm::Buffer * source, args.Get<vm::Buffer>(1, "source"));
+    STRATA_ASSIGN_OR_RETURN(Buffer * target, args.Get<Buffer>(3, "target"));
+    uint64_t offset = static_cast<uint64_t>(args.I64(2));
+    uint64_t length = args.Length(5);
+    if (length == Buffer::kWholeBuffer && offset <= source->length()) length = source->length() - offset;
+    STRATA_RETURN_IF_ERROR(source->CheckRange("hal.command_buffer.update: source", offset, length, false));
+    return args.Annotate(command_buffer->Update({source->data() + offset, static_cast<size_t>(length)}, target,
+                                                static_cast<uint64_t>(args.I64(4))));
+  }));
+  STRATA_RETURN_IF_ERROR(add("command_buffer.barrier", "r_", [](const Args& args, CallResults) {
+    STRATA_ASSIGN_OR_RETURN(CommandBuffer * command_buffer, args.Get<CommandBuffer>(0, "command_buffer"));
+    return args.Annotate(command_buffer->Barrier());
+  }));
+
+  // ---- semaphore ----
+  STRATA_RETURN_IF_ERROR(add("semaphore.create", "rI_r", [](const Args& args, CallResults results) {
+    STRATA_ASSIGN_OR_RETURN(Device * device, args.Get<Device>(0, "device"));
+    auto semaphore = device->CreateSemaphore(static_cast<uint64_t>(args.I64(1)));
+    if (!semaphore.ok()) return args.Annotate(std::move(semaphore).status());
+    results[0] = RefValue(std::move(semaphore).value());
+    return OkStatus();
+  }));
+  STRATA_RETURN_IF_ERROR(add("semaphore.query", "r_iI", [](const Args& args, CallResults results) {
+    STRATA_ASSIGN_OR_RETURN(Semaphore * semaphore, args.Get<Semaphore>(0, "semaphore"));
+    StatusOr<uint64_t> value = semaphore->Query();
+    results[0] = Value::I32(static_cast<int32_t>(value.status().code()));
+    results[1] = Value::I64(value.ok() ? static_cast<int64_t>(*value) : 0);
+    return OkStatus();
+  }));
+  STRATA_RETURN_IF_ERROR(add("semaphore.signal", "rI_", [](const Args& args, CallResults) {
+    STRATA_ASSIGN_OR_RETURN(Semaphore * semaphore, args.Get<Semaphore>(0, "semaphore"));
+    return args.Annotate(semaphore->Signal(static_cast<uint64_t>(args.I64(1))));
+  }));
+  STRATA_RETURN_IF_ERROR(add("semaphore.wait", "rII_i", [](const Args& args, CallResults results) {
+    STRATA_ASSIGN_OR_RETURN(Semaphore * semaphore, args.Get<Semaphore>(0, "semaphore"));
+    auto timeout = args.I64(2) < 0 ? Semaphore::kInfiniteTimeout : std::chrono::nanoseconds(args.I64(2));
+    Status status = semaphore->Wait(static_cast<uint64_t>(args.I64(1)), timeout);
+    if (status.code() == StatusCode::kDeadlineExceeded) {
+      results[0] = Value::I32(static_cast<int32_t>(StatusCode::kDeadlineExceeded));
+      return OkStatus();
+    }
+    STRATA_RETURN_IF_ERROR(status);
+    results[0] = Value::I32(0);
+    return OkStatus();
+  }));
+
+  // ---- queue ----
+  STRATA_RETURN_IF_ERROR(add("queue.execute", "rrrr_", [](const Args& args, CallResults) {
+    STRATA_ASSIGN_OR_RETURN(Device * device, args.Get<Device>(0, "device"));
+    STRATA_ASSIGN_OR_RETURN(vm::List * wait_list, args.Get<vm::List>(1, "waits", /*allow_null=*/true));
+    STRATA_ASSIGN_OR_RETURN(vm::List * signal_list, args.Get<vm::List>(2, "signals", /*allow_null=*/true));
+    STRATA_ASSIGN_OR_RETURN(vm::List * command_buffer_list,
+                            args.Get<vm::List>(3, "command_buffers", /*allow_null=*/true));
+    thread_local SubmitLists lists;
+    STRATA_RETURN_IF_ERROR(ReadSemaphoreList("waits", wait_list, &lists.waits));
+    STRATA_RETURN_IF_ERROR(ReadSemaphoreList("signals", signal_list, &lists.signals));
+    lists.command_buffers.clear();
+    for (uint32_t i = 0; command_buffer_list && i < command_buffer_list->size(); ++i) {
+      Value value;
+      STRATA_RETURN_IF_ERROR(args.Annotate(command_buffer_list->Get(i, ValueType::kRef, &value)));
+      auto* typed = vm::RefCast<CommandBuffer>(value.ref().get());
+      if (!typed) {
+        return InvalidArgumentError("hal.queue.execute: command buffer ", i, " must be a hal.command_buffer, got ",
+                                    value.ref() ? value.ref()->type_name() : "null");
+      }
+      lists.command_buffers.push_back(typed);
+    }
+    return args.Annotate(device->QueueExecute(lists.waits, lists.signals, lists.command_buffers));
+  }));
+  return OkStatus();
+}
+
+}  // namespace
+
+StatusOr<Ref<vm::NativeModule>> CreateHalModule(Ref<Device> device, std::vector<Ref<vm::BytecodeModule>> programs) {
+  if (!device) return InvalidArgumentError("hal module: the device is null");
+  auto state = std::make_shared<ModuleState>();
+  state->device = std::move(device);
+  state->programs = std::move(programs);
+  Ref<vm::NativeModule> module = vm::NativeModule::Create("hal");
+  STRATA_RETURN_IF_ERROR(AddFunctions(*module, std::move(state)));
+  return module;
+}
+
+}  // namespace strata::hal

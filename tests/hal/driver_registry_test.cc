@@ -1,0 +1,113 @@
+// The driver registry and device specs, and the options of the CPU drivers.
+#include <doctest/doctest.h>
+
+#include "drivers/registry.h"
+#include "tests/hal/hal_test_util.h"
+
+namespace strata::testing {
+namespace {
+
+using hal::DeviceSpec;
+
+TEST_CASE("registry: device specs") {
+  DeviceSpec plain = DeviceSpec::Parse("cpu-sync").value();
+  CHECK(plain.driver() == "cpu-sync");
+  CHECK(plain.options().empty());
+
+  DeviceSpec spec = DeviceSpec::Parse("cpu-task?threads=2&name=x=y").value();
+  CHECK(spec.spec() == "cpu-task?threads=2&name=x=y");
+  CHECK(spec.driver() == "cpu-task");
+  REQUIRE(spec.options().size() == 2);
+  CHECK(spec.options()[0] == std::make_pair(std::string("threads"), std::string("2")));
+  CHECK(spec.options()[1] == std::make_pair(std::string("name"), std::string("x=y")));
+  CHECK(spec.GetInt("threads", 7, 1, 8).value() == 2);
+  CHECK(spec.GetInt("absent", 7, 1, 8).value() == 7);
+  CheckError(spec.GetInt("threads", 7, 3, 8).status(), StatusCode::kInvalidArgument,
+             {"threads='2' must be an integer in [3, 8]"});
+  CheckError(spec.CheckKnownOptions({"threads"}), StatusCode::kInvalidArgument,
+             {"no option 'name'", "(options: threads)"});
+
+  CheckError(DeviceSpec::Parse("").status(), StatusCode::kInvalidArgument, {"expected a driver name"});
+  CheckError(DeviceSpec::Parse("?threads=1").status(), StatusCode::kInvalidArgument, {"expected a driver name"});
+  CheckError(DeviceSpec::Parse("cpu-task?threads").status(), StatusCode::kInvalidArgument,
+             {"option 'threads' is not of the form key=value"});
+  CheckError(DeviceSpec::Parse("cpu-task?=2").status(), StatusCode::kInvalidArgument, {"key=value"});
+  CheckError(DeviceSpec::Parse("cpu-task?threads=1&threads=2").status(), StatusCode::kInvalidArgument,
+             {"'threads' is given twice"});
+}
+
+TEST_CASE("registry: enumeration and creation by name") {
+  hal::DriverRegistry& registry = drivers::DefaultRegistry();
+  auto drivers = registry.List();
+  auto has = [&](const char* name) {
+    for (const auto& [driver, description] : drivers) {
+      if (driver == name) return !description.empty();
+    }
+    return false;
+  };
+  CHECK(has("cpu-sync"));
+#if STRATA_DRIVER_CPU_TASK
+  CHECK(has("cpu-task"));
+#endif
+  CheckError(registry.CreateDevice("warp-drive").status(), StatusCode::kNotFound,
+             {"no driver named 'warp-drive'", "(available: cpu-sync"});
+  CheckError(registry.Register({"cpu-sync", "again", nullptr}), StatusCode::kInvalidArgument,
+             {"'cpu-sync' is already registered"});
+
+  // A registry of one's own, with a driver that is absent on this machine.
+  hal::DriverRegistry own;
+  REQUIRE(own.Register({"absent", "needs hardware this machine lacks", [](const DeviceSpec&) {
+                          return StatusOr<vm::Ref<hal::Device>>(UnavailableError("no such GPU here"));
+                        }}).ok());
+  CHECK(own.List().size() == 1);
+  CheckError(own.CreateDevice("absent").status(), StatusCode::kUnavailable, {"no such GPU here"});
+  CheckError(own.CreateDevice("cpu-sync").status(), StatusCode::kNotFound, {"(available: absent)"});
+}
+
+#if STRATA_DRIVER_CPU_TASK
+TEST_CASE("registry: CPU driver options") {
+  hal::DriverRegistry& registry = drivers::DefaultRegistry();
+  vm::Ref<hal::Device> task = registry.CreateDevice("cpu-task?threads=3").value();
+  CHECK(task->info().name == "cpu-task?threads=3");
+  CHECK(task->info().driver == "cpu-task");
+  CHECK(task->info().concurrency == 3);
+  CHECK(task->info().description.find("3 worker threads") != std::string::npos);
+  vm::Ref<hal::Device> sync = registry.CreateDevice("cpu-sync").value();
+  CHECK(sync->info().concurrency == 1);
+  // Objects of one CPU driver work on the other.
+  CHECK(sync->info().executable_formats == task->info().executable_formats);
+
+  CheckError(registry.CreateDevice("cpu-task?threads=0").status(), StatusCode::kInvalidArgument,
+             {"threads='0' must be an integer in [1, 1024]"});
+  CheckError(registry.CreateDevice("cpu-task?threads=two").status(), StatusCode::kInvalidArgument,
+             {"threads='two'"});
+  CheckError(registry.CreateDevice("cpu-task?thread=2").status(), StatusCode::kInvalidArgument,
+             {"no option 'thread'", "(options: threads)"});
+  CheckError(registry.CreateDevice("cpu-sync?threads=2").status(), StatusCode::kInvalidArgument,
+             {"driver 'cpu-sync' has no option 'threads'", "(options: none)"});
+}
+
+TEST_CASE("registry: work moves between the two CPU drivers") {
+  hal::DriverRegistry& registry = drivers::DefaultRegistry();
+  vm::Ref<hal::Device> task = registry.CreateDevice("cpu-task?threads=2").value();
+  vm::Ref<hal::Device> sync = registry.CreateDevice("cpu-sync").value();
+  // A buffer from one device, filled by the other, in a submission that waits
+  // on a semaphore of the first.
+  vm::Ref<hal::Buffer> buffer = Allocate(*task, 64);
+  vm::Ref<hal::Semaphore> gate = task->CreateSemaphore(0).value();
+  vm::Ref<hal::Semaphore> done = sync->CreateSemaphore(0).value();
+  vm::Ref<hal::CommandBuffer> command_buffer = sync->CreateCommandBuffer().value();
+  REQUIRE(command_buffer->Begin().ok());
+  REQUIRE(command_buffer->Fill(buffer.get(), 0, 64, 0x7F, 1).ok());
+  REQUIRE(command_buffer->End().ok());
+  hal::SemaphoreValue wait{gate.get(), 1}, signal{done.get(), 1};
+  hal::CommandBuffer* raw = command_buffer.get();
+  REQUIRE(task->QueueExecute({&wait, 1}, {&signal, 1}, {&raw, 1}).ok());
+  REQUIRE(gate->Signal(1).ok());
+  REQUIRE(done->Wait(1, std::chrono::seconds(10)).ok());
+  CHECK(Read<uint8_t>(*sync, buffer.get(), 0, 64) == std::vector<uint8_t>(64, 0x7F));
+}
+#endif  // STRATA_DRIVER_CPU_TASK
+
+}  // namespace
+}  // namespace strata::testing

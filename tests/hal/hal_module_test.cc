@@ -1,0 +1,300 @@
+// The `hal` native module driven from a VM Context, as compiled programs will
+// drive it: a program module with embedded executables, the hal module created
+// for it, and the call sequence of a dispatch (allocate, record, submit, wait,
+// read back) made through Context::Invoke.
+#include <cstring>
+
+#include "drivers/cpu/cpu_executable.h"
+#include "drivers/registry.h"
+#include "hal/buffer_view.h"
+#include "hal/hal_module.h"
+#include "schemas/bytecode.h"
+#include "strata/schemas/module_generated.h"
+#include "tests/hal/hal_test_util.h"
+#include "tests/hal/kernels/test_kernels.h"
+#include "vm/buffer.h"
+#include "vm/context.h"
+#include "vm/list.h"
+
+namespace strata::testing {
+namespace {
+
+using vm::Ref;
+using vm::Value;
+
+struct EmbeddedExecutable {
+  std::string name;
+  std::string format;
+  std::span<const uint8_t> data;
+  std::vector<uint8_t> metadata;
+};
+
+// A module file with no functions and the given executables in its external
+// data, laid out as the compiler lays it out.
+std::vector<uint8_t> BuildProgram(const std::vector<EmbeddedExecutable>& executables) {
+  flatbuffers::FlatBufferBuilder fbb;
+  std::vector<uint8_t> external;
+  std::vector<flatbuffers::Offset<schema::ExecutableDef>> defs;
+  for (const EmbeddedExecutable& executable : executables) {
+    while (external.size() % bytecode::kExternalAlignment) external.push_back(0);
+    schema::ExternalRange range(external.size(), executable.data.size());
+    external.insert(external.end(), executable.data.begin(), executable.data.end());
+    defs.push_back(schema::CreateExecutableDefDirect(fbb, executable.name.c_str(), executable.format.c_str(),
+                                                     &range, &executable.metadata));
+  }
+  auto root = schema::CreateModuleDefDirect(fbb, "program", bytecode::kVersionMajor, bytecode::kVersionMinor,
+                                            nullptr, nullptr, nullptr, nullptr, nullptr, 0, nullptr, 0, nullptr,
+                                            &defs, external.size());
+  fbb.FinishSizePrefixed(root, schema::ModuleDefIdentifier());
+  std::vector<uint8_t> file(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());
+  while (file.size() % bytecode::kExternalAlignment) file.push_back(0);
+  file.insert(file.end(), external.begin(), external.end());
+  return file;
+}
+
+Ref<vm::Buffer> Text(std::string_view text) {
+  Ref<vm::Buffer> buffer = vm::Buffer::Allocate(text.size()).value();
+  std::memcpy(buffer->data(), text.data(), text.size());
+  return buffer;
+}
+
+Value RefArg(Ref<vm::RefObject> object) { return Value::FromRef(std::move(object)); }
+template <typename T>
+Value RefArg(const Ref<T>& object) {
+  return Value::FromRef(Ref<vm::RefObject>(object));
+}
+
+Ref<vm::List> MakeList(std::initializer_list<Value> values) {
+  Ref<vm::List> list = vm::List::Create(static_cast<uint32_t>(values.size())).value();
+  for (const Value& value : values) list->PushBack(value);
+  return list;
+}
+
+class Program {
+ public:
+  explicit Program(const std::string& driver) {
+    device_ = CreateDevice(driver);
+    const std::string host_format = cpu::HostExecutableFormat();
+    auto module = vm::BytecodeModule::LoadOwned(BuildProgram({
+        // The device picks the format it runs among several.
+        {"kernels", "cpu-elf-riscv64", HostKernelElf("add_f32"), CpuMetadata("add_f32", 3, 1)},
+        {"kernels", host_format, HostKernelElf("add_f32"), CpuMetadata("add_f32", 3, 1, {true, true, false})},
+        {"failing", host_format, HostKernelElf("fail_if"), CpuMetadata("fail_if", 0, 1)},
+        {"foreign", "vulkan-spirv", HostKernelElf("fail_if"), {}},
+    }));
+    REQUIRE_MESSAGE(module.ok(), module.status().ToString());
+    auto hal = hal::CreateHalModule(device_, {module.value()});
+    REQUIRE_MESSAGE(hal.ok(), hal.status().ToString());
+    auto context = vm::Context::Create({Ref<vm::Module>(hal.value()), Ref<vm::Module>(module.value())});
+    REQUIRE_MESSAGE(context.ok(), context.status().ToString());
+    context_ = std::move(context).value();
+  }
+
+  StatusOr<std::vector<Value>> Call(std::string_view function, std::vector<Value> args) {
+    STRATA_ASSIGN_OR_RETURN(vm::FunctionHandle handle, context_->LookupFunction(StrCat("hal.", function)));
+    return context_->Invoke(handle, args);
+  }
+  // Calls a function that must succeed.
+  std::vector<Value> Must(std::string_view function, std::vector<Value> args) {
+    StatusOr<std::vector<Value>> results = Call(function, std::move(args));
+    INFO("hal.", std::string(function));
+    REQUIRE_MESSAGE(results.ok(), results.status().ToString());
+    return std::move(results).value();
+  }
+
+  hal::Device* device() const { return device_.get(); }
+
+ private:
+  Ref<hal::Device> device_;
+  std::unique_ptr<vm::Context> context_;
+};
+
+TEST_CASE("hal module: a dispatch from allocation to read-back") {
+  FOR_EACH_DRIVER(unused) {
+    if (unused->info().executable_formats[0] != cpu::HostExecutableFormat()) continue;
+    Program program(_strata_driver);
+    Value device = program.Must("device.default", {})[0];
+    REQUIRE(device.ref().get() == program.device());
+
+    auto query = [&](const char* category, const char* key) {
+      std::vector<Value> r = program.Must("device.query_i64", {device, RefArg(Text(category)), RefArg(Text(key))});
+      return std::make_pair(r[0].i32(), r[1].i64());
+    };
+    CHECK(query("hal.executable.format", cpu::HostExecutableFormat()) == std::make_pair(1, int64_t{1}));
+    CHECK(query("hal.executable.format", "vulkan-spirv") == std::make_pair(1, int64_t{0}));
+    CHECK(query("hal.driver", _strata_driver.c_str()) == std::make_pair(1, int64_t{1}));
+    CHECK(query("hal.device", "concurrency") ==
+          std::make_pair(1, int64_t{program.device()->info().concurrency}));
+    CHECK(query("hal.device", "min_binding_alignment") == std::make_pair(1, int64_t{16}));
+    CHECK(query("hal.device", "no-such-key") == std::make_pair(0, int64_t{0}));
+
+    Value allocator = program.Must("device.allocator", {device})[0];
+    CHECK(std::string(allocator.ref()->type_name()) == "hal.allocator");
+    const int32_t visible = hal::kMemoryHostVisible;
+    const int32_t usage = hal::kUsageAll;
+    Value a = program.Must("allocator.allocate", {allocator, Value::I32(visible), Value::I32(usage), Value::I64(64)})[0];
+    Value c = program.Must("allocator.allocate", {allocator, Value::I32(visible), Value::I32(usage), Value::I64(64)})[0];
+    CHECK(program.Must("buffer.length", {a})[0].i64() == 64);
+
+    // b aliases a vm.buffer (no copy) and keeps it alive.
+    Ref<vm::Buffer> host = vm::Buffer::Allocate(64).value();
+    for (int i = 0; i < 16; ++i) reinterpret_cast<float*>(host->data())[i] = 100.0f * i;
+    const int32_t host_refs = host->ref_count();
+    Value b = program.Must("allocator.import", {allocator, Value::I32(visible), Value::I32(usage), RefArg(host),
+                                                Value::I64(0), Value::I64(-1)})[0];
+    CHECK(host->ref_count() == host_refs + 1);
+
+    // The update source: 16 floats 0..15.
+    Ref<vm::Buffer> source = vm::Buffer::Allocate(64).value();
+    for (int i = 0; i < 16; ++i) reinterpret_cast<float*>(source->data())[i] = float(i);
+
+    Value executable = program.Must("executable.create", {device, RefArg(Text("kernels"))})[0];
+    CHECK(static_cast<hal::Executable*>(executable.ref().get())->format() == cpu::HostExecutableFormat());
+    // Prepared once, then shared.
+    CHECK(program.Must("executable.create", {device, RefArg(Text("kernels"))})[0].ref().get() ==
+          executable.ref().get());
+
+    Value command_buffer = program.Must("command_buffer.create", {device})[0];
+    program.Must("command_buffer.begin", {command_buffer});
+    program.Must("command_buffer.update", {command_buffer, RefArg(source), Value::I64(0), a, Value::I64(0),
+                                           Value::I64(-1)});
+    program.Must("command_buffer.barrier", {command_buffer});
+    Ref<vm::List> constants = MakeList({Value::I32(16)});
+    Ref<vm::List> bindings = MakeList({a, Value::I64(0), Value::I64(64), b, Value::I64(0), Value::I64(64), c,
+                                       Value::I64(0), Value::I64(-1)});
+    program.Must("command_buffer.dispatch", {command_buffer, executable, Value::I32(0), Value::I32(1), Value::I32(1),
+                                             Value::I32(1), RefArg(constants), RefArg(bindings)});
+    program.Must("command_buffer.barrier", {command_buffer});
+    program.Must("command_buffer.fill", {command_buffer, a, Value::I64(0), Value::I64(16), Value::I32(0),
+                                         Value::I32(4)});
+    program.Must("command_buffer.copy", {command_buffer, c, Value::I64(60), a, Value::I64(60), Value::I64(4)});
+    program.Must("command_buffer.end", {command_buffer});
+
+    Value semaphore = program.Must("semaphore.create", {device, Value::I64(0)})[0];
+    program.Must("queue.execute", {device, Value::FromRef(nullptr),
+                                   RefArg(MakeList({semaphore, Value::I64(1)})),
+                                   RefArg(MakeList({command_buffer}))});
+    CHECK(program.Must("semaphore.wait", {semaphore, Value::I64(1), Value::I64(-1)})[0].i32() == 0);
+    std::vector<Value> queried = program.Must("semaphore.query", {semaphore});
+    CHECK(queried[0].i32() == 0);
+    CHECK(queried[1].i64() == 1);
+
+    Value mapped = program.Must("buffer.map", {c, Value::I64(0), Value::I64(-1)})[0];
+    auto* view = vm::RefCast<vm::Buffer>(mapped.ref().get());
+    REQUIRE(view);
+    REQUIRE(view->length() == 64);
+    for (int i = 0; i < 16; ++i) CHECK(reinterpret_cast<const float*>(view->data())[i] == 101.0f * i);
+    Value mapped_a = program.Must("buffer.map", {a, Value::I64(0), Value::I64(64)})[0];
+    const float* a_values = reinterpret_cast<const float*>(vm::RefCast<vm::Buffer>(mapped_a.ref().get())->data());
+    CHECK(a_values[0] == 0.0f);
+    CHECK(a_values[3] == 0.0f);
+    CHECK(a_values[4] == 4.0f);
+    CHECK(a_values[15] == 1515.0f);
+
+    // Views over the result.
+    Value shape = RefArg(MakeList({Value::I64(4), Value::I64(4)}));
+    const int32_t f32 = static_cast<int32_t>(hal::ElementType::kFloat32);
+    Value buffer_view = program.Must("buffer_view.create", {c, Value::I64(0), Value::I32(f32), shape})[0];
+    CHECK(program.Must("buffer_view.rank", {buffer_view})[0].i32() == 2);
+    CHECK(program.Must("buffer_view.dim", {buffer_view, Value::I32(1)})[0].i64() == 4);
+    CHECK(program.Must("buffer_view.element_type", {buffer_view})[0].i32() == f32);
+    CHECK(program.Must("buffer_view.byte_length", {buffer_view})[0].i64() == 64);
+    CHECK(program.Must("buffer_view.byte_offset", {buffer_view})[0].i64() == 0);
+    CHECK(program.Must("buffer_view.buffer", {buffer_view})[0].ref().get() == c.ref().get());
+    CheckError(program.Call("buffer_view.dim", {buffer_view, Value::I32(2)}).status(), StatusCode::kOutOfRange,
+               {"hal.buffer_view.dim: index 2 is out of range for 4x4xf32"});
+    Value subspan = program.Must("buffer.subspan", {c, Value::I64(16), Value::I64(32)})[0];
+    CHECK(program.Must("buffer.length", {subspan})[0].i64() == 32);
+    CheckError(program.Call("buffer_view.create", {subspan, Value::I64(0), Value::I32(f32), shape}).status(),
+               StatusCode::kOutOfRange, {"hal.buffer_view.create", "4x4xf32 needs 64 bytes", "has 32"});
+
+    // Dropping the hal buffer releases the vm.buffer it aliased.
+    b = Value();
+    bindings = nullptr;
+    command_buffer = Value();
+    CHECK(host->ref_count() == host_refs);
+  }
+}
+
+TEST_CASE("hal module: errors name the function, the argument and the types") {
+  FOR_EACH_DRIVER(unused) {
+    if (unused->info().executable_formats[0] != cpu::HostExecutableFormat()) continue;
+    Program program(_strata_driver);
+    Value device = program.Must("device.default", {})[0];
+    Value allocator = program.Must("device.allocator", {device})[0];
+    Value buffer = program.Must("allocator.allocate", {allocator, Value::I32(hal::kMemoryHostVisible),
+                                                       Value::I32(hal::kUsageAll), Value::I64(64)})[0];
+    Value command_buffer = program.Must("command_buffer.create", {device})[0];
+    program.Must("command_buffer.begin", {command_buffer});
+
+    CheckError(program.Call("command_buffer.dispatch",
+                            {command_buffer, buffer, Value::I32(0), Value::I32(1), Value::I32(1), Value::I32(1),
+                             Value::FromRef(nullptr), Value::FromRef(nullptr)})
+                   .status(),
+               StatusCode::kInvalidArgument,
+               {"hal.command_buffer.dispatch: argument 1 (executable) must be a hal.executable, got hal.buffer"});
+    CheckError(program.Call("buffer.length", {Value::FromRef(nullptr)}).status(), StatusCode::kInvalidArgument,
+               {"hal.buffer.length: argument 0 (buffer) must be a hal.buffer, got null"});
+    CheckError(program.Call("executable.create", {device, RefArg(Text("missing"))}).status(),
+               StatusCode::kNotFound, {"no embedded executable named 'missing'", "program.kernels (cpu-elf-riscv64)"});
+    CheckError(program.Call("executable.create", {device, RefArg(Text("foreign"))}).status(),
+               StatusCode::kIncompatible, {"'foreign' is embedded as vulkan-spirv", "runs cpu-elf-"});
+    CheckError(program.Call("allocator.allocate", {allocator, Value::I32(hal::kMemoryHostCoherent),
+                                                   Value::I32(hal::kUsageAll), Value::I64(64)})
+                   .status(),
+               StatusCode::kInvalidArgument, {"hal.allocator.allocate: ", "host-coherent requires host-visible"});
+    CheckError(program.Call("command_buffer.fill", {command_buffer, buffer, Value::I64(0), Value::I64(128),
+                                                    Value::I32(0), Value::I32(1)})
+                   .status(),
+               StatusCode::kOutOfRange, {"hal.command_buffer.fill: ", "[0, 128)", "64-byte buffer"});
+    Value executable = program.Must("executable.create", {device, RefArg(Text("kernels"))})[0];
+    CheckError(program.Call("command_buffer.dispatch",
+                            {command_buffer, executable, Value::I32(0), Value::I32(1), Value::I32(1), Value::I32(1),
+                             RefArg(MakeList({Value::I32(16)})), RefArg(MakeList({buffer, Value::I64(0)}))})
+                   .status(),
+               StatusCode::kInvalidArgument, {"(buffer, offset, length) triples, got 2 elements"});
+    CheckError(program.Call("command_buffer.dispatch",
+                            {command_buffer, executable, Value::I32(0), Value::I32(1), Value::I32(1), Value::I32(1),
+                             RefArg(MakeList({Value::I32(16)})),
+                             RefArg(MakeList({buffer, Value::I64(0), Value::I64(64)}))})
+                   .status(),
+               StatusCode::kInvalidArgument, {"expected 3 bindings, got 1"});
+
+    // Read-only bytes import as a read-only buffer.
+    Ref<vm::Buffer> rodata = vm::Buffer::Wrap({}, nullptr, /*writable=*/false);
+    CheckError(program.Call("allocator.import", {allocator, Value::I32(0), Value::I32(hal::kUsageAll),
+                                                 RefArg(rodata), Value::I64(0), Value::I64(-1)})
+                   .status(),
+               StatusCode::kInvalidArgument, {"read-only buffer cannot have usage transfer-target"});
+    CheckError(program.Call("allocator.import", {allocator, Value::I32(0), Value::I32(hal::kUsageAll),
+                                                 RefArg(Text("abc")), Value::I64(2), Value::I64(8)})
+                   .status(),
+               StatusCode::kOutOfRange, {"hal.allocator.import: source"});
+
+    // A wait that times out reports it; a failed semaphore fails the call
+    // with the original error.
+    Value semaphore = program.Must("semaphore.create", {device, Value::I64(0)})[0];
+    CHECK(program.Must("semaphore.wait", {semaphore, Value::I64(5), Value::I64(1000)})[0].i32() ==
+          static_cast<int32_t>(StatusCode::kDeadlineExceeded));
+    Value failing = program.Must("executable.create", {device, RefArg(Text("failing"))})[0];
+    Value fail_buffer = program.Must("command_buffer.create", {device})[0];
+    program.Must("command_buffer.begin", {fail_buffer});
+    program.Must("command_buffer.dispatch", {fail_buffer, failing, Value::I32(0), Value::I32(2), Value::I32(1),
+                                             Value::I32(1), RefArg(MakeList({Value::I32(3)})),
+                                             Value::FromRef(nullptr)});
+    program.Must("command_buffer.end", {fail_buffer});
+    program.Must("queue.execute", {device, Value::FromRef(nullptr), RefArg(MakeList({semaphore, Value::I64(1)})),
+                                   RefArg(MakeList({fail_buffer}))});
+    CheckError(program.Call("semaphore.wait", {semaphore, Value::I64(1), Value::I64(-1)}).status(),
+               StatusCode::kAborted, {"dispatch of 'fail_if'", "returned 3"});
+    std::vector<Value> queried = program.Must("semaphore.query", {semaphore});
+    CHECK(queried[0].i32() == static_cast<int32_t>(StatusCode::kAborted));
+    CheckError(program.Call("queue.execute", {device, RefArg(MakeList({semaphore})), Value::FromRef(nullptr),
+                                              Value::FromRef(nullptr)})
+                   .status(),
+               StatusCode::kInvalidArgument, {"waits must hold (semaphore, value) pairs, got 1 elements"});
+  }
+}
+
+}  // namespace
+}  // namespace strata::testing

@@ -1,0 +1,121 @@
+#include "tests/hal/hal_test_util.h"
+
+#include <cstdio>
+#include <mutex>
+#include <set>
+
+#include "drivers/registry.h"
+
+namespace strata::testing {
+
+const std::vector<std::string>& ConformanceDrivers() {
+  static const std::vector<std::string> drivers = [] {
+    std::vector<std::string> out;
+    for (const auto& [name, description] : drivers::DefaultRegistry().List()) {
+      StatusOr<vm::Ref<hal::Device>> device = drivers::DefaultRegistry().CreateDevice(name);
+      if (device.ok()) {
+        out.push_back(name);
+      } else if (device.status().code() == StatusCode::kUnavailable) {
+        std::printf("hal conformance: skipping driver '%s': %s\n", name.c_str(),
+                    device.status().message().c_str());
+      } else {
+        // Not absent hardware but a broken driver: keep it, so its tests fail.
+        out.push_back(name);
+      }
+    }
+    return out;
+  }();
+  return drivers;
+}
+
+vm::Ref<hal::Device> CreateDevice(const std::string& driver) {
+  StatusOr<vm::Ref<hal::Device>> device = drivers::DefaultRegistry().CreateDevice(driver);
+  INFO("creating a device of driver '", driver, "'");
+  REQUIRE_MESSAGE(device.ok(), device.status().ToString());
+  return std::move(device).value();
+}
+
+void CheckError(const Status& status, StatusCode code, std::initializer_list<std::string_view> fragments) {
+  INFO("status: ", status.ToString());
+  CHECK(status.code() == code);
+  for (std::string_view fragment : fragments) {
+    INFO("expected fragment: '", std::string(fragment), "'");
+    CHECK(status.message().find(fragment) != std::string::npos);
+  }
+}
+
+vm::Ref<hal::Executable> PrepareTestKernel(hal::Device& device, std::string_view name) {
+  StatusOr<vm::Ref<hal::Executable>> executable = PrepareTestKernelIfSupported(device, name);
+  REQUIRE_MESSAGE(executable.ok(), executable.status().ToString());
+  if (executable.value()) return std::move(executable).value();
+  static std::mutex mutex;
+  static std::set<std::string> reported;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (reported.insert(device.info().driver).second) {
+    std::printf("hal conformance: driver '%s' runs none of the test kernels' formats; its dispatch cases "
+                "are skipped\n",
+                device.info().driver.c_str());
+  }
+  return nullptr;
+}
+
+vm::Ref<hal::Buffer> Allocate(hal::Device& device, uint64_t length, hal::MemoryTypes memory_types) {
+  hal::BufferParams params;
+  params.memory_types = memory_types;
+  params.usage = (memory_types & hal::kMemoryHostVisible) ? hal::kUsageAll : hal::kUsageAll & ~hal::kUsageMapping;
+  StatusOr<vm::Ref<hal::Buffer>> buffer = device.allocator()->Allocate(params, length);
+  REQUIRE_MESSAGE(buffer.ok(), buffer.status().ToString());
+  return std::move(buffer).value();
+}
+
+Status SubmitAndWait(hal::Device& device, hal::CommandBuffer* command_buffer) {
+  STRATA_ASSIGN_OR_RETURN(vm::Ref<hal::Semaphore> semaphore, device.CreateSemaphore(0));
+  hal::SemaphoreValue signal{semaphore.get(), 1};
+  hal::CommandBuffer* command_buffers[] = {command_buffer};
+  STRATA_RETURN_IF_ERROR(device.QueueExecute({}, {&signal, 1}, command_buffers));
+  return semaphore->Wait(1, std::chrono::seconds(10));
+}
+
+static bool Mappable(const hal::Buffer* buffer) {
+  return (buffer->memory_types() & hal::kMemoryHostVisible) && (buffer->usage() & hal::kUsageMapping);
+}
+
+std::vector<uint8_t> ReadBytes(hal::Device& device, hal::Buffer* buffer, uint64_t offset, uint64_t length) {
+  if (Mappable(buffer)) {
+    StatusOr<hal::MappedRange> range = buffer->Map(hal::kAccessRead, offset, length);
+    REQUIRE_MESSAGE(range.ok(), range.status().ToString());
+    return {range->bytes().begin(), range->bytes().end()};
+  }
+  vm::Ref<hal::Buffer> staging = Allocate(device, length);
+  vm::Ref<hal::CommandBuffer> command_buffer = device.CreateCommandBuffer().value();
+  REQUIRE(command_buffer->Begin().ok());
+  Status copied = command_buffer->Copy(buffer, offset, staging.get(), 0, length);
+  REQUIRE_MESSAGE(copied.ok(), copied.ToString());
+  REQUIRE(command_buffer->End().ok());
+  Status done = SubmitAndWait(device, command_buffer.get());
+  REQUIRE_MESSAGE(done.ok(), done.ToString());
+  return ReadBytes(device, staging.get(), 0, length);
+}
+
+void WriteBytes(hal::Device& device, hal::Buffer* buffer, uint64_t offset, std::span<const uint8_t> bytes) {
+  if (Mappable(buffer)) {
+    StatusOr<hal::MappedRange> range = buffer->Map(hal::kAccessWrite, offset, bytes.size());
+    REQUIRE_MESSAGE(range.ok(), range.status().ToString());
+    std::memcpy(range->bytes().data(), bytes.data(), bytes.size());
+    Status unmapped = range->Unmap();
+    REQUIRE_MESSAGE(unmapped.ok(), unmapped.ToString());
+    return;
+  }
+  vm::Ref<hal::CommandBuffer> command_buffer = device.CreateCommandBuffer().value();
+  REQUIRE(command_buffer->Begin().ok());
+  for (uint64_t done = 0; done < bytes.size(); done += hal::CommandBuffer::kMaxUpdateSize) {
+    uint64_t chunk = std::min<uint64_t>(bytes.size() - done, hal::CommandBuffer::kMaxUpdateSize);
+    Status updated = command_buffer->Update(bytes.subspan(done, chunk), buffer, offset + done);
+    REQUIRE_MESSAGE(updated.ok(), updated.ToString());
+  }
+  REQUIRE(command_buffer->End().ok());
+  Status done = SubmitAndWait(device, command_buffer.get());
+  REQUIRE_MESSAGE(done.ok(), done.ToString());
+}
+
+}  // namespace strata::testing

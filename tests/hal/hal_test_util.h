@@ -1,0 +1,75 @@
+// Helpers for the HAL conformance suite: the drivers it runs on, test kernels
+// prepared for a device, and buffer contents read and written through the HAL
+// itself (mapping where the memory allows it, staging copies where not), so
+// every helper works unchanged on a GPU driver.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <doctest/doctest.h>
+
+#include "hal/device.h"
+#include "tests/hal/test_executables.h"
+#include "vm/status.h"
+
+namespace strata::testing {
+
+// The registered drivers that can create a device on this machine, by name.
+// Drivers whose hardware or runtime library is absent are left out, each with
+// one line on stdout saying why (printed once per process).
+const std::vector<std::string>& ConformanceDrivers();
+
+// A fresh device of `driver`; fails the test if it cannot be created.
+vm::Ref<hal::Device> CreateDevice(const std::string& driver);
+
+// Runs `body(device)` once per conformance driver, each in its own doctest
+// subcase named after the driver (so a failure names it, and one driver's
+// failure does not hide another's).
+#define FOR_EACH_DRIVER(device)                                                         \
+  for (const std::string& _strata_driver : ::strata::testing::ConformanceDrivers())      \
+    SUBCASE(_strata_driver.c_str())                                                      \
+    for (vm::Ref<hal::Device> device = ::strata::testing::CreateDevice(_strata_driver); \
+         device; device = nullptr)
+
+// CHECKs that `status` failed with `code` and that its message contains each
+// of `fragments`.
+void CheckError(const Status& status, StatusCode code, std::initializer_list<std::string_view> fragments);
+
+// Prepares test kernel `name` (tests/hal/kernels) for `device`, in the first
+// of the device's formats the kernels are built for. Returns null (and says
+// so once per device) when the device runs none of them.
+vm::Ref<hal::Executable> PrepareTestKernel(hal::Device& device, std::string_view name);
+
+// A buffer with every usage, of the given memory types.
+vm::Ref<hal::Buffer> Allocate(hal::Device& device, uint64_t length,
+                              hal::MemoryTypes memory_types = hal::kMemoryHostVisible);
+
+// Submits one command buffer with no waits and waits for it (10 s limit);
+// returns the submission's outcome.
+Status SubmitAndWait(hal::Device& device, hal::CommandBuffer* command_buffer);
+
+// Bytes [offset, offset + length) of `buffer`, read by mapping it or, when it
+// cannot be mapped, through a copy into a mappable staging buffer.
+std::vector<uint8_t> ReadBytes(hal::Device& device, hal::Buffer* buffer, uint64_t offset, uint64_t length);
+// Writes `bytes` at `offset`, by mapping or through an update command.
+void WriteBytes(hal::Device& device, hal::Buffer* buffer, uint64_t offset, std::span<const uint8_t> bytes);
+
+template <typename T>
+std::vector<T> Read(hal::Device& device, hal::Buffer* buffer, uint64_t offset, size_t count) {
+  std::vector<uint8_t> bytes = ReadBytes(device, buffer, offset, count * sizeof(T));
+  std::vector<T> out(count);
+  if (bytes.size() == count * sizeof(T)) std::memcpy(out.data(), bytes.data(), bytes.size());
+  return out;
+}
+template <typename T>
+void Write(hal::Device& device, hal::Buffer* buffer, uint64_t offset, const std::vector<T>& values) {
+  WriteBytes(device, buffer, offset,
+             {reinterpret_cast<const uint8_t*>(values.data()), values.size() * sizeof(T)});
+}
+
+}  // namespace strata::testing

@@ -1,0 +1,22 @@
+#include "tests/hal/kernels/test_kernels.h"
+
+namespace strata::testing {
+
+KernelArch HostKernelArch() {
+#if defined(__x86_64__)
+  return KernelArch::kX86_64;
+#elif defined(__aarch64__)
+  return KernelArch::kAarch64;
+#else
+#error "test kernels are built for x86_64 and aarch64 hosts only"
+#endif
+}
+
+std::span<const uint8_t> TestKernelElf(std::string_view name, KernelArch arch) {
+  for (const TestKernel& kernel : TestKernels()) {
+    if (name == kernel.name) return arch == KernelArch::kX86_64 ? kernel.x86_64 : kernel.aarch64;
+  }
+  return {};
+}
+
+}  // namespace strata::testing

@@ -1,0 +1,45 @@
+// Test kernels: small CPU executables (ELF shared objects) built from the C
+// files beside this header for x86_64 and aarch64 at build time and embedded
+// in the test binary, so tests load them from memory like an executable
+// embedded in a module. Each exports one entry point named after its file,
+// following drivers/cpu/kernel_abi.h; the .c file documents its bindings,
+// constants and return codes:
+//
+//   add_f32       c = a + b over each workgroup's slice (size: constant 0)
+//   fail_if       returns constant 0 (a dispatch that fails on demand)
+//   fill_pattern  each workgroup of a 3-D grid stamps its id and a hit count
+//   scale_exp     out = scale * expf(in), expf imported from the runtime
+//   select_op     out = op(in) through a relocated function-pointer table
+//
+// The bytes are static data: spans stay valid for the life of the process.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+namespace strata::testing {
+
+enum class KernelArch { kX86_64, kAarch64 };
+
+struct TestKernel {
+  const char* name;  // also the exported entry point
+  std::span<const uint8_t> x86_64;
+  std::span<const uint8_t> aarch64;
+};
+
+// Every test kernel, in name order.
+std::span<const TestKernel> TestKernels();
+
+// The architecture this test binary runs on: its kernels are the loadable ones.
+KernelArch HostKernelArch();
+
+// The kernel `name` built for `arch`; an empty span for an unknown name.
+std::span<const uint8_t> TestKernelElf(std::string_view name, KernelArch arch);
+
+// The kernel `name` built for this machine.
+inline std::span<const uint8_t> HostKernelElf(std::string_view name) {
+  return TestKernelElf(name, HostKernelArch());
+}
+
+}  // namespace strata::testing
