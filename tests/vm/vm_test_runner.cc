@@ -3,26 +3,32 @@
 //
 //   vm-test-runner ops.smod                  every export named test_* with signature "_"
 //   vm-test-runner ops.smod --function=NAME  just NAME (e.g. a fail_* expected to fail)
+//   vm-test-runner ops.smod --device=SPEC    also link the `hal` module on a device
+//                                            (e.g. cpu-sync, cpu-task?threads=2)
 //
 // Prints one line per test and exits non-zero if any failed.
 #include <cstdio>
 #include <string>
 
+#include "drivers/registry.h"
+#include "hal/hal_module.h"
 #include "tests/vm/check_module.h"
 #include "vm/bytecode_module.h"
 #include "vm/context.h"
 
 int main(int argc, char** argv) {
   using namespace strata;
-  std::string path, only;
+  std::string path, only, device_spec;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg.rfind("--function=", 0) == 0) {
       only = arg.substr(11);
+    } else if (arg.rfind("--device=", 0) == 0) {
+      device_spec = arg.substr(9);
     } else if (path.empty() && arg[0] != '-') {
       path = arg;
     } else {
-      std::fprintf(stderr, "usage: vm-test-runner MODULE.smod [--function=NAME]\n");
+      std::fprintf(stderr, "usage: vm-test-runner MODULE.smod [--function=NAME] [--device=SPEC]\n");
       return 2;
     }
   }
@@ -31,7 +37,18 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "vm-test-runner: %s\n", module.status().ToString().c_str());
     return 1;
   }
-  auto context = vm::Context::Create({testing::CreateCheckModule(), *module});
+  std::vector<vm::Ref<vm::Module>> modules = {testing::CreateCheckModule()};
+  if (!device_spec.empty()) {
+    auto device = drivers::DefaultRegistry().CreateDevice(device_spec);
+    auto hal_module = device.ok() ? hal::CreateHalModule(*device, {*module}) : device.status();
+    if (!hal_module.ok()) {
+      std::fprintf(stderr, "vm-test-runner: %s\n", hal_module.status().ToString().c_str());
+      return 1;
+    }
+    modules.push_back(*hal_module);
+  }
+  modules.push_back(*module);
+  auto context = vm::Context::Create(modules);
   if (!context.ok()) {
     std::fprintf(stderr, "vm-test-runner: %s\n", context.status().ToString().c_str());
     return 1;
