@@ -1,0 +1,146 @@
+//===- KernelConfig.cpp - Tile-size attributes and the distribution rule --===//
+
+#include "compiler/codegen/cpu/KernelConfig.h"
+
+#include "mlir/Dialect/Linalg/Utils/Utils.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+#include "llvm/ADT/DenseMap.h"
+
+using namespace mlir;
+
+namespace strata::cpu {
+
+bool isKernel(func::FuncOp func) {
+  return func.isPublic() && !func.isExternal();
+}
+
+FailureOr<std::optional<TileSizes>> readTileSizes(linalg::LinalgOp op) {
+  Attribute attr = op->getAttr(kTileSizesAttr);
+  if (!attr)
+    return std::optional<TileSizes>();
+  auto dict = dyn_cast<DictionaryAttr>(attr);
+  auto workgroup =
+      dict ? dyn_cast_or_null<DenseI64ArrayAttr>(dict.get("workgroup"))
+           : nullptr;
+  auto vector =
+      dict ? dyn_cast_or_null<DenseI64ArrayAttr>(dict.get("vector")) : nullptr;
+  if (!workgroup || !vector)
+    return op->emitOpError()
+           << "expects '" << kTileSizesAttr
+           << "' to be {workgroup = array<i64: ...>, vector = array<i64: ...>}";
+  int64_t loops = op.getNumLoops();
+  for (DenseI64ArrayAttr sizes : {workgroup, vector}) {
+    if (int64_t(sizes.size()) != loops)
+      return op->emitOpError()
+             << "expects " << loops << " tile sizes (one per loop), got "
+             << sizes.size();
+    if (llvm::any_of(sizes.asArrayRef(), [](int64_t s) { return s < 0; }))
+      return op->emitOpError() << "expects non-negative tile sizes";
+  }
+  if (llvm::count_if(workgroup.asArrayRef(), [](int64_t s) { return s; }) > 1)
+    return op->emitOpError()
+           << "expects a workgroup tile on one loop at most, got " << workgroup;
+  TileSizes sizes;
+  sizes.workgroup.assign(workgroup.asArrayRef().begin(),
+                         workgroup.asArrayRef().end());
+  sizes.vector.assign(vector.asArrayRef().begin(), vector.asArrayRef().end());
+  return std::optional<TileSizes>(std::move(sizes));
+}
+
+void writeTileSizes(linalg::LinalgOp op, const TileSizes &sizes) {
+  MLIRContext *context = op->getContext();
+  NamedAttribute entries[] = {
+      NamedAttribute(StringAttr::get(context, "workgroup"),
+                     DenseI64ArrayAttr::get(context, sizes.workgroup)),
+      NamedAttribute(StringAttr::get(context, "vector"),
+                     DenseI64ArrayAttr::get(context, sizes.vector))};
+  op->setAttr(kTileSizesAttr, DictionaryAttr::get(context, entries));
+}
+
+std::optional<unsigned> defaultDistributedLoop(linalg::LinalgOp op) {
+  if (op.getNumDpsInits() == 0)
+    return std::nullopt;
+  OpOperand *init = op.getDpsInitOperand(0);
+  AffineMap map = op.getMatchingIndexingMap(init);
+  if (map.getNumResults() == 0)
+    return std::nullopt;
+  auto dim = dyn_cast<AffineDimExpr>(map.getResult(0));
+  if (!dim || !linalg::isParallelIterator(
+                  op.getIteratorTypesArray()[dim.getPosition()]))
+    return std::nullopt;
+  return dim.getPosition();
+}
+
+Value getBufferRoot(Value memref) {
+  while (auto view = memref.getDefiningOp<ViewLikeOpInterface>())
+    memref = view.getViewSource();
+  return memref;
+}
+
+LogicalResult
+checkDistributable(func::FuncOp kernel,
+                   llvm::function_ref<std::optional<unsigned>(linalg::LinalgOp)>
+                       distributedLoop,
+                   bool emitErrors) {
+  auto fail = [&](Operation *op, const Twine &why) {
+    if (emitErrors)
+      op->emitOpError() << "cannot be split across workgroups: " << why;
+    return failure();
+  };
+  if (!kernel.getBody().hasOneBlock())
+    return fail(kernel, "the kernel has more than one block");
+
+  // Pass 1: each op's distributed loop, and the buffers the ops write.
+  llvm::SmallVector<linalg::LinalgOp> ops;
+  llvm::DenseMap<Value, Operation *> writtenBy;
+  for (Operation &op : kernel.getBody().front()) {
+    if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op)) {
+      if (!linalgOp.hasPureBufferSemantics())
+        return fail(&op, "it is not on buffers");
+      if (!distributedLoop(linalgOp))
+        return fail(&op, "it has no parallel loop walking dimension 0 of its "
+                         "first output");
+      for (Value init : linalgOp.getDpsInits())
+        writtenBy.try_emplace(getBufferRoot(init), &op);
+      ops.push_back(linalgOp);
+      continue;
+    }
+    // Temporaries are allocated by every workgroup for itself.
+    if (op.hasTrait<OpTrait::IsTerminator>() || isMemoryEffectFree(&op) ||
+        hasSingleEffect<MemoryEffects::Allocate>(&op))
+      continue;
+    return fail(&op, "only linalg ops, allocations and ops without memory "
+                     "effects can be split");
+  }
+  if (ops.empty())
+    return fail(kernel, "it has no linalg op");
+
+  // Pass 2: a written buffer is touched only directly, in dimension 0, by
+  // the distributed loop, so tile t of every op covers the same rows of it.
+  for (linalg::LinalgOp op : ops) {
+    unsigned loop = *distributedLoop(op);
+    for (OpOperand &operand : op->getOpOperands()) {
+      Value value = operand.get();
+      if (!isa<MemRefType>(value.getType()))
+        continue;
+      Value root = getBufferRoot(value);
+      auto writer = writtenBy.find(root);
+      if (writer == writtenBy.end())
+        continue;
+      if (value != root)
+        return fail(op, "it accesses a buffer written in the kernel through "
+                        "a view");
+      AffineMap map = op.getMatchingIndexingMap(&operand);
+      if (map.getNumResults() == 0 ||
+          map.getResult(0) != getAffineDimExpr(loop, op->getContext()))
+        return fail(op, "operand " + Twine(operand.getOperandNumber()) +
+                            " is written in the kernel and not indexed by "
+                            "the distributed loop in dimension 0");
+    }
+  }
+  return success();
+}
+
+} // namespace strata::cpu

@@ -1,0 +1,84 @@
+//===- KernelConfig.h - What the CPU codegen passes tell each other -*- C++
+//-*-===//
+//
+// The CPU codegen passes communicate through attributes, so each pass can be
+// run and tested alone and a user can override a choice in the input:
+//
+//   strata_cpu.tile_sizes      on a linalg op: {workgroup = array<i64: ...>,
+//                              vector = array<i64: ...>}, one size per loop
+//                              (0: not tiled at that level)
+//   strata_cpu.workgroup_id    on the kernel argument holding the
+//   strata_cpu.workgroup_count workgroup's linear id / the workgroup count
+//   strata_cpu.distribution    on a distributed kernel: {tile = T, extent = N}
+//                              or {tile = T, extent_arg = a, extent_dim = d}
+//   strata_cpu.entry_point     on an ABI wrapper: its metadata
+//
+// This header also holds the rule that decides whether a kernel's ops may be
+// split across workgroups, shared by the pass that chooses the tiles and the
+// pass that applies them.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef STRATA_COMPILER_CODEGEN_CPU_KERNELCONFIG_H
+#define STRATA_COMPILER_CODEGEN_CPU_KERNELCONFIG_H
+
+#include <optional>
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
+
+namespace strata::cpu {
+
+inline constexpr llvm::StringLiteral kTileSizesAttr = "strata_cpu.tile_sizes";
+inline constexpr llvm::StringLiteral kWorkgroupIdAttr =
+    "strata_cpu.workgroup_id";
+inline constexpr llvm::StringLiteral kWorkgroupCountAttr =
+    "strata_cpu.workgroup_count";
+inline constexpr llvm::StringLiteral kDistributionAttr =
+    "strata_cpu.distribution";
+inline constexpr llvm::StringLiteral kEntryPointAttr = "strata_cpu.entry_point";
+
+/// The two tile levels of one linalg op, one size per loop.
+struct TileSizes {
+  llvm::SmallVector<int64_t> workgroup;
+  llvm::SmallVector<int64_t> vector;
+};
+
+/// Kernels are the public functions with a body; private ones are helpers.
+bool isKernel(mlir::func::FuncOp func);
+
+/// The op's tile sizes, or std::nullopt when it carries none. Reports (on the
+/// op) and fails when the attribute is malformed: not a dictionary of two
+/// i64 arrays with one non-negative entry per loop, or a workgroup tile on
+/// more than one loop.
+mlir::FailureOr<std::optional<TileSizes>>
+readTileSizes(mlir::linalg::LinalgOp op);
+void writeTileSizes(mlir::linalg::LinalgOp op, const TileSizes &sizes);
+
+/// The loop a kernel is split along for `op`: the parallel loop that walks
+/// dimension 0 of its first output. std::nullopt when there is none.
+std::optional<unsigned> defaultDistributedLoop(mlir::linalg::LinalgOp op);
+
+/// Checks that splitting `kernel` along `distributedLoop(op)` of each of its
+/// linalg ops, with the same tile for all, keeps every workgroup to the data
+/// it writes itself: the body is one block of linalg ops, allocations (each
+/// workgroup gets its own temporaries) and ops without memory effects, and
+/// every buffer written by one of the ops is accessed
+/// directly (not through a view) in dimension 0 by the distributed loop of
+/// each op that touches it. On failure, `emitErrors` says whether to report
+/// why on the offending op.
+mlir::LogicalResult checkDistributable(
+    mlir::func::FuncOp kernel,
+    llvm::function_ref<std::optional<unsigned>(mlir::linalg::LinalgOp)>
+        distributedLoop,
+    bool emitErrors);
+
+/// The buffer a memref value views: walks view-like ops up to a block
+/// argument or an allocation.
+mlir::Value getBufferRoot(mlir::Value memref);
+
+} // namespace strata::cpu
+
+#endif // STRATA_COMPILER_CODEGEN_CPU_KERNELCONFIG_H

@@ -1,0 +1,208 @@
+//===- Passes.td - CPU code generation passes -------------*- tablegen -*-===//
+//
+// The passes that take dispatch kernels (func.func on memrefs or tensors)
+// down to LLVM dialect code with the kernel ABI of drivers/cpu/kernel_abi.h.
+// buildCPUCodegenPipeline (Pipeline.h) lists them in order; docs/codegen-cpu.md
+// describes the conventions they implement.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef STRATA_COMPILER_CODEGEN_CPU_PASSES_TD
+#define STRATA_COMPILER_CODEGEN_CPU_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def CPUVerifyKernelsPass : Pass<"strata-cpu-verify-kernels", "::mlir::ModuleOp"> {
+  let summary = "Rejects, with the op's location, what CPU code generation "
+                "cannot compile";
+  let description = [{
+    Checks the kernel contract before any lowering, so that an unsupported
+    construct is reported where the user wrote it rather than as a failed
+    legalization deep in the pipeline:
+
+    - the module holds `func.func` ops (public ones are kernels, private ones
+      helpers) and immutable `memref.global` constants only;
+    - a kernel returns nothing (or tensors, before bufferization) and takes
+      ranked memrefs with the identity layout (or ranked tensors), and
+      `i32`, `f32` or `index` scalars (push constants);
+    - bodies use the arith, math, memref, scf, cf, linalg (structured ops),
+      affine, vector, tensor, bufferization, ub and func dialects only;
+    - no heap allocation (`memref.alloc` after stack promotion, `realloc`),
+      no indirect calls, and calls only to functions of the module or to
+      declarations of functions the runtime provides (RuntimeImports: `expf`,
+      `memcpy`, ...).
+  }];
+}
+
+def CPUResultsToBindingsPass : Pass<"strata-cpu-results-to-bindings",
+                                    "::mlir::ModuleOp"> {
+  let summary = "Turns the tensor results of kernels into memref arguments "
+                "(output bindings)";
+  let description = [{
+    A kernel on tensors returns its results; a CPU entry point writes them
+    to bindings. For each kernel with results, this pass appends one memref
+    argument per result (same shape and element type, identity layout) and
+    replaces `func.return %r` with
+
+    ```mlir
+    bufferization.materialize_in_destination %r in restrict writable %out
+    ```
+
+    so that, after `eliminate-empty-tensors`, one-shot bufferization computes
+    the result directly in the output binding. Tensor arguments get
+    `bufferization.writable = false`: an input binding may be read-only
+    memory, so bufferization copies rather than writing into it.
+  }];
+  let dependentDialects = ["::mlir::bufferization::BufferizationDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
+def CPUCopiesToLinalgPass : Pass<"strata-cpu-copies-to-linalg",
+                                 "::mlir::func::FuncOp"> {
+  let summary = "Rewrites memref.copy as linalg.copy";
+  let description = [{
+    Bufferization writes copies as `memref.copy`, which the LLVM lowering
+    turns into a call to `memrefCopy` (a function of MLIR's runner
+    library, which the runtime does not have) unless both sides are
+    contiguous. As `linalg.copy` a copy is tiled, split across workgroups
+    and vectorized like any other linalg op.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
+def CPUSelectTileSizesPass : Pass<"strata-cpu-select-tile-sizes",
+                                  "::mlir::func::FuncOp"> {
+  let summary = "Chooses workgroup and vector tile sizes for each linalg op";
+  let description = [{
+    Attaches `strata_cpu.tile_sizes = {workgroup = array<i64: ...>,
+    vector = array<i64: ...>}` (one size per loop of the op) to every linalg
+    op of a kernel that does not carry one already, so a user may override
+    the choice in the input.
+
+    Vector tiles: contractions (matmul and friends) get
+    `matmul-rows` x (`matmul-vectors` registers) x 1 on their last m, n and
+    k loops and 1 on batch and outer m/n/k loops; other ops get one vector
+    register (`vector-bits` / element bits) on the loop that walks the
+    innermost dimension of their largest operand, and 1 elsewhere.
+
+    Workgroup tiles: a kernel is split along the loop of each op that walks
+    dimension 0 of its first output, when that loop is parallel and every
+    buffer one op writes and another op touches is indexed by that loop in
+    dimension 0 in both (so a workgroup only reads what it wrote itself).
+    The tile T is the same for every op of the kernel: enough rows that the
+    op with the most iterations gets about `workgroup-iterations`
+    iterations per workgroup (a dynamic loop counted as `dynamic-extent`
+    iterations), rounded up to a multiple of that op's vector tile on the
+    loop, so that none of its tiles is split between workgroups. Kernels that cannot be split get no workgroup tile and
+    run whole on one workgroup.
+  }];
+  let options = [
+    Option<"vectorBits", "vector-bits", "int64_t", /*default=*/"512",
+           "Width of the target's vector registers in bits">,
+    Option<"matmulRows", "matmul-rows", "int64_t", /*default=*/"8",
+           "Rows (m) of a contraction's register tile">,
+    Option<"matmulVectors", "matmul-vectors", "int64_t", /*default=*/"2",
+           "Vector registers along n of a contraction's register tile">,
+    Option<"workgroupIterations", "workgroup-iterations", "int64_t",
+           /*default=*/"65536",
+           "Iterations of the largest op a workgroup should get">,
+    Option<"dynamicExtent", "dynamic-extent", "int64_t", /*default=*/"256",
+           "Extent assumed for a dynamic loop when sizing workgroup tiles">,
+  ];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
+def CPUDistributeToWorkgroupsPass : Pass<"strata-cpu-distribute-to-workgroups",
+                                         "::mlir::ModuleOp"> {
+  let summary = "Tiles each kernel's ops by their workgroup tile sizes and "
+                "hands the tiles to workgroups cyclically";
+  let description = [{
+    For a kernel whose linalg ops carry a workgroup tile (see
+    strata-cpu-select-tile-sizes), appends two `index` arguments, the
+    workgroup's linear id and the dispatch's workgroup count (marked
+    `strata_cpu.workgroup_id` and `strata_cpu.workgroup_count`), and tiles
+    each op along its distributed loop with
+
+    ```mlir
+    scf.for %iv = (%lb + %id * T) to %ub step (T * %count)
+    ```
+
+    so any workgroup count covers the iteration space and ceil(N / T)
+    workgroups give each one tile. The kernel gets
+    `strata_cpu.distribution = {tile = T, extent = N}` (or
+    `extent_arg`/`extent_dim` naming the memref dimension that holds N when it
+    is dynamic), from which strata-cpu-wrap-kernel-abi derives the workgroup
+    count the host should dispatch. Fails when the tiles of two ops would
+    exchange data between workgroups.
+  }];
+  let dependentDialects = ["::mlir::scf::SCFDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::affine::AffineDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
+def CPUTileAndVectorizePass : Pass<"strata-cpu-tile-and-vectorize",
+                                   "::mlir::func::FuncOp"> {
+  let summary = "Tiles linalg ops by their vector tile sizes and vectorizes "
+                "the tiles";
+  let description = [{
+    Tiles each linalg op by its `strata_cpu.tile_sizes` vector tile
+    (scf.for loops) and vectorizes each tile: a loop of static extent gets
+    that many lanes, a dynamic one the tile size, with a mask. With `peel`
+    the tile loops are peeled (innermost first), so that full tiles have
+    static shapes and run without masks and only the last, partial tile of
+    each loop is masked. Ops without tile sizes, and ops the vectorizer does
+    not handle, stay as scalar linalg ops (lowered to loops later).
+
+    Then, so that a contraction's output tile stays in registers across its
+    reduction loop, transfers of subviews are folded into transfers of the
+    whole buffer and loop-invariant read/write pairs are hoisted out of the
+    loop (linalg::hoistRedundantVectorTransfers). Hoisting assumes that
+    distinct memref arguments do not alias, which the kernel convention
+    guarantees (docs/codegen-cpu.md).
+  }];
+  let options = [
+    Option<"peel", "peel", "bool", /*default=*/"true",
+           "Peel the tile loops so full tiles need no mask">,
+  ];
+  let dependentDialects = ["::mlir::vector::VectorDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::affine::AffineDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
+def CPUWrapKernelABIPass : Pass<"strata-cpu-wrap-kernel-abi",
+                                "::mlir::ModuleOp"> {
+  let summary = "Gives each kernel the entry-point signature of "
+                "drivers/cpu/kernel_abi.h";
+  let description = [{
+    Renames each kernel `@k` to a private `@k.body` and adds a public
+    `func.func @k(%dispatch: !llvm.ptr) -> i32` that reads the
+    strata_cpu_dispatch_v0_t it points to (LLVM dialect loads): the
+    workgroup id and count (linearized as x + cx * (y + cy * z)), the
+    binding pointers and lengths, and the push constants. It builds one memref
+    descriptor per memref argument (binding i = memref argument i; dynamic
+    sizes from push constants), calls the body, and returns 0.
+
+    It returns 1 when the dispatch brings fewer bindings or constants than
+    the kernel takes, and 2 when a binding is shorter than its memref.
+    Push constants: first each scalar argument in order (`i32` as is, `f32`
+    bit-cast, `index` zero-extended), then each dynamic dimension of each
+    memref argument, in argument order, outer dimension first. A kernel
+    without workgroup arguments runs on workgroup 0 only.
+
+    Private functions with a body (kernel bodies, helpers) get internal
+    linkage: only entry points are exported from the shared object.
+
+    The wrapper carries `strata_cpu.entry_point`, the entry's description
+    for the executable's metadata: binding_count, constant_count,
+    binding_read_only, workgroup_size and workgroup_count (static) or
+    workgroup_count_constant (ceil(constants[i] / workgroup_size[0])).
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::cf::ControlFlowDialect"];
+}
+
+#endif // STRATA_COMPILER_CODEGEN_CPU_PASSES_TD

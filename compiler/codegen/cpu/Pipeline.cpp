@@ -1,0 +1,105 @@
+//===- Pipeline.cpp - The CPU code generation pass pipeline --------------===//
+
+#include "compiler/codegen/cpu/Pipeline.h"
+
+#include "compiler/codegen/cpu/Passes.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/Vector/Transforms/Passes.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+
+namespace strata::cpu {
+
+void buildCPUCodegenPipeline(OpPassManager &pm,
+                             const CPUCodegenPipelineOptions &options) {
+  pm.addPass(createCPUVerifyKernelsPass());
+
+  // Tensors to buffers: results are computed in place in output bindings,
+  // temporaries go to the stack.
+  pm.addPass(createCPUResultsToBindingsPass());
+  pm.addPass(bufferization::createEmptyTensorEliminationPass());
+  bufferization::OneShotBufferizePassOptions bufferize;
+  bufferize.bufferizeFunctionBoundaries = true;
+  // Dynamic layouts at function boundaries would make every access strided
+  // and defeat vector loads.
+  bufferize.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  bufferization::PromoteBuffersToStackPassOptions promote;
+  promote.maxAllocSizeInBytes = options.maxStackAllocationBytes;
+  promote.maxRankOfAllocatedMemRef = 8;
+  pm.addNestedPass<func::FuncOp>(
+      bufferization::createPromoteBuffersToStackPass(promote));
+  pm.addNestedPass<func::FuncOp>(createCPUCopiesToLinalgPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  // Again, on what bufferization made: allocations too large for the stack.
+  pm.addPass(createCPUVerifyKernelsPass());
+
+  // Workgroups, then register tiles as vector code.
+  CPUSelectTileSizesPassOptions tileSizes;
+  if (options.vectorBits != 0)
+    tileSizes.vectorBits = options.vectorBits;
+  tileSizes.matmulRows = options.matmulRows;
+  tileSizes.matmulVectors = options.matmulVectors;
+  tileSizes.workgroupIterations = options.workgroupIterations;
+  tileSizes.dynamicExtent = options.dynamicExtent;
+  pm.addNestedPass<func::FuncOp>(createCPUSelectTileSizesPass(tileSizes));
+  pm.addPass(createCPUDistributeToWorkgroupsPass());
+  CPUTileAndVectorizePassOptions vectorize;
+  vectorize.peel = options.peel;
+  pm.addNestedPass<func::FuncOp>(createCPUTileAndVectorizePass(vectorize));
+  pm.addPass(createCPUWrapKernelABIPass());
+
+  // Vector and loop code down to the LLVM dialect.
+  pm.addNestedPass<func::FuncOp>(vector::createLowerVectorMaskPass());
+  pm.addNestedPass<func::FuncOp>(vector::createLowerVectorMultiReductionPass());
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  pm.addPass(createCanonicalizerPass());
+  VectorTransferToSCFOptions transfers;
+  transfers.enableFullUnroll();
+  pm.addNestedPass<func::FuncOp>(createConvertVectorToSCFPass(transfers));
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createSCFToControlFlowPass());
+  // Math with an LLVM intrinsic becomes one (expf, sqrt instructions, ...);
+  // the rest becomes calls to the libm names the runtime provides.
+  ConvertMathToLLVMPassOptions math;
+  math.approximateLog1p = false;
+  pm.addPass(createConvertMathToLLVMPass(math));
+  pm.addPass(createConvertMathToLibmPass());
+  ConvertVectorToLLVMPassOptions vectorToLLVM;
+  // Lets LLVM sum a vector as a tree rather than lane by lane; linalg
+  // reductions already regroup terms when they are tiled.
+  vectorToLLVM.reassociateFPReductions = true;
+  pm.addPass(createConvertVectorToLLVMPass(vectorToLLVM));
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  pm.addPass(createConvertToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createCanonicalizerPass());
+}
+
+void registerCPUCodegenPasses() {
+  registerCPUPasses();
+  PassPipelineRegistration<CPUCodegenPipelineOptions>(
+      "strata-cpu-codegen",
+      "Lowers dispatch kernels to LLVM dialect entry points with the CPU "
+      "kernel ABI",
+      buildCPUCodegenPipeline);
+}
+
+void registerCPUCodegenDialects(DialectRegistry &registry) {
+  registerAllDialects(registry);
+  registerAllExtensions(registry);
+}
+
+} // namespace strata::cpu

@@ -1,0 +1,190 @@
+//===- SelectTileSizes.cpp - Workgroup and vector tiles per linalg op ----===//
+//
+// The choices are deliberately simple and written down in Passes.td: one
+// vector register along the contiguous dimension for elementwise ops and
+// reductions, a register-blocked tile for contractions, and a workgroup tile
+// that gives each workgroup a sizeable share of the largest op.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/codegen/cpu/KernelConfig.h"
+#include "compiler/codegen/cpu/Passes.h"
+
+#include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/DenseMap.h"
+
+using namespace mlir;
+
+namespace strata::cpu {
+
+#define GEN_PASS_DEF_CPUSELECTTILESIZESPASS
+#include "compiler/codegen/cpu/Passes.h.inc"
+
+namespace {
+
+/// Lanes of one vector register for `type`'s elements.
+int64_t vectorLanes(Type type, int64_t vectorBits) {
+  Type element = getElementTypeOrSelf(type);
+  // Index values become 64-bit integers.
+  unsigned bits = element.isIntOrFloat() ? element.getIntOrFloatBitWidth() : 64;
+  return std::max<int64_t>(1, vectorBits / std::max(1u, bits));
+}
+
+/// A product of extents, dynamic ones counted as `dynamicExtent`: the sizes
+/// only balance work, so a guess is as good as it gets.
+int64_t iterationCount(ArrayRef<int64_t> extents, int64_t dynamicExtent) {
+  int64_t product = 1;
+  for (int64_t extent : extents)
+    product *= ShapedType::isDynamic(extent) ? dynamicExtent
+                                             : std::max<int64_t>(1, extent);
+  return product;
+}
+
+struct CPUSelectTileSizesPass
+    : impl::CPUSelectTileSizesPassBase<CPUSelectTileSizesPass> {
+  using Base::Base;
+
+  /// The op's vector tile: `preferredVectorTile`, clamped to the extents
+  /// of static loops, so that a loop shorter than a register is one exact
+  /// tile rather than a masked one.
+  SmallVector<int64_t> vectorTile(linalg::LinalgOp op) const {
+    SmallVector<int64_t> tile = preferredVectorTile(op);
+    for (auto [size, extent] : llvm::zip(tile, op.getStaticLoopRanges()))
+      if (!ShapedType::isDynamic(extent))
+        size = std::max<int64_t>(1, std::min(size, extent));
+    return tile;
+  }
+
+  /// The tile that fills the registers best, regardless of the extents.
+  SmallVector<int64_t> preferredVectorTile(linalg::LinalgOp op) const {
+    SmallVector<int64_t> tile(op.getNumLoops(), 1);
+    if (tile.empty())
+      return tile;
+    // Contractions: an m x n register tile of accumulators, one k step at a
+    // time; outer (batch, extra m/n/k) loops one at a time.
+    FailureOr<linalg::ContractionDimensions> dims =
+        linalg::inferContractionDims(op);
+    if (succeeded(dims) && !dims->m.empty() && !dims->n.empty() &&
+        !dims->k.empty()) {
+      int64_t lanes =
+          vectorLanes(op.getDpsInitOperand(0)->get().getType(), vectorBits);
+      tile[dims->m.back()] = matmulRows;
+      tile[dims->n.back()] = matmulVectors * lanes;
+      return tile;
+    }
+    // Everything else: one register along the loop that walks the innermost
+    // dimension of the largest operand, so loads and stores are contiguous.
+    OpOperand *largest = nullptr;
+    int64_t largestRank = -1;
+    for (OpOperand &operand : op->getOpOperands()) {
+      int64_t rank = op.getMatchingIndexingMap(&operand).getNumResults();
+      if (rank > largestRank) {
+        largest = &operand;
+        largestRank = rank;
+      }
+    }
+    unsigned loop = tile.size() - 1;
+    if (largestRank > 0) {
+      AffineMap map = op.getMatchingIndexingMap(largest);
+      if (auto dim = dyn_cast<AffineDimExpr>(map.getResults().back()))
+        loop = dim.getPosition();
+    }
+    tile[loop] = vectorLanes(largest->get().getType(), vectorBits);
+    return tile;
+  }
+
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    SmallVector<linalg::LinalgOp> ops;
+    func.walk([&](linalg::LinalgOp op) { ops.push_back(op); });
+
+    // Ops the user configured keep their sizes; the rest get a vector tile
+    // now and a workgroup tile below.
+    llvm::DenseMap<Operation *, TileSizes> sizes;
+    int64_t userWorkgroupTile = 0;
+    llvm::DenseMap<Operation *, unsigned> userLoop;
+    SmallVector<linalg::LinalgOp> unconfigured;
+    for (linalg::LinalgOp op : ops) {
+      FailureOr<std::optional<TileSizes>> given = readTileSizes(op);
+      if (failed(given))
+        return signalPassFailure();
+      if (*given) {
+        for (auto [loop, size] : llvm::enumerate((*given)->workgroup))
+          if (size) {
+            userWorkgroupTile = size;
+            userLoop[op] = loop;
+          }
+        continue;
+      }
+      sizes[op] = {SmallVector<int64_t>(op.getNumLoops(), 0), vectorTile(op)};
+      unconfigured.push_back(op);
+    }
+
+    auto distributedLoop = [&](linalg::LinalgOp op) -> std::optional<unsigned> {
+      if (!sizes.contains(op)) {
+        auto it = userLoop.find(op);
+        if (it == userLoop.end())
+          return std::nullopt;
+        return it->second;
+      }
+      return defaultDistributedLoop(op);
+    };
+    // Helpers are not dispatched: only kernels are split.
+    bool split = isKernel(func) && !unconfigured.empty() &&
+                 succeeded(checkDistributable(func, distributedLoop,
+                                              /*emitErrors=*/false));
+    if (split) {
+      int64_t tile = userWorkgroupTile
+                         ? userWorkgroupTile
+                         : workgroupTile(ops, distributedLoop, sizes);
+      for (linalg::LinalgOp op : unconfigured)
+        sizes[op].workgroup[*distributedLoop(op)] = tile;
+    }
+    for (linalg::LinalgOp op : unconfigured)
+      writeTileSizes(op, sizes[op]);
+  }
+
+  /// The rows of the distributed loop one workgroup gets: about
+  /// `workgroupIterations` iterations of the op with the most (the root), no
+  /// more rows than the longest op has, and a whole number of the root's
+  /// vector tiles, so that its tiles are not split between workgroups.
+  int64_t
+  workgroupTile(ArrayRef<linalg::LinalgOp> ops,
+                llvm::function_ref<std::optional<unsigned>(linalg::LinalgOp)>
+                    distributedLoop,
+                llvm::DenseMap<Operation *, TileSizes> &sizes) const {
+    linalg::LinalgOp root;
+    int64_t rootIterations = -1, longest = 0;
+    bool allStatic = true;
+    for (linalg::LinalgOp op : ops) {
+      SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+      int64_t iterations = iterationCount(ranges, dynamicExtent);
+      if (iterations > rootIterations) {
+        root = op;
+        rootIterations = iterations;
+      }
+      int64_t extent = ranges[*distributedLoop(op)];
+      if (ShapedType::isDynamic(extent))
+        allStatic = false;
+      else
+        longest = std::max(longest, extent);
+    }
+    unsigned rootLoop = *distributedLoop(root);
+    SmallVector<int64_t> ranges = root.getStaticLoopRanges();
+    ranges.erase(ranges.begin() + rootLoop);
+    int64_t perRow = iterationCount(ranges, dynamicExtent);
+    int64_t tile =
+        std::max<int64_t>(1, (workgroupIterations + perRow - 1) / perRow);
+    if (allStatic)
+      tile = std::min(tile, std::max<int64_t>(1, longest));
+    int64_t multiple = 1;
+    auto it = sizes.find(root);
+    if (it != sizes.end())
+      multiple = std::max<int64_t>(1, it->second.vector[rootLoop]);
+    return (tile + multiple - 1) / multiple * multiple;
+  }
+};
+
+} // namespace
+} // namespace strata::cpu

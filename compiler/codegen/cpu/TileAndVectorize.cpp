@@ -1,0 +1,165 @@
+//===- TileAndVectorize.cpp - Register-sized tiles as vector code --------===//
+//
+// Each linalg op is cut into tiles the size of a few vector registers
+// (strata_cpu.tile_sizes, vector level) and each tile becomes vector ops
+// with linalg's vectorizer. Tiles at the edges of an iteration space are
+// partial: with `peel`, the tile loops are split into a main part of full,
+// statically shaped tiles and a last partial iteration, so only that one is
+// masked. The accumulator of a contraction (its output tile) is then hoisted
+// out of the reduction loop, where it would otherwise be loaded and stored
+// on every step.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/codegen/cpu/KernelConfig.h"
+#include "compiler/codegen/cpu/Passes.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/Transforms/Hoisting.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/MemRef/Transforms/Transforms.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
+#include "mlir/Dialect/SCF/Transforms/Transforms.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
+#include "mlir/IR/Dominance.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/CSE.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+using namespace mlir;
+
+namespace strata::cpu {
+
+#define GEN_PASS_DEF_CPUTILEANDVECTORIZEPASS
+#include "compiler/codegen/cpu/Passes.h.inc"
+
+namespace {
+
+struct CPUTileAndVectorizePass
+    : impl::CPUTileAndVectorizePassBase<CPUTileAndVectorizePass> {
+  using Base::Base;
+
+  LogicalResult initialize(MLIRContext *context) override {
+    // Canonicalization folds the affine.min of full tiles into constants and
+    // their subviews into static shapes, which is what lets the vectorizer
+    // drop masks.
+    RewritePatternSet canonicalization(context);
+    for (Dialect *dialect : context->getLoadedDialects())
+      dialect->getCanonicalizationPatterns(canonicalization);
+    for (RegisteredOperationName op : context->getRegisteredOperations())
+      op.getCanonicalizationPatterns(canonicalization, context);
+    canonicalizationPatterns = std::move(canonicalization);
+
+    // Masked transfers become transfers with a mask operand, and transfers
+    // of subviews transfers of the whole buffer at an offset: the forms that
+    // canonicalization and hoisting understand (hoisting leaves transfers
+    // of views alone).
+    RewritePatternSet transfers(context);
+    vector::populateVectorMaskLoweringPatternsForSideEffectingOps(transfers);
+    memref::populateFoldMemRefAliasOpPatterns(transfers);
+    transferPatterns = std::move(transfers);
+    return success();
+  }
+
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    IRRewriter rewriter(func.getContext());
+
+    SmallVector<linalg::LinalgOp> ops;
+    func.walk([&](linalg::LinalgOp op) { ops.push_back(op); });
+    for (linalg::LinalgOp op : ops)
+      if (failed(tile(rewriter, op)))
+        return signalPassFailure();
+    // Like the canonicalizer pass, a rewrite that has not converged after
+    // the driver's iteration limit is not an error: the IR is valid.
+    (void)applyPatternsGreedily(func, canonicalizationPatterns);
+
+    ops.clear();
+    func.walk([&](linalg::LinalgOp op) { ops.push_back(op); });
+    for (linalg::LinalgOp op : ops)
+      vectorize(rewriter, op);
+
+    (void)applyPatternsGreedily(func, transferPatterns);
+    (void)applyPatternsGreedily(func, canonicalizationPatterns);
+    // Hoisting pairs a read and a write by their index values: equal
+    // indices must be the same values.
+    DominanceInfo dominance(func);
+    eliminateCommonSubExpressions(rewriter, dominance, func);
+    linalg::hoistRedundantVectorTransfers(func);
+  }
+
+  /// Tiles `op` by its vector tile, then peels the tile loops from the
+  /// innermost out, so every combination of full and partial tiles gets its
+  /// own copy of the loop body.
+  LogicalResult tile(IRRewriter &rewriter, linalg::LinalgOp op) {
+    FailureOr<std::optional<TileSizes>> sizes = readTileSizes(op);
+    if (failed(sizes))
+      return failure();
+    if (!*sizes ||
+        llvm::all_of((*sizes)->vector, [](int64_t size) { return size == 0; }))
+      return success();
+
+    SmallVector<OpFoldResult> tileSizes;
+    for (int64_t size : (*sizes)->vector)
+      tileSizes.push_back(rewriter.getIndexAttr(size));
+    scf::SCFTilingOptions options;
+    options.setLoopType(scf::SCFTilingOptions::LoopType::ForOp);
+    options.setTileSizes(tileSizes);
+    rewriter.setInsertionPoint(op);
+    FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(
+        rewriter, cast<TilingInterface>(op.getOperation()), options);
+    if (failed(tiled))
+      return op->emitOpError("cannot be tiled by its vector tile sizes");
+    rewriter.eraseOp(op);
+
+    if (!peel)
+      return success();
+    for (LoopLikeOpInterface loop : llvm::reverse(tiled->loops)) {
+      scf::ForOp partial;
+      // Fails when the step divides the trip count: nothing to peel.
+      (void)scf::peelForLoopAndSimplifyBounds(
+          rewriter, cast<scf::ForOp>(loop.getOperation()), partial);
+    }
+    return success();
+  }
+
+  /// Vectorizes `op` with one vector dimension per loop: the loop's extent
+  /// when it is static (a full tile, or a partial one of known size), else
+  /// the vector tile size, which bounds it, with a mask. Ops without tile
+  /// sizes, and ops the vectorizer rejects, stay scalar; they are lowered to
+  /// loops later.
+  void vectorize(IRRewriter &rewriter, linalg::LinalgOp op) {
+    FailureOr<std::optional<TileSizes>> sizes = readTileSizes(op);
+    if (failed(sizes) || !*sizes)
+      return;
+    SmallVector<int64_t> vectorSizes = op.getStaticLoopRanges();
+    for (auto [loop, extent] : llvm::enumerate(vectorSizes)) {
+      if (!ShapedType::isDynamic(extent))
+        continue;
+      if ((*sizes)->vector[loop] == 0)
+        return;
+      extent = (*sizes)->vector[loop];
+    }
+    // Spelled out: left empty, some paths of the vectorizer build vector
+    // types from uninitialized scalable flags (seen with MLIR 22 release
+    // builds on 1-element vectors).
+    SmallVector<bool> scalable(vectorSizes.size(), false);
+    if (failed(linalg::vectorizeOpPrecondition(op, vectorSizes, scalable)))
+      return;
+    rewriter.setInsertionPoint(op);
+    FailureOr<linalg::VectorizationResult> result =
+        linalg::vectorize(rewriter, op, vectorSizes, scalable);
+    if (succeeded(result))
+      rewriter.replaceOp(op, result->replacements);
+  }
+
+  FrozenRewritePatternSet canonicalizationPatterns;
+  FrozenRewritePatternSet transferPatterns;
+};
+
+} // namespace
+} // namespace strata::cpu

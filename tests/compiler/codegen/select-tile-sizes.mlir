@@ -1,0 +1,105 @@
+// strata-cpu-select-tile-sizes attaches workgroup and vector tile sizes to
+// each linalg op (here for 256-bit vectors: 8 f32 lanes).
+// RUN: strata-opt %s --pass-pipeline="builtin.module(func.func(strata-cpu-select-tile-sizes{vector-bits=256}))" | FileCheck %s
+// RUN: strata-opt %s --pass-pipeline="builtin.module(func.func(strata-cpu-select-tile-sizes{vector-bits=512 workgroup-iterations=1024}))" | FileCheck %s --check-prefix=SMALL
+
+// Elementwise: one register along the contiguous dimension. 13 x 1000
+// iterations fit in one workgroup's share, so the tile is all 13 rows.
+// CHECK-LABEL: func.func @add
+// CHECK: linalg.add {strata_cpu.tile_sizes = {vector = array<i64: 1, 8>, workgroup = array<i64: 13, 0>}}
+// With a smaller share: ceil(1024 / 1000) = 2 rows per workgroup.
+// SMALL-LABEL: func.func @add
+// SMALL: linalg.add {strata_cpu.tile_sizes = {vector = array<i64: 1, 16>, workgroup = array<i64: 2, 0>}}
+func.func @add(%a: memref<13x1000xf32>, %b: memref<13x1000xf32>, %c: memref<13x1000xf32>) {
+  linalg.add ins(%a, %b : memref<13x1000xf32>, memref<13x1000xf32>) outs(%c : memref<13x1000xf32>)
+  return
+}
+
+// A contraction gets an 8 x (2 registers) x 1 register tile; the fill that
+// zeroes its output is split along the same rows, by the same tile, a
+// multiple of 8 rows.
+// CHECK-LABEL: func.func @matmul
+// CHECK: linalg.fill {strata_cpu.tile_sizes = {vector = array<i64: 1, 8>, workgroup = array<i64: 16, 0>}}
+// CHECK: linalg.matmul {strata_cpu.tile_sizes = {vector = array<i64: 8, 16, 1>, workgroup = array<i64: 16, 0, 0>}}
+// SMALL-LABEL: func.func @matmul
+// SMALL: linalg.fill {strata_cpu.tile_sizes = {vector = array<i64: 1, 16>, workgroup = array<i64: 8, 0>}}
+// SMALL: linalg.matmul {strata_cpu.tile_sizes = {vector = array<i64: 8, 32, 1>, workgroup = array<i64: 8, 0, 0>}}
+func.func @matmul(%a: memref<64x64xf32>, %b: memref<64x64xf32>, %c: memref<64x64xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<64x64xf32>)
+  linalg.matmul ins(%a, %b : memref<64x64xf32>, memref<64x64xf32>) outs(%c : memref<64x64xf32>)
+  return
+}
+
+// Loops shorter than a register get an exact tile: 7 x 13 x 5 needs no mask.
+// CHECK-LABEL: func.func @small_matmul
+// CHECK: linalg.matmul {strata_cpu.tile_sizes = {vector = array<i64: 7, 13, 1>, workgroup = array<i64: 7, 0, 0>}}
+func.func @small_matmul(%a: memref<7x5xf32>, %b: memref<5x13xf32>, %c: memref<7x13xf32>) {
+  linalg.matmul ins(%a, %b : memref<7x5xf32>, memref<5x13xf32>) outs(%c : memref<7x13xf32>)
+  return
+}
+
+// A row reduction vectorizes along the reduced, contiguous dimension and is
+// split along the rows.
+// CHECK-LABEL: func.func @row_sum
+// CHECK: strata_cpu.tile_sizes = {vector = array<i64: 1, 8>, workgroup = array<i64: 13, 0>}
+func.func @row_sum(%in: memref<13x1000xf32>, %out: memref<13xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%in : memref<13x1000xf32>) outs(%out : memref<13xf32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %s = arith.addf %x, %acc : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// The second op reads the transposed buffer across rows another workgroup
+// would write: the kernel is not split (no workgroup tiles).
+// CHECK-LABEL: func.func @transpose_then_read
+// CHECK: linalg.transpose
+// CHECK-SAME: workgroup = array<i64: 0, 0>
+// CHECK: linalg.generic
+// CHECK-SAME: workgroup = array<i64: 0, 0>
+func.func @transpose_then_read(%a: memref<8x8xf32>, %t: memref<8x8xf32>, %c: memref<8x8xf32>) {
+  linalg.transpose ins(%a : memref<8x8xf32>) outs(%t : memref<8x8xf32>) permutation = [1, 0]
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (j, i)>, affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%t : memref<8x8xf32>) outs(%c : memref<8x8xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    linalg.yield %x : f32
+  }
+  return
+}
+
+// A full reduction has no parallel loop to split.
+// CHECK-LABEL: func.func @total
+// CHECK: strata_cpu.tile_sizes = {vector = array<i64: 8>, workgroup = array<i64: 0>}
+func.func @total(%in: memref<1000xf32>, %out: memref<f32>) {
+  linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> ()>],
+                  iterator_types = ["reduction"]}
+      ins(%in : memref<1000xf32>) outs(%out : memref<f32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %s = arith.addf %x, %acc : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// Sizes given in the input are kept.
+// CHECK-LABEL: func.func @user
+// CHECK: linalg.copy {strata_cpu.tile_sizes = {vector = array<i64: 4, 8>, workgroup = array<i64: 32, 0>}}
+func.func @user(%a: memref<256x256xf32>, %b: memref<256x256xf32>) {
+  linalg.copy {strata_cpu.tile_sizes = {workgroup = array<i64: 32, 0>, vector = array<i64: 4, 8>}}
+      ins(%a : memref<256x256xf32>) outs(%b : memref<256x256xf32>)
+  return
+}
+
+// Helpers are not dispatched: vector tiles only.
+// CHECK-LABEL: func.func private @helper
+// CHECK: workgroup = array<i64: 0>
+func.func private @helper(%a: memref<64xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%a : memref<64xf32>)
+  return
+}
