@@ -173,9 +173,8 @@ Status Execute(VMStack& stack, ModuleInstance* entry_instance, uint32_t entry_or
   RefObject** r = stack.refs.get();
   // A frame fits if it starts below these guards: no bank of one function
   // holds more than kMaxRegistersPerBank registers, so one compare suffices.
-  uint64_t* const scalar_guard =
-      stack.scalars.get() + VMStack::kScalarSlots - bytecode::kMaxRegistersPerBank;
-  RefObject** const ref_guard = stack.refs.get() + VMStack::kRefSlots - bytecode::kMaxRegistersPerBank;
+  stack.scalar_guard = stack.scalars.get() + VMStack::kScalarSlots - bytecode::kMaxRegistersPerBank;
+  stack.ref_guard = stack.refs.get() + VMStack::kRefSlots - bytecode::kMaxRegistersPerBank;
   const uint32_t max_depth = options.max_call_depth ? options.max_call_depth : 1;
 
   // Step accounting: a cheap countdown in the loop, refilled in chunks by a
@@ -184,7 +183,9 @@ Status Execute(VMStack& stack, ModuleInstance* entry_instance, uint32_t entry_or
   uint64_t steps_left_total = options.max_steps ? options.max_steps : std::numeric_limits<uint64_t>::max();
   uint64_t chunk = std::min(kChunk, steps_left_total);
   int64_t countdown = static_cast<int64_t>(chunk);
-  uint64_t allocation_budget = options.max_allocation_bytes;
+  // Kept in the stack object, not a local: only allocating ops touch it, and
+  // a local would compete with the hot loop's values for registers.
+  stack.allocation_budget = options.max_allocation_bytes;
   const bool has_deadline = options.deadline != std::chrono::steady_clock::time_point::max();
 
   Status status;
@@ -192,7 +193,7 @@ Status Execute(VMStack& stack, ModuleInstance* entry_instance, uint32_t entry_or
   // on its call instruction.
   if (stack.frames.size() < max_depth) stack.frames.resize(max_depth);
   VMStack::Frame* const frames = stack.frames.data();
-  VMStack::Frame* const frames_end = frames + max_depth;
+  stack.frames_end = frames + max_depth;
   VMStack::Frame* fp = frames;
   static_assert(VMStack::kScalarSlots > bytecode::kMaxRegistersPerBank &&
                 VMStack::kRefSlots > bytecode::kMaxRegistersPerBank);
@@ -599,12 +600,12 @@ Status Execute(VMStack& stack, ModuleInstance* entry_instance, uint32_t entry_or
   }
 
   do_call: {
-    if (STRATA_UNLIKELY(fp + 1 == frames_end)) {
+    if (STRATA_UNLIKELY(fp + 1 == stack.frames_end)) {
       FAIL_WITH(ResourceExhaustedError("call depth limit of ", max_depth, " exceeded"));
     }
     uint64_t* ns = s + fn->scalar_register_count;
     RefObject** nr = r + fn->ref_register_count;
-    if (STRATA_UNLIKELY(ns > scalar_guard || nr > ref_guard)) {
+    if (STRATA_UNLIKELY(ns > stack.scalar_guard || nr > stack.ref_guard)) {
       FAIL_WITH(ResourceExhaustedError("VM stack exhausted at call depth ", fp - frames + 1,
                                        " (register banks full)"));
     }
@@ -719,7 +720,7 @@ Status Execute(VMStack& stack, ModuleInstance* entry_instance, uint32_t entry_or
                                    reg ? reg->type_name() : "null"));                           \
   }
   OP(BUFFER_ALLOC) {
-    status = AllocateBuffer(static_cast<int64_t>(S(3)), &allocation_budget, &R(1));
+    status = AllocateBuffer(static_cast<int64_t>(S(3)), &stack.allocation_budget, &R(1));
     if (!status.ok()) goto fail;
     NEXT(5);
   }
@@ -790,7 +791,7 @@ Status Execute(VMStack& stack, ModuleInstance* entry_instance, uint32_t entry_or
                                    reg ? reg->type_name() : "null"));                           \
   }
   OP(LIST_ALLOC) {
-    status = AllocateList(RD_I32(S(3)), &allocation_budget, &R(1));
+    status = AllocateList(RD_I32(S(3)), &stack.allocation_budget, &R(1));
     if (!status.ok()) goto fail;
     NEXT(5);
   }
@@ -802,7 +803,7 @@ Status Execute(VMStack& stack, ModuleInstance* entry_instance, uint32_t entry_or
   OP(LIST_RESIZE) {
     LIST_OPERAND(l, R(1), "list.resize");
     status = ChargeAllocation("list.resize", uint64_t(static_cast<uint32_t>(S(3))) * sizeof(Value),
-                              &allocation_budget);
+                              &stack.allocation_budget);
     if (status.ok()) status = l->Resize(RD_I32(S(3)));
     if (!status.ok()) goto fail;
     NEXT(5);
