@@ -7,7 +7,7 @@
 #         -DSTRATA_DRIVER_CPU_TASK=OFF
 #
 # (Debian ships oneTBB for the build machine only, so the cross build has
-# cpu-sync alone.) tests/build/aarch64_qemu.sh does all of this under CTest.
+# cpu-sync alone.) tests/portability/aarch64_qemu.sh does all of this under CTest.
 #   ctest --test-dir build-aarch64        # each test runs through qemu-aarch64
 set(CMAKE_SYSTEM_NAME Linux)
 set(CMAKE_SYSTEM_PROCESSOR aarch64)

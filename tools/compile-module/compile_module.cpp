@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "compiler/support/InputFile.h"
 #include "compiler/vm/IR/VMDialect.h"
 #include "compiler/vm/IR/VMOps.h"
 #include "compiler/vm/Target/BytecodeListing.h"
@@ -109,19 +110,9 @@ int compile() {
   // Diagnostics point at the source; a dump of the op would only repeat it.
   context.printOpOnDiagnostic(false);
 
-  std::string error;
-  std::unique_ptr<llvm::MemoryBuffer> input =
-      openInputFile(inputFilename, &error);
-  if (!input) {
-    llvm::errs() << "compile-module: " << error << "\n";
-    return 1;
-  }
-  llvm::SourceMgr sourceMgr;
-  sourceMgr.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
-  SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
-
+  strata::InputFile input;
   OwningOpRef<mlir::ModuleOp> top =
-      parseSourceFile<mlir::ModuleOp>(sourceMgr, &context);
+      input.parse("compile-module", inputFilename, context);
   if (!top)
     return 1;
 
@@ -137,6 +128,7 @@ int compile() {
   if (failed(module))
     return 1;
 
+  std::string error;
   std::unique_ptr<llvm::ToolOutputFile> output =
       openOutputFile(outputFilename, &error);
   if (!output) {

@@ -14,6 +14,7 @@
 #include <string>
 
 #include "compiler/codegen/cpu/CPUExecutable.h"
+#include "compiler/support/InputFile.h"
 #include "compiler/codegen/cpu/Pipeline.h"
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -106,17 +107,9 @@ int compile() {
   MLIRContext context(registry);
   context.printOpOnDiagnostic(false);
 
-  std::string error;
-  std::unique_ptr<llvm::MemoryBuffer> input =
-      openInputFile(inputFilename, &error);
-  if (!input) {
-    llvm::errs() << "strata-codegen-cpu: " << error << "\n";
-    return 1;
-  }
-  llvm::SourceMgr sourceMgr;
-  sourceMgr.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
-  SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
-  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  strata::InputFile input;
+  OwningOpRef<ModuleOp> module =
+      input.parse("strata-codegen-cpu", inputFilename, context);
   if (!module)
     return 1;
 
@@ -159,6 +152,7 @@ int compile() {
   if (outputFilename.empty())
     return 0;
 
+  std::string error;
   std::unique_ptr<llvm::ToolOutputFile> output =
       openOutputFile(outputFilename, &error);
   if (!output) {
