@@ -95,8 +95,6 @@ inline void AssignRef(RefObject*& slot, RefObject* value) {
   slot = value;
 }
 
-ValueType ScalarTypeFromChar(char c) { return ValueTypeFromSignatureChar(c); }
-
 // Slow paths that hold objects with destructors live out of line: a computed
 // goto may not leave the scope of such a variable.
 void StoreOwned(RefObject** slot, RefObject* owned) {
@@ -576,7 +574,7 @@ Status Execute(VMStack& stack, ModuleInstance* entry_instance, uint32_t entry_or
       uint16_t reg = U16(5 + 2 * k);
       char type = nf.arg_types[k];
       nargs.push_back(type == 'r' ? Value::FromRef(Ref<RefObject>::Borrow(r[reg & ~kRefTag]))
-                                  : Value::FromSlot(ScalarTypeFromChar(type), s[reg]));
+                                  : Value::FromSlot(ValueTypeFromSignatureChar(type), s[reg]));
     }
     status = CallNative(nf, nargs, &stack.native_results);
     nargs.clear();
@@ -646,7 +644,7 @@ Status Execute(VMStack& stack, ModuleInstance* entry_instance, uint32_t entry_or
         uint16_t reg = U16(3 + 2 * k);
         char type = fn->result_types[k];
         results->push_back(type == 'r' ? Value::FromRef(Ref<RefObject>::Borrow(r[reg & ~kRefTag]))
-                                       : Value::FromSlot(ScalarTypeFromChar(type), s[reg]));
+                                       : Value::FromSlot(ValueTypeFromSignatureChar(type), s[reg]));
       }
       for (uint32_t k = 0; k < fn->ref_register_count; ++k) ReleaseRef(r[k]);
       return OkStatus();
