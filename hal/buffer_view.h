@@ -18,26 +18,13 @@
 #include <string>
 
 #include "hal/buffer.h"
+#include "schemas/element_type.h"
 #include "vm/ref.h"
 #include "vm/status.h"
 
 namespace strata::hal {
 
-enum class ElementType : uint32_t {
-  kInt8 = 0x0108,
-  kInt16 = 0x0110,
-  kInt32 = 0x0120,
-  kInt64 = 0x0140,
-  kUint8 = 0x0208,
-  kUint16 = 0x0210,
-  kUint32 = 0x0220,
-  kUint64 = 0x0240,
-  kFloat16 = 0x0310,
-  kFloat32 = 0x0320,
-  kFloat64 = 0x0340,
-  kBFloat16 = 0x0410,
-  kBool8 = 0x0508,  // one byte per element, 0 or 1
-};
+using ElementType = ::strata::ElementType;  // schemas/element_type.h
 
 // "f32", "i8", ...; null for a value that is no known element type.
 const char* ElementTypeName(ElementType type);

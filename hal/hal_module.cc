@@ -67,6 +67,15 @@ class Args {
     STRATA_ASSIGN_OR_RETURN(vm::Buffer * buffer, Get<vm::Buffer>(i, what));
     return std::string_view(reinterpret_cast<const char*>(buffer->data()), buffer->length());
   }
+  // The ref argument as a T, or null when it is null or of another type.
+  template <typename T>
+  T* As(size_t i) const {
+    return vm::RefCast<T>(args_[i].ref().get());
+  }
+  const char* RefTypeName(size_t i) const {
+    vm::RefObject* object = args_[i].ref().get();
+    return object ? object->type_name() : "null";
+  }
   int32_t I32(size_t i) const { return args_[i].i32(); }
   int64_t I64(size_t i) const { return args_[i].i64(); }
   // A length in bytes, where -1 means "to the end".
@@ -321,6 +330,35 @@ Status AddFunctions(vm::NativeModule& module, std::shared_ptr<ModuleState> state
                              view->DescribeType(), " (rank ", view->rank(), ")");
     }
     results[0] = Value::I64(view->shape()[index]);
+    return OkStatus();
+  }));
+
+  STRATA_RETURN_IF_ERROR(add("buffer_view.assert", "rrir_", [](const Args& args, CallResults) {
+    STRATA_ASSIGN_OR_RETURN(std::string_view what, args.Text(1, "what"));
+    STRATA_ASSIGN_OR_RETURN(vm::List * shape_list, args.Get<vm::List>(3, "shape"));
+    const auto element_type = static_cast<ElementType>(args.I32(2));
+    std::string expected;
+    for (uint32_t i = 0; i < shape_list->size(); ++i) {
+      Value dim;
+      STRATA_RETURN_IF_ERROR(args.Annotate(shape_list->Get(i, ValueType::kI64, &dim)));
+      expected += dim.i64() < 0 ? std::string("?") : std::to_string(dim.i64());
+      expected += 'x';
+    }
+    const char* type_name = ElementTypeName(element_type);
+    expected += type_name ? type_name : "?";
+    BufferView* view = args.As<BufferView>(0);
+    if (!view) {
+      return InvalidArgumentError(what, ": expected a tensor ", expected, ", got ", args.RefTypeName(0));
+    }
+    bool match = view->element_type() == element_type && view->rank() == shape_list->size();
+    for (uint32_t i = 0; match && i < view->rank(); ++i) {
+      Value dim;
+      STRATA_RETURN_IF_ERROR(args.Annotate(shape_list->Get(i, ValueType::kI64, &dim)));
+      match = dim.i64() < 0 || dim.i64() == view->shape()[i];
+    }
+    if (!match) {
+      return InvalidArgumentError(what, ": expected a tensor ", expected, ", got ", view->DescribeType());
+    }
     return OkStatus();
   }));
 

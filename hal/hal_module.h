@@ -44,6 +44,11 @@
 //   buffer_view.element_type  r_i      (view) -> element type
 //   buffer_view.rank          r_i      (view) -> rank
 //   buffer_view.dim           ri_I     (view, index) -> dimension
+//   buffer_view.assert        rrir_    (view, what, element_type, shape): fails with
+//                                       "<what>: expected a tensor 1x784xf32, got 2x784xf32"
+//                                       unless view has that element type and shape; what is
+//                                       a vm.buffer of text, shape a vm.list of i64 where -1
+//                                       matches any size
 //
 //   executable.create         rr_r     (device, name) -> executable: the executable of that
 //                                       name embedded in the module(s) this hal module was

@@ -196,6 +196,13 @@ Status BytecodeModule::Parse() {
         for (const auto* loc : *locs) info.locations.emplace_back(loc->pc(), View(loc->location()));
         std::sort(info.locations.begin(), info.locations.end());
       }
+      if (const auto* types = fn->argument_types()) {
+        for (const auto* t : *types) info.source_arg_types.push_back(View(t));
+      }
+      if (const auto* types = fn->result_types()) {
+        for (const auto* t : *types) info.source_result_types.push_back(View(t));
+      }
+      info.transient_bytes = fn->transient_bytes();
       functions_.push_back(std::move(info));
     }
   }

@@ -44,6 +44,12 @@ struct FunctionInfo {
   std::string_view result_types;  // after '_'
   // (pc, "file:line:col"), sorted by pc; may be empty.
   std::vector<std::pair<uint32_t, std::string_view>> locations;
+  // Source-level types of the arguments and results ("tensor<1x784xf32>",
+  // "i32"), when the compiler recorded them; empty otherwise.
+  std::vector<std::string_view> source_arg_types;
+  std::vector<std::string_view> source_result_types;
+  // Transient device memory the compiler planned for one call.
+  uint64_t transient_bytes = 0;
 };
 
 struct ImportInfo {

@@ -163,7 +163,7 @@ vm.module @m {
 // -----
 
 vm.module @m {
-  // expected-error @+1 {{'vm.rodata' op value must be a string or dense elements of whole-byte integers or floats}}
+  // expected-error @+1 {{'vm.rodata' op value must be a string or dense (or dense_resource) elements of whole-byte integers or floats}}
   vm.rodata @bits dense<[true, false]> : tensor<2xi1>
 }
 

@@ -9,6 +9,8 @@ import lit.formats
 config.name = "strata-compiler"
 config.test_format = lit.formats.ShTest(execute_external=False)
 config.suffixes = [".mlir"]
+# Inputs/ holds files that tests read, not tests.
+config.excludes = ["Inputs"]
 config.test_source_root = os.path.dirname(__file__)
 
 
@@ -19,7 +21,7 @@ def add_tool(name, directory):
     config.substitutions.append((pattern, os.path.join(directory, name)))
 
 
-for tool in ["compile-module", "strata-opt"]:
+for tool in ["compile-module", "strata-opt", "dump-module"]:
     if not os.path.exists(os.path.join(config.strata_tools_dir, tool)):
         lit_config.fatal("%s is not built; build it first (ninja %s)" % (tool, tool))
     add_tool(tool, config.strata_tools_dir)

@@ -1,18 +1,25 @@
-// compile-module: compiles a `vm` dialect module into a Strata module file.
+// compile-module: compiles a model (func/linalg/tosa/...) or a `vm` dialect
+// module into a Strata module file.
 //
-//   compile-module IN.mlir -o OUT.smod
+//   compile-module model.mlir -o model.smod [--target=cpu]
+//       [--cpu-triple=x86_64-linux-gnu,aarch64-linux-gnu] [--cpu=NAME]
+//       [--cpu-features=+avx2] [--compile-to=PHASE] [--print-pipeline]
+//       [--dump-executables=DIR] [--time-phases]
 //   compile-module IN.mlir --emit=bytecode-listing      (text, to stdout)
 //   compile-module IN.mlir --emit=register-allocation   (text, to stdout)
 //   compile-module IN.mlir --emit=vm                    (IR after the passes)
 //
-// The input holds one `vm.module`. The pipeline is vm-fuse-compare-branch then
-// canonicalize; the usual --mlir-print-ir-* options show it at work.
-// Problems in the input are reported as MLIR diagnostics with their source
-// location, and the exit status is 1.
+// An input holding one `vm.module` goes straight to the emitter (after
+// vm-fuse-compare-branch and canonicalize); anything else is a model and goes
+// through the phases of compiler/pipeline/ModelCompiler.h. The usual
+// --mlir-print-ir-* options show the passes at work. Problems in the input
+// are reported as MLIR diagnostics with their source location, and the exit
+// status is 1.
 
 #include <string>
 #include <vector>
 
+#include "compiler/pipeline/ModelCompiler.h"
 #include "compiler/support/InputFile.h"
 #include "compiler/vm/IR/VMDialect.h"
 #include "compiler/vm/IR/VMOps.h"
@@ -30,6 +37,7 @@
 #include "mlir/Support/Timing.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
@@ -55,6 +63,38 @@ cl::opt<Emit> emit(
         clEnumValN(Emit::kRegisterAllocation, "register-allocation",
                    "each function with registers in place of values"),
         clEnumValN(Emit::kVM, "vm", "the vm dialect IR after the passes")));
+cl::opt<std::string> targetBackend(
+    "target", cl::desc("Device target of the model's executables (cpu)"),
+    cl::init("cpu"));
+cl::list<std::string> cpuTriples(
+    "cpu-triple", cl::CommaSeparated,
+    cl::desc("CPU triples to compile executables for (default: the host's "
+             "x86_64-linux-gnu); several give one executable each"));
+cl::opt<std::string> cpuName("cpu", cl::desc("LLVM CPU name (default: host "
+                                             "for the host's architecture)"));
+cl::opt<std::string> cpuFeatures("cpu-features",
+                                 cl::desc("Extra LLVM target features"));
+cl::opt<std::string> compileTo(
+    "compile-to",
+    cl::desc("Stop after this phase and print its IR: input, global-opt, "
+             "dispatch, executables, vm"),
+    cl::init("module"));
+cl::opt<bool> printPipeline("print-pipeline",
+                            cl::desc("Print each phase's pass pipeline"));
+cl::opt<std::string>
+    dumpExecutables("dump-executables", cl::value_desc("dir"),
+                    cl::desc("Write each embedded executable to DIR"));
+cl::opt<bool> timePhases("time-phases",
+                         cl::desc("Print the wall time of each phase"));
+cl::opt<std::string> codegenOptions(
+    "codegen-options",
+    cl::desc("Options of the CPU codegen pipeline, e.g. \"vector-bits=256\""));
+
+/// Whether the input is one vm.module (rather than a model).
+bool isVMInput(mlir::ModuleOp top) {
+  Block *body = top.getBody();
+  return !body->empty() && isa<strata::vm::ModuleOp>(body->front());
+}
 
 /// The vm.module the input consists of.
 FailureOr<strata::vm::ModuleOp> getVMModule(mlir::ModuleOp top) {
@@ -103,9 +143,79 @@ LogicalResult writeOutput(strata::vm::ModuleOp module, llvm::raw_ostream &os) {
   return success();
 }
 
+int compileModel(mlir::ModuleOp top) {
+  std::optional<strata::Phase> phase = strata::parsePhase(compileTo);
+  if (!phase) {
+    llvm::errs() << "compile-module: unknown phase '" << compileTo
+                 << "' for --compile-to; expected one of "
+                 << strata::phaseNames() << "\n";
+    return 1;
+  }
+  if (targetBackend != "cpu") {
+    llvm::errs() << "compile-module: unknown --target='" << targetBackend
+                 << "'; expected cpu\n";
+    return 1;
+  }
+  strata::ModelCompileOptions options;
+  options.compileTo = *phase;
+  for (const std::string &triple : cpuTriples) {
+    strata::cpu::CPUTargetOptions target;
+    target.triple = triple;
+    target.cpu = cpuName;
+    target.features = cpuFeatures;
+    options.targets.push_back(target);
+  }
+  if (options.targets.empty()) {
+    strata::cpu::CPUTargetOptions target;
+    target.cpu = cpuName;
+    target.features = cpuFeatures;
+    options.targets.push_back(target);
+  }
+  if (!codegenOptions.empty() &&
+      failed(options.codegen.parseFromString(codegenOptions))) {
+    llvm::errs() << "compile-module: cannot parse --codegen-options='"
+                 << codegenOptions << "'\n";
+    return 1;
+  }
+  options.dumpExecutablesDir = dumpExecutables;
+  options.configure = [](PassManager &pm) {
+    return applyPassManagerCLOptions(pm);
+  };
+  if (printPipeline)
+    options.onPipeline = [](StringRef phase, OpPassManager &pm) {
+      llvm::errs() << "// " << phase << ": ";
+      pm.printAsTextualPipeline(llvm::errs());
+      llvm::errs() << "\n";
+    };
+  if (timePhases)
+    options.onPhaseTime = [](StringRef phase, double seconds) {
+      llvm::errs() << llvm::format("// phase %-12s %8.3f s\n",
+                                   phase.str().c_str(), seconds);
+    };
+  FailureOr<std::vector<uint8_t>> file = strata::compileModel(top, options);
+  if (failed(file))
+    return 1;
+  std::string error;
+  std::unique_ptr<llvm::ToolOutputFile> output =
+      openOutputFile(outputFilename, &error);
+  if (!output) {
+    llvm::errs() << "compile-module: " << error << "\n";
+    return 1;
+  }
+  if (*phase != strata::Phase::kModule) {
+    top.print(output->os());
+    output->os() << '\n';
+  } else {
+    output->os().write(reinterpret_cast<const char *>(file->data()),
+                       file->size());
+  }
+  output->keep();
+  return 0;
+}
+
 int compile() {
   DialectRegistry registry;
-  registry.insert<strata::vm::VMDialect>();
+  strata::registerModelDialects(registry);
   MLIRContext context(registry);
   // Diagnostics point at the source; a dump of the op would only repeat it.
   context.printOpOnDiagnostic(false);
@@ -115,6 +225,8 @@ int compile() {
       input.parse("compile-module", inputFilename, context);
   if (!top)
     return 1;
+  if (!isVMInput(*top))
+    return compileModel(*top);
 
   PassManager pm(&context);
   if (failed(applyPassManagerCLOptions(pm)))

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# The main job: set up, compile a sample program and run it on the VM.
+# The main job: set up, compile the sample MLP and run it on the CPU.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 bash tools/dev/setup.sh
 mkdir -p build/samples
-build/bin/compile-module samples/vm/loop.mlir -o build/samples/loop.smod
-echo "+ run-module --module=build/samples/loop.smod --function=loop --input=i64=100"
-build/bin/run-module --module=build/samples/loop.smod --function=loop --input=i64=100
+echo "+ compile-module samples/models/mlp.mlir -o build/samples/mlp.smod"
+build/bin/compile-module samples/models/mlp.mlir -o build/samples/mlp.smod
+echo "+ run-module --module=build/samples/mlp.smod --function=predict --device=cpu-task --input=1x784xf32=0.5"
+build/bin/run-module --module=build/samples/mlp.smod --function=predict --device=cpu-task \
+  --input=1x784xf32=0.5

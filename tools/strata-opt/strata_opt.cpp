@@ -3,6 +3,8 @@
 // `--strata-cpu-wrap-kernel-abi`, `--verify-diagnostics`).
 
 #include "compiler/codegen/cpu/Pipeline.h"
+#include "compiler/dispatch/IR/FlowOps.h"
+#include "compiler/dispatch/Transforms/Passes.h"
 #include "compiler/vm/IR/VMDialect.h"
 #include "compiler/vm/Transforms/Passes.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -11,8 +13,9 @@
 
 int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
-  registry.insert<strata::vm::VMDialect>();
+  registry.insert<strata::vm::VMDialect, strata::flow::FlowDialect>();
   strata::vm::registerVMPasses();
+  strata::flow::registerDispatchPasses();
   // The CPU code generator's passes, its pipeline and the upstream dialects
   // kernels are written in.
   strata::cpu::registerCPUCodegenPasses();

@@ -5,6 +5,8 @@
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Interfaces/DestinationStyleOpInterface.h"
 
 using namespace mlir;
 
@@ -56,6 +58,27 @@ struct CPUResultsToBindingsPass
     for (func::ReturnOp ret : returns) {
       OpBuilder b(ret);
       for (auto [i, value] : llvm::enumerate(ret.getOperands())) {
+        // A result computed in place over an empty tensor is computed in the
+        // output binding itself. (Empty tensor elimination does this for
+        // static shapes but cannot prove dynamic sizes equal; the dispatch
+        // contract makes them so.)
+        Value root = value;
+        while (auto dps = root.getDefiningOp<DestinationStyleOpInterface>()) {
+          auto result = dyn_cast<OpResult>(root);
+          if (!result || !dps.getNumDpsInits())
+            break;
+          root = dps.getDpsInitOperand(result.getResultNumber())->get();
+        }
+        if (auto empty = root.getDefiningOp<tensor::EmptyOp>();
+            empty && empty->hasOneUse()) {
+          OpBuilder eb(empty);
+          Value output = bufferization::ToTensorOp::create(
+              eb, empty.getLoc(), empty.getType(),
+              kernel.getArgument(first + i), /*restrict=*/true,
+              /*writable=*/true);
+          empty.replaceAllUsesWith(output);
+          empty.erase();
+        }
         // No result: the destination is a memref.
         bufferization::MaterializeInDestinationOp::create(
             b, ret.getLoc(), Type(), value, kernel.getArgument(first + i),

@@ -202,12 +202,15 @@ LogicalResult ImportOp::verify() {
 LogicalResult RodataOp::verify() {
   if (isa<StringAttr>(getValue()))
     return success();
-  auto dense = dyn_cast<DenseIntOrFPElementsAttr>(getValue());
-  Type elementType = dense ? dense.getElementType() : Type();
-  if (!dense || !elementType.isIntOrFloat() ||
+  auto elements = dyn_cast<ElementsAttr>(getValue());
+  bool supported = isa_and_nonnull<DenseIntOrFPElementsAttr,
+                                   DenseResourceElementsAttr>(elements);
+  Type elementType = supported ? elements.getElementType() : Type();
+  if (!supported || !elementType.isIntOrFloat() ||
       elementType.getIntOrFloatBitWidth() % 8 != 0)
-    return emitOpError() << "value must be a string or dense elements of "
-                            "whole-byte integers or floats, got "
+    return emitOpError() << "value must be a string or dense (or "
+                            "dense_resource) elements of whole-byte integers "
+                            "or floats, got "
                          << getValue();
   return success();
 }

@@ -2,6 +2,8 @@
 
 #include "compiler/vm/Target/ModuleWriter.h"
 
+#include "mlir/IR/DialectResourceBlobManager.h"
+
 #include <bit>
 #include <limits>
 #include <string>
@@ -56,7 +58,15 @@ std::vector<uint8_t> rodataBytes(RodataOp op) {
   if (auto string = dyn_cast<StringAttr>(op.getValue()))
     return {string.getValue().bytes_begin(), string.getValue().bytes_end()};
   // The verifier admits only dense whole-byte ints and floats, whose raw
-  // data is packed elements (a single one for a splat).
+  // data is packed elements (a single one for a splat), and resource blobs
+  // of them.
+  if (auto resource = dyn_cast<DenseResourceElementsAttr>(op.getValue())) {
+    AsmResourceBlob *blob = resource.getRawHandle().getBlob();
+    if (!blob)
+      return {};
+    ArrayRef<char> data = blob->getData();
+    return {data.begin(), data.end()};
+  }
   auto dense = cast<DenseIntOrFPElementsAttr>(op.getValue());
   ArrayRef<char> raw = dense.getRawData();
   std::vector<uint8_t> bytes;
@@ -94,7 +104,8 @@ struct ScalarGlobals {
 
 } // namespace
 
-FailureOr<std::vector<uint8_t>> serializeModule(ModuleOp module) {
+FailureOr<std::vector<uint8_t>>
+serializeModule(ModuleOp module, ArrayRef<EmbeddedExecutable> executables) {
   ModuleSymbols symbols;
   SmallVector<FuncOp> functions;
   SmallVector<ImportOp> imports;
@@ -149,12 +160,29 @@ FailureOr<std::vector<uint8_t>> serializeModule(ModuleOp module) {
     for (const auto &[pc, location] : encoded->sourceLocations)
       locations.push_back(
           schema::CreateSourceLocationDefDirect(fbb, pc, location.c_str()));
+    auto strings = [&](StringRef attrName) {
+      std::vector<flatbuffers::Offset<flatbuffers::String>> result;
+      if (auto array = function->getAttrOfType<ArrayAttr>(attrName))
+        for (auto text : array.getAsValueRange<StringAttr>())
+          result.push_back(fbb.CreateString(text.str()));
+      return result;
+    };
+    std::vector<flatbuffers::Offset<flatbuffers::String>> argumentTypes =
+        strings("strata.argument_types");
+    std::vector<flatbuffers::Offset<flatbuffers::String>> resultTypes =
+        strings("strata.result_types");
+    uint64_t transientBytes = 0;
+    if (auto bytes =
+            function->getAttrOfType<IntegerAttr>("strata.transient_bytes"))
+      transientBytes = bytes.getInt();
     functionDefs.push_back(schema::CreateFunctionDefDirect(
         fbb, function.getSymName().str().c_str(),
         signatureOf(function.getFunctionType()).c_str(), bytecode.size(),
         encoded->bytecode.size(),
         registers->getRegisterCount(Register::Bank::kScalar),
-        registers->getRegisterCount(Register::Bank::kRef), &locations));
+        registers->getRegisterCount(Register::Bank::kRef), &locations,
+        argumentTypes.empty() ? nullptr : &argumentTypes,
+        resultTypes.empty() ? nullptr : &resultTypes, transientBytes));
     bytecode.insert(bytecode.end(), encoded->bytecode.begin(),
                     encoded->bytecode.end());
   }
@@ -190,6 +218,18 @@ FailureOr<std::vector<uint8_t>> serializeModule(ModuleOp module) {
         fbb, name.c_str(), /*inline_data=*/nullptr, &range));
   }
 
+  std::vector<flatbuffers::Offset<schema::ExecutableDef>> executableDefs;
+  for (const EmbeddedExecutable &executable : executables) {
+    externalData.resize(
+        llvm::alignTo(externalData.size(), bytecode::kExternalAlignment), 0);
+    schema::ExternalRange range(externalData.size(), executable.data.size());
+    externalData.insert(externalData.end(), executable.data.begin(),
+                        executable.data.end());
+    executableDefs.push_back(schema::CreateExecutableDefDirect(
+        fbb, executable.name.c_str(), executable.format.c_str(), &range,
+        &executable.metadata));
+  }
+
   std::vector<flatbuffers::Offset<flatbuffers::String>> strings;
   for (const std::string &string : symbols.strings)
     strings.push_back(fbb.CreateString(string));
@@ -199,7 +239,8 @@ FailureOr<std::vector<uint8_t>> serializeModule(ModuleOp module) {
       bytecode::kVersionMinor, &importDefs, &exportDefs, &functionDefs,
       &bytecode, &strings, scalarGlobals.size,
       scalarGlobals.init.empty() ? nullptr : &scalarGlobals.init,
-      refGlobalCount, &rodataDefs, /*executables=*/nullptr,
+      refGlobalCount, &rodataDefs,
+      executableDefs.empty() ? nullptr : &executableDefs,
       externalData.size());
   schema::FinishSizePrefixedModuleDefBuffer(fbb, root);
 

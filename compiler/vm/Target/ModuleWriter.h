@@ -15,15 +15,31 @@
 #define STRATA_COMPILER_VM_TARGET_MODULEWRITER_H
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "compiler/vm/IR/VMOps.h"
 
 namespace strata::vm {
 
+/// A device executable to embed (schemas/module.fbs ExecutableDef): its bytes
+/// go to the external data, 64-byte aligned, so the runtime loads them in
+/// place.
+struct EmbeddedExecutable {
+  std::string name;   ///< what hal.executable.create looks up
+  std::string format; ///< "cpu-elf-x86_64", ...
+  std::vector<uint8_t> data;
+  std::vector<uint8_t> metadata;
+};
+
 /// Allocates registers for every function of `module`, encodes them and
-/// returns the bytes of the module file. Fails with diagnostics.
-mlir::FailureOr<std::vector<uint8_t>> serializeModule(ModuleOp module);
+/// returns the bytes of the module file with `executables` embedded. A
+/// function's `strata.argument_types` / `strata.result_types` (arrays of
+/// strings) and `strata.transient_bytes` attributes become its reflection.
+/// Fails with diagnostics.
+mlir::FailureOr<std::vector<uint8_t>>
+serializeModule(ModuleOp module,
+                llvm::ArrayRef<EmbeddedExecutable> executables = {});
 
 } // namespace strata::vm
 

@@ -5,20 +5,20 @@
 // CHECK: i64=42
 // CHECK-NEXT: f32=10.5
 // RUN: run-module --module=%t.smod --list-functions | FileCheck --check-prefix=LIST %s
-// LIST: scale(If_If)
-// LIST-NEXT: spin(I_I)
+// LIST: scale(i64, f32) -> (i64, f32)
+// LIST-NEXT: spin(i64) -> (i64)
 // RUN: not run-module --module=%t.smod --function=scale --input=i64=1 2>&1 | FileCheck --check-prefix=COUNT %s
-// COUNT: run-module: INVALID_ARGUMENT: function 'scale' (signature If_If) expects 2 arguments, got 1
+// COUNT: run-module: INVALID_ARGUMENT: function scale(i64, f32) -> (i64, f32) expects 2 inputs, got 1
 // RUN: not run-module --module=%t.smod --function=scale --input=f32=1 --input=f32=2 2>&1 | FileCheck --check-prefix=TYPE %s
-// TYPE: function 'scale' argument 0: expected i64, got f32
+// TYPE: input 0: expected i64, got f32
 // RUN: not run-module --module=%t.smod --function=scal --input=i64=1 2>&1 | FileCheck --check-prefix=MISSING %s
-// MISSING: NOT_FOUND: function 'scal' not found in module 'tools'; available: scale(If_If), spin(I_I)
+// MISSING: NOT_FOUND: function 'scal' not found in module 'tools'; available: scale(i64, f32) -> (i64, f32), spin(i64) -> (i64)
 // RUN: not run-module --module=%t.smod --function=scale --input=i64=abc --input=f32=1 2>&1 | FileCheck --check-prefix=LITERAL %s
-// LITERAL: input 'i64=abc': cannot parse 'abc' as i64
+// LITERAL: input 0: cannot parse 'abc' as i64
 // RUN: not run-module --module=%t.smod --function=scale --input=i32=99999999999 --input=f32=1 2>&1 | FileCheck --check-prefix=RANGE %s
 // RANGE: cannot parse '99999999999' as i32 (out of range for i32)
-// RUN: not run-module --module=%t.smod --function=scale --input=i16=1 --input=f32=1 2>&1 | FileCheck --check-prefix=TYPENAME %s
-// TYPENAME: unknown type 'i16'; expected one of i32, i64, f32, f64
+// RUN: not run-module --module=%t.smod --function=scale --input=i7=1 --input=f32=1 2>&1 | FileCheck --check-prefix=TYPENAME %s
+// TYPENAME: unknown element type 'i7' (expected one of f16, bf16, f32, f64, i1, i8,
 // RUN: not run-module --module=%t.missing --function=scale 2>&1 | FileCheck --check-prefix=FILE %s
 // FILE: NOT_FOUND: cannot open module file '{{.*}}.missing': No such file or directory
 // RUN: not run-module --module=%s --function=scale 2>&1 | FileCheck --check-prefix=FOREIGN %s

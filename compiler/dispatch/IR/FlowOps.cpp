@@ -1,0 +1,56 @@
+//===- FlowOps.cpp - the flow dialect -------------------------------------===//
+
+#include "compiler/dispatch/IR/FlowOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/OpImplementation.h"
+
+using namespace mlir;
+
+#include "compiler/dispatch/IR/FlowDialect.cpp.inc"
+
+#define GET_OP_CLASSES
+#include "compiler/dispatch/IR/FlowOps.cpp.inc"
+
+namespace strata::flow {
+
+void FlowDialect::initialize() {
+  addOperations<
+#define GET_OP_LIST
+#include "compiler/dispatch/IR/FlowOps.cpp.inc"
+      >();
+}
+
+LogicalResult DispatchOp::verify() {
+  int64_t dynamic = 0;
+  for (Type type : getResultTypes())
+    dynamic += cast<RankedTensorType>(type).getNumDynamicDims();
+  if (static_cast<int64_t>(getResultDims().size()) != dynamic)
+    return emitOpError("has ") << getResultDims().size()
+                               << " result dims, expected " << dynamic
+                               << " (one per dynamic dimension of the results)";
+  return success();
+}
+
+LogicalResult
+DispatchOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  auto kernel =
+      symbolTable.lookupNearestSymbolFrom<func::FuncOp>(*this, getKernelAttr());
+  if (!kernel)
+    return emitOpError("refers to '")
+           << getKernel() << "', which is not a func.func";
+  if (!kernel->hasAttr(kKernelAttr))
+    return emitOpError("refers to '")
+           << getKernel() << "', which is not marked " << kKernelAttr;
+  FunctionType type = kernel.getFunctionType();
+  if (type.getInputs() != getArguments().getTypes() ||
+      type.getResults() != getResultTypes())
+    return emitOpError("has type ")
+           << FunctionType::get(getContext(), getArguments().getTypes(),
+                                getResultTypes())
+           << ", but the kernel '" << getKernel() << "' has type " << type;
+  return success();
+}
+
+} // namespace strata::flow

@@ -1,0 +1,36 @@
+//===- Passes.h - Dispatch formation -----------------------------*- C++ -*-===//
+//
+// strata-form-dispatches: groups the linalg and tensor compute ops of every
+// host function into dispatch regions, fusing elementwise consumers into the
+// op that produces their input (matmul + bias + activation, the elementwise
+// steps between the reductions of softmax and layer norm), and outlines each
+// region into a kernel (a func.func marked flow.kernel) called by a
+// flow.dispatch. Identical kernels are deduplicated. See docs/compiler.md.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef STRATA_COMPILER_DISPATCH_TRANSFORMS_PASSES_H
+#define STRATA_COMPILER_DISPATCH_TRANSFORMS_PASSES_H
+
+#include <memory>
+
+#include "mlir/Pass/Pass.h"
+
+namespace strata::flow {
+
+struct FormDispatchesOptions {
+  /// Largest intermediate (in bytes) a kernel may keep internally when the
+  /// consumer cannot compute in place over it; it lives on the kernel's
+  /// stack, so larger ones end the region instead.
+  int64_t maxInternalBytes = 32 * 1024;
+};
+
+std::unique_ptr<mlir::Pass>
+createFormDispatchesPass(FormDispatchesOptions options = {});
+
+/// Registers the pass for strata-opt (--strata-form-dispatches).
+void registerDispatchPasses();
+
+} // namespace strata::flow
+
+#endif // STRATA_COMPILER_DISPATCH_TRANSFORMS_PASSES_H

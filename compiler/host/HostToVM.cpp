@@ -1,0 +1,1043 @@
+//===- HostToVM.cpp - Host functions to a vm.module -----------------------===//
+
+#include "compiler/host/HostToVM.h"
+
+#include "compiler/dispatch/IR/FlowOps.h"
+#include "compiler/host/MemoryPlan.h"
+#include "compiler/vm/IR/VMDialect.h"
+#include "compiler/vm/IR/VMOps.h"
+#include "schemas/element_type.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/Dominance.h"
+#include "llvm/ADT/DepthFirstIterator.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+
+namespace strata::host {
+namespace {
+
+// hal/buffer.h bits.
+constexpr int32_t kMemoryDeviceLocal = 1, kMemoryHostVisible = 2,
+                  kMemoryHostCoherent = 4;
+constexpr int32_t kUsageTransferSource = 1, kUsageTransferTarget = 2,
+                  kUsageDispatchStorage = 4, kUsageMapping = 8;
+constexpr int32_t kMemoryAll =
+    kMemoryDeviceLocal | kMemoryHostVisible | kMemoryHostCoherent;
+constexpr int32_t kUsageAll = kUsageTransferSource | kUsageTransferTarget |
+                              kUsageDispatchStorage | kUsageMapping;
+
+/// The element type code of schemas/element_type.h, or 0.
+uint32_t elementTypeCode(Type type) {
+  if (type.isF32())
+    return uint32_t(ElementType::kFloat32);
+  if (type.isF64())
+    return uint32_t(ElementType::kFloat64);
+  if (type.isF16())
+    return uint32_t(ElementType::kFloat16);
+  if (type.isBF16())
+    return uint32_t(ElementType::kBFloat16);
+  if (type.isInteger(1))
+    return uint32_t(ElementType::kBool8);
+  if (auto integer = dyn_cast<IntegerType>(type)) {
+    unsigned bits = integer.getWidth();
+    if (bits != 8 && bits != 16 && bits != 32 && bits != 64)
+      return 0;
+    return (integer.isUnsigned() ? 0x0200u : 0x0100u) | bits;
+  }
+  return 0;
+}
+
+int64_t elementBytes(Type type) {
+  return type.isInteger(1) ? 1 : (type.getIntOrFloatBitWidth() + 7) / 8;
+}
+
+/// A tensor inside a host function: its buffer range and dimensions.
+struct TensorValue {
+  RankedTensorType type;
+  Value view;   // !vm.ref hal.buffer_view, made on demand
+  Value buffer; // !vm.ref hal.buffer
+  Value offset; // i64
+  Value length; // i64
+  SmallVector<Value> dims; // i64 each
+};
+
+class ModuleLowering;
+
+class FunctionLowering {
+public:
+  FunctionLowering(ModuleLowering &module, func::FuncOp source,
+                   vm::FuncOp target);
+  LogicalResult run();
+
+private:
+  // Emission helpers.
+  Value op1(StringRef name, ValueRange operands, Type type);
+  Value i32(int64_t value);
+  Value i64(int64_t value);
+  Value call1(StringRef name, ValueRange operands);
+  void call0(StringRef name, ValueRange operands);
+  Value text(StringRef string);
+  Value nullList();
+  Value listOf(ArrayRef<Value> values);
+
+  Type vmType(Type type);
+  LogicalResult lowerBlock(Block &block);
+  LogicalResult lowerOp(Operation &op);
+  LogicalResult lowerScalar(Operation &op);
+  LogicalResult lowerDispatch(flow::DispatchOp op);
+  LogicalResult lowerExtract(tensor::ExtractOp op);
+  LogicalResult lowerConstantTensor(arith::ConstantOp op);
+  FailureOr<SmallVector<Value>> operandsOf(Operation *op, ValueRange values);
+  Value viewOf(TensorValue &tensor, Location loc);
+  TensorValue fromView(Value view, RankedTensorType type);
+  Value byteSize(TensorValue &tensor);
+  void flush();
+  void planArena(Block &block);
+
+  ModuleLowering &module;
+  func::FuncOp source;
+  vm::FuncOp target;
+  OpBuilder b;
+  Location loc;
+  DenseMap<Value, Value> scalars;
+  DenseMap<Value, TensorValue> tensors;
+  DenseMap<Block *, Block *> blocks;
+  Value device, allocator, executable;
+  // Per block.
+  Value commandBuffer;
+  Value arena;
+  DenseMap<Value, int64_t> arenaOffsets;
+  int64_t transientBytes = 0;
+};
+
+class ModuleLowering {
+public:
+  ModuleLowering(ModuleOp module, const HostToVMOptions &options)
+      : top(module), options(options), b(module.getContext()) {}
+
+  LogicalResult run() {
+    SmallVector<func::FuncOp> hosts;
+    for (auto function : top.getOps<func::FuncOp>()) {
+      if (function->hasAttr(flow::kKernelAttr))
+        continue;
+      if (function.isExternal())
+        return function.emitOpError(
+            "is a declaration; a model's functions need bodies");
+      hosts.push_back(function);
+    }
+    b.setInsertionPointToEnd(top.getBody());
+    vmModule = vm::ModuleOp::create(b, top.getLoc(), options.moduleName);
+    vmModule.getBody().push_back(new Block);
+    b.setInsertionPointToStart(&vmModule.getBody().front());
+    // Signatures first: calls between host functions refer to them.
+    for (func::FuncOp function : hosts) {
+      SmallVector<Type> inputs, results;
+      for (Type type : function.getArgumentTypes())
+        inputs.push_back(vmType(type));
+      for (Type type : function.getResultTypes())
+        results.push_back(vmType(type));
+      if (llvm::is_contained(inputs, Type()) ||
+          llvm::is_contained(results, Type()))
+        return function.emitOpError("has a type the VM cannot hold: ")
+               << function.getFunctionType()
+               << " (supported: ranked tensors, index, i1 to i64, f32, f64)";
+      auto vmFunction = vm::FuncOp::create(
+          b, function.getLoc(), function.getSymName(),
+          b.getFunctionType(inputs, results), ArrayAttr(), ArrayAttr());
+      SmallVector<Attribute> argTypes, resultTypes;
+      for (Type type : function.getArgumentTypes())
+        argTypes.push_back(b.getStringAttr(printType(type)));
+      for (Type type : function.getResultTypes())
+        resultTypes.push_back(b.getStringAttr(printType(type)));
+      vmFunction->setAttr("strata.argument_types", b.getArrayAttr(argTypes));
+      vmFunction->setAttr("strata.result_types", b.getArrayAttr(resultTypes));
+      functions[function.getSymName()] = vmFunction;
+      if (function.isPublic())
+        exports.push_back(function.getSymName());
+    }
+    for (func::FuncOp function : hosts) {
+      FunctionLowering lowering(*this, function,
+                                functions[function.getSymName()]);
+      if (failed(lowering.run()))
+        return failure();
+    }
+    OpBuilder eb = OpBuilder::atBlockEnd(&vmModule.getBody().front());
+    for (StringRef name : exports)
+      vm::ExportOp::create(eb, top.getLoc(), name, StringAttr());
+    for (func::FuncOp function : hosts)
+      function.erase();
+    return success();
+  }
+
+  static std::string printType(Type type) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    os << type;
+    return text;
+  }
+
+  static Type vmType(Type type) {
+    MLIRContext *context = type.getContext();
+    if (isa<RankedTensorType>(type))
+      return elementTypeCode(cast<RankedTensorType>(type).getElementType())
+                 ? vm::RefType::get(context)
+                 : Type();
+    if (type.isIndex() || type.isSignlessInteger(64))
+      return IntegerType::get(context, 64);
+    if (type.isSignlessInteger(1) || type.isSignlessInteger(8) ||
+        type.isSignlessInteger(16) || type.isSignlessInteger(32))
+      return IntegerType::get(context, 32);
+    if (type.isF32() || type.isF64())
+      return type;
+    return Type();
+  }
+
+  /// Declares `hal.<name>` on first use.
+  vm::ImportOp import(StringRef name) {
+    std::string symbol = ("hal." + name).str();
+    auto it = imports.find(symbol);
+    if (it != imports.end())
+      return it->second;
+    MLIRContext *context = top.getContext();
+    Type r = vm::RefType::get(context), buf = vm::BufferType::get(context),
+         list = vm::ListType::get(context), i = b.getI32Type(),
+         I = b.getI64Type();
+    static const llvm::StringMap<std::pair<std::vector<char>, std::vector<char>>>
+        kSignatures = {
+            {"device.default", {{}, {'r'}}},
+            {"device.allocator", {{'r'}, {'r'}}},
+            {"allocator.allocate", {{'r', 'i', 'i', 'I'}, {'r'}}},
+            {"allocator.import", {{'r', 'i', 'i', 'b', 'I', 'I'}, {'r'}}},
+            {"buffer.map", {{'r', 'I', 'I'}, {'b'}}},
+            {"buffer_view.create", {{'r', 'I', 'i', 'l'}, {'r'}}},
+            {"buffer_view.buffer", {{'r'}, {'r'}}},
+            {"buffer_view.byte_offset", {{'r'}, {'I'}}},
+            {"buffer_view.byte_length", {{'r'}, {'I'}}},
+            {"buffer_view.dim", {{'r', 'i'}, {'I'}}},
+            {"buffer_view.assert", {{'r', 'b', 'i', 'l'}, {}}},
+            {"executable.create", {{'r', 'b'}, {'r'}}},
+            {"command_buffer.create", {{'r'}, {'r'}}},
+            {"command_buffer.begin", {{'r'}, {}}},
+            {"command_buffer.end", {{'r'}, {}}},
+            {"command_buffer.barrier", {{'r'}, {}}},
+            {"command_buffer.dispatch",
+             {{'r', 'r', 'i', 'i', 'i', 'i', 'l', 'l'}, {}}},
+            {"semaphore.create", {{'r', 'I'}, {'r'}}},
+            {"semaphore.wait", {{'r', 'I', 'I'}, {'i'}}},
+            {"queue.execute", {{'r', 'l', 'l', 'l'}, {}}},
+        };
+    auto toType = [&](char c) -> Type {
+      switch (c) {
+      case 'r': return r;
+      case 'b': return buf;
+      case 'l': return list;
+      case 'i': return i;
+      default: return I;
+      }
+    };
+    const auto &signature = kSignatures.at(name);
+    SmallVector<Type> inputs, results;
+    for (char c : signature.first)
+      inputs.push_back(toType(c));
+    for (char c : signature.second)
+      results.push_back(toType(c));
+    OpBuilder ib = OpBuilder::atBlockBegin(&vmModule.getBody().front());
+    auto op = vm::ImportOp::create(ib, top.getLoc(), symbol,
+                                   ib.getFunctionType(inputs, results));
+    imports[symbol] = op;
+    return op;
+  }
+
+  /// A vm.rodata of `value`, one per distinct value.
+  StringRef rodata(Attribute value, StringRef prefix) {
+    auto it = rodataByValue.find(value);
+    if (it != rodataByValue.end())
+      return it->second;
+    std::string name = (prefix + "_" + Twine(rodataByValue.size())).str();
+    OpBuilder rb = OpBuilder::atBlockBegin(&vmModule.getBody().front());
+    auto op = vm::RodataOp::create(rb, top.getLoc(), name, value);
+    return rodataByValue[value] = op.getSymName();
+  }
+
+  ModuleOp top;
+  const HostToVMOptions &options;
+  OpBuilder b;
+  vm::ModuleOp vmModule;
+  llvm::StringMap<vm::FuncOp> functions;
+  SmallVector<StringRef> exports;
+  llvm::StringMap<vm::ImportOp> imports;
+  DenseMap<Attribute, StringRef> rodataByValue;
+};
+
+FunctionLowering::FunctionLowering(ModuleLowering &module, func::FuncOp source,
+                                   vm::FuncOp target)
+    : module(module), source(source), target(target),
+      b(source.getContext()), loc(source.getLoc()) {}
+
+Value FunctionLowering::op1(StringRef name, ValueRange operands, Type type) {
+  OperationState state(loc, ("vm." + name).str());
+  state.addOperands(operands);
+  state.addTypes(type);
+  return b.create(state)->getResult(0);
+}
+
+Value FunctionLowering::i32(int64_t value) {
+  return vm::ConstI32Op::create(b, loc, b.getI32Type(), b.getI32IntegerAttr(value));
+}
+
+Value FunctionLowering::i64(int64_t value) {
+  return vm::ConstI64Op::create(b, loc, b.getI64Type(), b.getI64IntegerAttr(value));
+}
+
+Value FunctionLowering::call1(StringRef name, ValueRange operands) {
+  vm::ImportOp import = module.import(name);
+  auto call = vm::CallImportOp::create(
+      b, loc, import.getFunctionType().getResults(), import.getSymName(),
+      operands);
+  return call.getNumResults() ? call.getResult(0) : Value();
+}
+
+void FunctionLowering::call0(StringRef name, ValueRange operands) {
+  call1(name, operands);
+}
+
+Value FunctionLowering::text(StringRef string) {
+  StringRef symbol = module.rodata(b.getStringAttr(string), "text");
+  return vm::ConstRefRodataOp::create(b, loc, vm::BufferType::get(b.getContext()),
+                                      symbol);
+}
+
+Value FunctionLowering::nullList() {
+  return vm::ConstRefZeroOp::create(b, loc, vm::ListType::get(b.getContext()));
+}
+
+/// A vm.list of the values (i32, i64 or refs).
+Value FunctionLowering::listOf(ArrayRef<Value> values) {
+  Value size = i32(values.size());
+  Value list = vm::ListAllocOp::create(b, loc, vm::ListType::get(b.getContext()), size);
+  vm::ListResizeOp::create(b, loc, list, size);
+  for (auto [i, value] : llvm::enumerate(values)) {
+    Value index = i32(i);
+    Type type = value.getType();
+    if (type.isInteger(32))
+      vm::ListSetI32Op::create(b, loc, list, index, value);
+    else if (type.isInteger(64))
+      vm::ListSetI64Op::create(b, loc, list, index, value);
+    else
+      vm::ListSetRefOp::create(b, loc, list, index, value);
+  }
+  return list;
+}
+
+Type FunctionLowering::vmType(Type type) {
+  return ModuleLowering::vmType(type);
+}
+
+Value FunctionLowering::byteSize(TensorValue &tensor) {
+  int64_t staticBytes = elementBytes(tensor.type.getElementType());
+  Value size;
+  for (auto [d, dim] : llvm::enumerate(tensor.dims)) {
+    if (!tensor.type.isDynamicDim(d)) {
+      staticBytes *= tensor.type.getDimSize(d);
+      continue;
+    }
+    size = size ? op1("mul.i64", {size, dim}, b.getI64Type()) : dim;
+  }
+  if (!size)
+    return i64(staticBytes);
+  return staticBytes == 1 ? size
+                          : op1("mul.i64", {size, i64(staticBytes)},
+                                b.getI64Type());
+}
+
+Value FunctionLowering::viewOf(TensorValue &tensor, Location at) {
+  if (tensor.view)
+    return tensor.view;
+  Location saved = loc;
+  loc = at;
+  Value shape = listOf(tensor.dims);
+  tensor.view = call1("buffer_view.create",
+                      {tensor.buffer, tensor.offset,
+                       i32(elementTypeCode(tensor.type.getElementType())),
+                       shape});
+  loc = saved;
+  return tensor.view;
+}
+
+TensorValue FunctionLowering::fromView(Value view, RankedTensorType type) {
+  TensorValue tensor;
+  tensor.type = type;
+  tensor.view = view;
+  tensor.buffer = call1("buffer_view.buffer", {view});
+  tensor.offset = call1("buffer_view.byte_offset", {view});
+  tensor.length = call1("buffer_view.byte_length", {view});
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    tensor.dims.push_back(type.isDynamicDim(d)
+                              ? call1("buffer_view.dim", {view, i32(d)})
+                              : i64(type.getDimSize(d)));
+  return tensor;
+}
+
+void FunctionLowering::flush() {
+  if (!commandBuffer)
+    return;
+  call0("command_buffer.end", {commandBuffer});
+  Value semaphore = call1("semaphore.create", {device, i64(0)});
+  Value signals = listOf({semaphore, i64(1)});
+  Value commandBuffers = listOf({commandBuffer});
+  call0("queue.execute", {device, nullList(), signals, commandBuffers});
+  call1("semaphore.wait", {semaphore, i64(1), i64(-1)});
+  commandBuffer = Value();
+}
+
+/// Dispatch results that die in this block go to one arena.
+void FunctionLowering::planArena(Block &block) {
+  arena = Value();
+  arenaOffsets.clear();
+  DenseMap<Operation *, int64_t> position;
+  int64_t index = 0;
+  for (Operation &op : block)
+    position[&op] = index++;
+  SmallVector<Value> values;
+  SmallVector<Lifetime> lifetimes;
+  for (Operation &op : block) {
+    auto dispatch = dyn_cast<flow::DispatchOp>(op);
+    if (!dispatch)
+      continue;
+    for (Value result : dispatch.getResults()) {
+      auto type = cast<RankedTensorType>(result.getType());
+      if (!type.hasStaticShape())
+        continue;
+      int64_t last = position[&op];
+      bool transient = true;
+      for (Operation *user : result.getUsers()) {
+        if (user->getBlock() != &block ||
+            !isa<flow::DispatchOp, tensor::DimOp>(user)) {
+          transient = false;
+          break;
+        }
+        last = std::max(last, position[user]);
+      }
+      if (!transient)
+        continue;
+      values.push_back(result);
+      lifetimes.push_back({position[&op], last,
+                           type.getNumElements() *
+                               elementBytes(type.getElementType())});
+    }
+  }
+  if (values.empty())
+    return;
+  ArenaPlan plan = host::planArena(lifetimes);
+  for (auto [value, offset] : llvm::zip(values, plan.offsets))
+    arenaOffsets[value] = offset;
+  transientBytes += plan.size;
+  arena = call1("allocator.allocate",
+                {allocator, i32(kMemoryDeviceLocal),
+                 i32(kUsageDispatchStorage | kUsageTransferSource |
+                     kUsageTransferTarget),
+                 i64(plan.size)});
+}
+
+LogicalResult FunctionLowering::run() {
+  Region &region = source.getBody();
+  for (Block &block : region) {
+    Block *vmBlock = new Block;
+    target.getBody().push_back(vmBlock);
+    for (BlockArgument arg : block.getArguments())
+      vmBlock->addArgument(vmType(arg.getType()), arg.getLoc());
+    blocks[&block] = vmBlock;
+  }
+  for (Block &block : region)
+    for (BlockArgument arg : block.getArguments())
+      if (!vmType(arg.getType()))
+        return emitError(arg.getLoc(), "block argument of type ")
+               << arg.getType() << " cannot live in a VM register";
+
+  // Entry: the device, its allocator, the executable; checked arguments.
+  Block &entry = region.front();
+  b.setInsertionPointToStart(blocks[&entry]);
+  device = call1("device.default", {});
+  allocator = call1("device.allocator", {device});
+  bool dispatches = false;
+  source.walk([&](flow::DispatchOp) { dispatches = true; });
+  if (dispatches)
+    executable = call1("executable.create",
+                       {device, text(module.options.executableName)});
+  for (BlockArgument arg : entry.getArguments()) {
+    Value vmArg = blocks[&entry]->getArgument(arg.getArgNumber());
+    auto tensor = dyn_cast<RankedTensorType>(arg.getType());
+    if (!tensor) {
+      scalars[arg] = vmArg;
+      continue;
+    }
+    SmallVector<Value> shape;
+    for (int64_t d = 0; d < tensor.getRank(); ++d)
+      shape.push_back(i64(tensor.isDynamicDim(d) ? -1 : tensor.getDimSize(d)));
+    std::string what = ("argument " + Twine(arg.getArgNumber()) + " of '" +
+                        source.getSymName() + "'")
+                           .str();
+    call0("buffer_view.assert",
+          {vmArg, text(what), i32(elementTypeCode(tensor.getElementType())),
+           listOf(shape)});
+    tensors[arg] = fromView(vmArg, tensor);
+  }
+
+  // Blocks in dominance order, so that values are lowered before their uses.
+  if (region.hasOneBlock()) {
+    if (failed(lowerBlock(entry)))
+      return failure();
+  } else {
+    DominanceInfo dominance(source);
+    for (auto *node : llvm::depth_first(dominance.getRootNode(&region)))
+      if (failed(lowerBlock(*node->getBlock())))
+        return failure();
+  }
+  target->setAttr("strata.transient_bytes", b.getI64IntegerAttr(transientBytes));
+  return success();
+}
+
+LogicalResult FunctionLowering::lowerBlock(Block &block) {
+  Block *vmBlock = blocks[&block];
+  if (&block != &source.getBody().front()) {
+    b.setInsertionPointToStart(vmBlock);
+    for (BlockArgument arg : block.getArguments()) {
+      Value vmArg = vmBlock->getArgument(arg.getArgNumber());
+      if (auto tensor = dyn_cast<RankedTensorType>(arg.getType()))
+        tensors[arg] = fromView(vmArg, tensor);
+      else
+        scalars[arg] = vmArg;
+    }
+  } else {
+    b.setInsertionPointToEnd(vmBlock);
+  }
+  commandBuffer = Value();
+  planArena(block);
+  for (Operation &op : block) {
+    loc = op.getLoc();
+    if (failed(lowerOp(op)))
+      return failure();
+  }
+  return success();
+}
+
+FailureOr<SmallVector<Value>> FunctionLowering::operandsOf(Operation *op,
+                                                           ValueRange values) {
+  SmallVector<Value> result;
+  for (Value value : values) {
+    if (isa<RankedTensorType>(value.getType())) {
+      auto it = tensors.find(value);
+      if (it == tensors.end())
+        return op->emitOpError("uses a tensor the host does not hold");
+      result.push_back(viewOf(it->second, op->getLoc()));
+      continue;
+    }
+    auto it = scalars.find(value);
+    if (it == scalars.end())
+      return op->emitOpError("uses a value of type ")
+             << value.getType() << " that the host cannot hold";
+    result.push_back(it->second);
+  }
+  return result;
+}
+
+LogicalResult FunctionLowering::lowerOp(Operation &op) {
+  return llvm::TypeSwitch<Operation *, LogicalResult>(&op)
+      .Case([&](flow::DispatchOp dispatch) { return lowerDispatch(dispatch); })
+      .Case([&](tensor::ExtractOp extract) {
+        flush();
+        return lowerExtract(extract);
+      })
+      .Case([&](tensor::DimOp dim) -> LogicalResult {
+        std::optional<int64_t> index = dim.getConstantIndex();
+        auto it = tensors.find(dim.getSource());
+        if (!index || it == tensors.end())
+          return dim.emitOpError("needs a constant index into a host tensor");
+        scalars[dim.getResult()] = it->second.dims[*index];
+        return success();
+      })
+      .Case<tensor::CollapseShapeOp, tensor::ExpandShapeOp, tensor::CastOp>(
+          [&](auto reshape) -> LogicalResult {
+            TensorValue source = tensors.lookup(reshape->getOperand(0));
+            auto type = cast<RankedTensorType>(reshape.getResult().getType());
+            TensorValue result = source;
+            result.view = Value();
+            result.type = type;
+            result.dims.clear();
+            if constexpr (std::is_same_v<decltype(reshape),
+                                         tensor::CollapseShapeOp>) {
+              for (auto [d, group] :
+                   llvm::enumerate(reshape.getReassociationIndices())) {
+                Value size;
+                for (int64_t s : group)
+                  size = size ? op1("mul.i64", {size, source.dims[s]},
+                                    b.getI64Type())
+                              : source.dims[s];
+                result.dims.push_back(type.isDynamicDim(d)
+                                          ? size
+                                          : i64(type.getDimSize(d)));
+              }
+            } else if constexpr (std::is_same_v<decltype(reshape),
+                                                tensor::ExpandShapeOp>) {
+              for (OpFoldResult size : reshape.getMixedOutputShape()) {
+                if (auto attr = dyn_cast<Attribute>(size))
+                  result.dims.push_back(
+                      i64(cast<IntegerAttr>(attr).getInt()));
+                else
+                  result.dims.push_back(scalars.lookup(cast<Value>(size)));
+              }
+            } else {
+              for (int64_t d = 0; d < type.getRank(); ++d)
+                result.dims.push_back(type.isDynamicDim(d)
+                                          ? source.dims[d]
+                                          : i64(type.getDimSize(d)));
+            }
+            tensors[reshape.getResult()] = result;
+            return success();
+          })
+      .Case([&](arith::ConstantOp constant) -> LogicalResult {
+        if (isa<RankedTensorType>(constant.getType()))
+          return lowerConstantTensor(constant);
+        return lowerScalar(op);
+      })
+      .Case([&](tensor::EmptyOp empty) -> LogicalResult {
+        if (empty->use_empty())
+          return success();
+        return empty.emitOpError(
+            "is used by the host program; an empty tensor has no defined "
+            "contents to return or pass on");
+      })
+      .Case([&](func::CallOp call) -> LogicalResult {
+        flush();
+        auto callee = module.functions.find(call.getCallee());
+        if (callee == module.functions.end())
+          return call.emitOpError("calls '")
+                 << call.getCallee() << "', which is not a host function";
+        FailureOr<SmallVector<Value>> operands =
+            operandsOf(call, call.getOperands());
+        if (failed(operands))
+          return failure();
+        auto vmCall = vm::CallOp::create(
+            b, loc, callee->second.getFunctionType().getResults(),
+            call.getCallee(), *operands);
+        for (auto [result, value] :
+             llvm::zip(call.getResults(), vmCall.getResults())) {
+          if (auto tensor = dyn_cast<RankedTensorType>(result.getType()))
+            tensors[result] = fromView(value, tensor);
+          else
+            scalars[result] = value;
+        }
+        return success();
+      })
+      .Case([&](func::ReturnOp ret) -> LogicalResult {
+        flush();
+        FailureOr<SmallVector<Value>> operands =
+            operandsOf(ret, ret.getOperands());
+        if (failed(operands))
+          return failure();
+        vm::ReturnOp::create(b, loc, *operands);
+        return success();
+      })
+      .Case([&](cf::BranchOp br) -> LogicalResult {
+        flush();
+        FailureOr<SmallVector<Value>> operands =
+            operandsOf(br, br.getDestOperands());
+        if (failed(operands))
+          return failure();
+        vm::BrOp::create(b, loc, *operands, blocks[br.getDest()]);
+        return success();
+      })
+      .Case([&](cf::CondBranchOp br) -> LogicalResult {
+        flush();
+        FailureOr<SmallVector<Value>> t =
+            operandsOf(br, br.getTrueDestOperands());
+        FailureOr<SmallVector<Value>> f =
+            operandsOf(br, br.getFalseDestOperands());
+        FailureOr<SmallVector<Value>> c =
+            operandsOf(br, ValueRange{br.getCondition()});
+        if (failed(t) || failed(f) || failed(c))
+          return failure();
+        vm::CondBrOp::create(b, loc, (*c)[0], *t, *f,
+                             blocks[br.getTrueDest()],
+                             blocks[br.getFalseDest()]);
+        return success();
+      })
+      .Case([&](cf::AssertOp assertOp) -> LogicalResult {
+        FailureOr<SmallVector<Value>> c =
+            operandsOf(assertOp, ValueRange{assertOp.getArg()});
+        if (failed(c))
+          return failure();
+        Value failed = op1("xor.i32", {(*c)[0], i32(1)}, b.getI32Type());
+        vm::CondFailOp::create(b, loc, failed, assertOp.getMsg());
+        return success();
+      })
+      .Default([&](Operation *) { return lowerScalar(op); });
+}
+
+LogicalResult FunctionLowering::lowerConstantTensor(arith::ConstantOp op) {
+  auto type = cast<RankedTensorType>(op.getType());
+  auto elements = dyn_cast<ElementsAttr>(op.getValue());
+  if (!isa_and_nonnull<DenseElementsAttr, DenseResourceElementsAttr>(
+          elements) ||
+      !elementTypeCode(type.getElementType()))
+    return op.emitOpError("is a tensor constant of a kind the compiler does "
+                          "not embed (dense or dense_resource int or float "
+                          "elements only)");
+  if (auto resource = dyn_cast<DenseResourceElementsAttr>(elements)) {
+    AsmResourceBlob *blob = resource.getRawHandle().getBlob();
+    int64_t expected =
+        type.getNumElements() * elementBytes(type.getElementType());
+    if (!blob || static_cast<int64_t>(blob->getData().size()) != expected)
+      return op.emitOpError("has a dense_resource of ")
+             << (blob ? int64_t(blob->getData().size()) : 0)
+             << " bytes, expected " << expected << " for " << type;
+  }
+  if (op->use_empty())
+    return success();
+  // (A splat is stored expanded: the module writer repeats its element.)
+  StringRef symbol = module.rodata(elements, "constant");
+  Value bytes = vm::ConstRefRodataOp::create(
+      b, loc, vm::BufferType::get(b.getContext()), symbol);
+  TensorValue tensor;
+  tensor.type = type;
+  tensor.buffer = call1("allocator.import",
+                        {allocator, i32(kMemoryHostVisible | kMemoryHostCoherent),
+                         i32(kUsageDispatchStorage | kUsageTransferSource |
+                             kUsageMapping),
+                         bytes, i64(0), i64(-1)});
+  tensor.offset = i64(0);
+  int64_t size = type.getNumElements() * elementBytes(type.getElementType());
+  tensor.length = i64(size);
+  for (int64_t d : type.getShape())
+    tensor.dims.push_back(i64(d));
+  tensors[op.getResult()] = tensor;
+  return success();
+}
+
+LogicalResult FunctionLowering::lowerDispatch(flow::DispatchOp op) {
+  auto kernel = module.options.kernels.find(op.getKernel());
+  if (kernel == module.options.kernels.end())
+    return op.emitOpError("dispatches '")
+           << op.getKernel() << "', which the executable does not have";
+  const KernelInfo &info = kernel->second;
+
+  SmallVector<TensorValue *> inputs;
+  SmallVector<Value> constants;
+  for (Value argument : op.getArguments()) {
+    if (isa<RankedTensorType>(argument.getType())) {
+      auto it = tensors.find(argument);
+      if (it == tensors.end())
+        return op.emitOpError("reads a tensor the host does not hold");
+      inputs.push_back(&it->second);
+      continue;
+    }
+    Value value = scalars.lookup(argument);
+    if (!value)
+      return op.emitOpError("reads a scalar the host does not hold");
+    Type type = argument.getType();
+    if (type.isIndex())
+      value = op1("trunc.i64.i32", {value}, b.getI32Type());
+    else if (type.isF32())
+      value = op1("bitcast.f32.i32", {value}, b.getI32Type());
+    constants.push_back(value);
+  }
+  for (TensorValue *input : inputs)
+    for (auto [d, dim] : llvm::enumerate(input->dims))
+      if (input->type.isDynamicDim(d))
+        constants.push_back(op1("trunc.i64.i32", {dim}, b.getI32Type()));
+
+  // Outputs.
+  SmallVector<TensorValue> outputs;
+  auto dynamicDim = op.getResultDims().begin();
+  for (Value result : op.getResults()) {
+    TensorValue tensor;
+    tensor.type = cast<RankedTensorType>(result.getType());
+    for (int64_t d = 0; d < tensor.type.getRank(); ++d) {
+      if (tensor.type.isDynamicDim(d)) {
+        Value dim = scalars.lookup(*dynamicDim++);
+        tensor.dims.push_back(dim);
+        constants.push_back(op1("trunc.i64.i32", {dim}, b.getI32Type()));
+      } else {
+        tensor.dims.push_back(i64(tensor.type.getDimSize(d)));
+      }
+    }
+    tensor.length = byteSize(tensor);
+    auto planned = arenaOffsets.find(result);
+    if (planned != arenaOffsets.end()) {
+      tensor.buffer = arena;
+      tensor.offset = i64(planned->second);
+    } else {
+      tensor.buffer = call1("allocator.allocate",
+                            {allocator, i32(kMemoryAll), i32(kUsageAll),
+                             tensor.length});
+      tensor.offset = i64(0);
+    }
+    outputs.push_back(tensor);
+  }
+
+  SmallVector<Value> bindings;
+  for (TensorValue *input : inputs)
+    bindings.append({input->buffer, input->offset, input->length});
+  for (TensorValue &output : outputs)
+    bindings.append({output.buffer, output.offset, output.length});
+
+  Value x, y = i32(1), z = i32(1);
+  if (info.workgroupCount) {
+    x = i32((*info.workgroupCount)[0]);
+    y = i32((*info.workgroupCount)[1]);
+    z = i32((*info.workgroupCount)[2]);
+  } else if (info.workgroupCountConstant &&
+             *info.workgroupCountConstant < constants.size()) {
+    int64_t rows = info.workgroupSize[0];
+    Value extent = constants[*info.workgroupCountConstant];
+    x = op1("div.i32.u",
+            {op1("add.i32", {extent, i32(rows - 1)}, b.getI32Type()),
+             i32(rows)},
+            b.getI32Type());
+  } else {
+    x = i32(1);
+  }
+
+  if (!commandBuffer) {
+    commandBuffer = call1("command_buffer.create", {device});
+    call0("command_buffer.begin", {commandBuffer});
+  }
+  call0("command_buffer.dispatch",
+        {commandBuffer, executable, i32(info.ordinal), x, y, z,
+         constants.empty() ? nullList() : listOf(constants), listOf(bindings)});
+  call0("command_buffer.barrier", {commandBuffer});
+  for (auto [result, tensor] : llvm::zip(op.getResults(), outputs))
+    tensors[result] = tensor;
+  return success();
+}
+
+LogicalResult FunctionLowering::lowerExtract(tensor::ExtractOp op) {
+  auto it = tensors.find(op.getTensor());
+  if (it == tensors.end())
+    return op.emitOpError("reads a tensor the host does not hold");
+  TensorValue &tensor = it->second;
+  Type element = tensor.type.getElementType();
+  Value linear = i64(0);
+  for (auto [d, index] : llvm::enumerate(op.getIndices())) {
+    Value scaled = d == 0 ? linear
+                          : op1("mul.i64", {linear, tensor.dims[d]},
+                                b.getI64Type());
+    linear = op1("add.i64", {scaled, scalars.lookup(index)}, b.getI64Type());
+  }
+  Value offset =
+      op1("mul.i64", {linear, i64(elementBytes(element))}, b.getI64Type());
+  Value mapped = call1("buffer.map", {tensor.buffer, tensor.offset, tensor.length});
+  StringRef load;
+  Type resultType;
+  if (element.isF32())
+    load = "buffer.load.f32", resultType = element;
+  else if (element.isF64())
+    load = "buffer.load.f64", resultType = element;
+  else if (element.isInteger(64))
+    load = "buffer.load.i64", resultType = element;
+  else if (element.isInteger(32))
+    load = "buffer.load.i32", resultType = element;
+  else if (element.isInteger(16))
+    load = "buffer.load.i16.s", resultType = b.getI32Type();
+  else if (element.isInteger(8))
+    load = "buffer.load.i8.s", resultType = b.getI32Type();
+  else if (element.isInteger(1))
+    load = "buffer.load.i8.u", resultType = b.getI32Type();
+  else
+    return op.emitOpError("reads an element of type ")
+           << element << " on the host (supported: f32, f64, i1 to i64)";
+  scalars[op.getResult()] = op1(load, {mapped, offset}, resultType);
+  return success();
+}
+
+/// Scalar arith and math on the host.
+LogicalResult FunctionLowering::lowerScalar(Operation &op) {
+  auto unsupported = [&]() {
+    return op.emitOpError("is not supported in the host program (outside a "
+                          "dispatch); supported there: scalar arith on "
+                          "index, i1-i64, f32, f64, tensor.dim, tensor.extract, "
+                          "reshapes, calls and control flow");
+  };
+  for (Value operand : op.getOperands())
+    if (!scalars.count(operand))
+      return unsupported();
+  if (op.getNumResults() != 1)
+    return unsupported();
+  Value result = op.getResult(0);
+  Type type = vmType(result.getType());
+  if (!type)
+    return unsupported();
+  SmallVector<Value> operands;
+  for (Value operand : op.getOperands())
+    operands.push_back(scalars.lookup(operand));
+  auto suffix = [](Type t) -> std::string {
+    if (t.isInteger(32)) return "i32";
+    if (t.isInteger(64)) return "i64";
+    if (t.isF32()) return "f32";
+    return "f64";
+  };
+  Type operandType = operands.empty() ? type : operands[0].getType();
+  std::string s = suffix(operandType);
+  auto emit = [&](StringRef name) {
+    scalars[result] = op1(name, operands, type);
+    return success();
+  };
+  auto swapped = [&](StringRef name) {
+    std::swap(operands[0], operands[1]);
+    return emit(name);
+  };
+  auto negated = [&](StringRef name, bool swap) {
+    if (swap)
+      std::swap(operands[0], operands[1]);
+    Value value = op1(name, operands, b.getI32Type());
+    scalars[result] = op1("xor.i32", {value, i32(1)}, b.getI32Type());
+    return success();
+  };
+
+  if (auto constant = dyn_cast<arith::ConstantOp>(op)) {
+    Attribute value = constant.getValue();
+    if (auto integer = dyn_cast<IntegerAttr>(value)) {
+      int64_t v = integer.getType().isInteger(1) ? integer.getValue().getZExtValue()
+                                                 : integer.getValue().getSExtValue();
+      scalars[result] = type.isInteger(64) ? i64(v) : i32(v);
+      return success();
+    }
+    if (auto real = dyn_cast<FloatAttr>(value)) {
+      if (type.isF32())
+        scalars[result] = vm::ConstF32Op::create(
+            b, loc, b.getF32Type(), b.getF32FloatAttr(real.getValueAsDouble()));
+      else
+        scalars[result] = vm::ConstF64Op::create(
+            b, loc, b.getF64Type(), b.getF64FloatAttr(real.getValueAsDouble()));
+      return success();
+    }
+    return unsupported();
+  }
+  return llvm::TypeSwitch<Operation *, LogicalResult>(&op)
+      .Case([&](arith::AddIOp) { return emit("add." + s); })
+      .Case([&](arith::SubIOp) { return emit("sub." + s); })
+      .Case([&](arith::MulIOp) { return emit("mul." + s); })
+      .Case([&](arith::DivSIOp) { return emit("div." + s + ".s"); })
+      .Case([&](arith::DivUIOp) { return emit("div." + s + ".u"); })
+      .Case([&](arith::RemSIOp) { return emit("rem." + s + ".s"); })
+      .Case([&](arith::RemUIOp) { return emit("rem." + s + ".u"); })
+      .Case([&](arith::AndIOp) { return emit("and." + s); })
+      .Case([&](arith::OrIOp) { return emit("or." + s); })
+      .Case([&](arith::XOrIOp) { return emit("xor." + s); })
+      .Case([&](arith::ShLIOp) { return emit("shl." + s); })
+      .Case([&](arith::ShRSIOp) { return emit("shr." + s + ".s"); })
+      .Case([&](arith::ShRUIOp) { return emit("shr." + s + ".u"); })
+      .Case([&](arith::CeilDivSIOp) -> LogicalResult {
+        // (a + b - 1) / b for the non-negative sizes shapes use.
+        Value one = s == "i64" ? i64(1) : i32(1);
+        Value bias = op1("sub." + s, {operands[1], one}, type);
+        Value sum = op1("add." + s, {operands[0], bias}, type);
+        scalars[result] = op1("div." + s + ".s", {sum, operands[1]}, type);
+        return success();
+      })
+      .Case([&](arith::MaxSIOp) -> LogicalResult {
+        Value lt = op1("cmp.lt." + s + ".s", operands, b.getI32Type());
+        scalars[result] = op1("select." + s, {lt, operands[1], operands[0]}, type);
+        return success();
+      })
+      .Case([&](arith::MinSIOp) -> LogicalResult {
+        Value lt = op1("cmp.lt." + s + ".s", operands, b.getI32Type());
+        scalars[result] = op1("select." + s, {lt, operands[0], operands[1]}, type);
+        return success();
+      })
+      .Case([&](arith::AddFOp) { return emit("add." + s); })
+      .Case([&](arith::SubFOp) { return emit("sub." + s); })
+      .Case([&](arith::MulFOp) { return emit("mul." + s); })
+      .Case([&](arith::DivFOp) { return emit("div." + s); })
+      .Case([&](arith::RemFOp) { return emit("rem." + s); })
+      .Case([&](arith::NegFOp) { return emit("neg." + s); })
+      .Case([&](arith::MinimumFOp) { return emit("min." + s); })
+      .Case([&](arith::MaximumFOp) { return emit("max." + s); })
+      .Case([&](math::AbsFOp) { return emit("abs." + s); })
+      .Case([&](math::SqrtOp) { return emit("sqrt." + s); })
+      .Case([&](math::FloorOp) { return emit("floor." + s); })
+      .Case([&](math::CeilOp) { return emit("ceil." + s); })
+      .Case([&](arith::SelectOp) {
+        return emit("select." + suffix(operands[1].getType()));
+      })
+      .Case([&](arith::CmpIOp cmp) -> LogicalResult {
+        using P = arith::CmpIPredicate;
+        switch (cmp.getPredicate()) {
+        case P::eq: return emit("cmp.eq." + s);
+        case P::ne: return emit("cmp.ne." + s);
+        case P::slt: return emit("cmp.lt." + s + ".s");
+        case P::sle: return emit("cmp.le." + s + ".s");
+        case P::sgt: return swapped("cmp.lt." + s + ".s");
+        case P::sge: return swapped("cmp.le." + s + ".s");
+        case P::ult: return emit("cmp.lt." + s + ".u");
+        case P::ule: return emit("cmp.le." + s + ".u");
+        case P::ugt: return swapped("cmp.lt." + s + ".u");
+        case P::uge: return swapped("cmp.le." + s + ".u");
+        }
+        return unsupported();
+      })
+      .Case([&](arith::CmpFOp cmp) -> LogicalResult {
+        using P = arith::CmpFPredicate;
+        switch (cmp.getPredicate()) {
+        case P::OEQ: return emit("cmp.eq." + s);
+        case P::UNE: return emit("cmp.ne." + s);
+        case P::OLT: return emit("cmp.lt." + s);
+        case P::OLE: return emit("cmp.le." + s);
+        case P::OGT: return swapped("cmp.lt." + s);
+        case P::OGE: return swapped("cmp.le." + s);
+        case P::UGE: return negated("cmp.lt." + s, false);
+        case P::UGT: return negated("cmp.le." + s, false);
+        case P::ULE: return negated("cmp.lt." + s, true);
+        case P::ULT: return negated("cmp.le." + s, true);
+        case P::AlwaysTrue: scalars[result] = i32(1); return success();
+        case P::AlwaysFalse: scalars[result] = i32(0); return success();
+        default: return unsupported();
+        }
+      })
+      .Case<arith::IndexCastOp, arith::ExtSIOp>([&](auto) -> LogicalResult {
+        if (operandType == type) {
+          scalars[result] = operands[0];
+          return success();
+        }
+        return emit(type.isInteger(64) ? "ext.i32.i64.s" : "trunc.i64.i32");
+      })
+      .Case<arith::IndexCastUIOp, arith::ExtUIOp>([&](auto) -> LogicalResult {
+        if (operandType == type) {
+          scalars[result] = operands[0];
+          return success();
+        }
+        return emit(type.isInteger(64) ? "ext.i32.i64.u" : "trunc.i64.i32");
+      })
+      .Case([&](arith::TruncIOp) -> LogicalResult {
+        if (operandType == type) {
+          scalars[result] = operands[0];
+          return success();
+        }
+        return emit("trunc.i64.i32");
+      })
+      .Case([&](arith::SIToFPOp) {
+        return emit("cast.si" + s.substr(1) + "." + suffix(type));
+      })
+      .Case([&](arith::FPToSIOp) {
+        return emit("cast." + s + ".si" + suffix(type).substr(1));
+      })
+      .Case([&](arith::ExtFOp) { return emit("ext.f32.f64"); })
+      .Case([&](arith::TruncFOp) { return emit("trunc.f64.f32"); })
+      .Default([&](Operation *) { return unsupported(); });
+}
+
+} // namespace
+
+LogicalResult lowerHostToVM(ModuleOp module, const HostToVMOptions &options) {
+  module.getContext()->getOrLoadDialect<vm::VMDialect>();
+  ModuleLowering lowering(module, options);
+  return lowering.run();
+}
+
+} // namespace strata::host

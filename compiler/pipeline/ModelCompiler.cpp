@@ -1,0 +1,317 @@
+//===- ModelCompiler.cpp - A model in MLIR to a module file ---------------===//
+
+#include "compiler/pipeline/ModelCompiler.h"
+
+#include <chrono>
+
+#include "compiler/codegen/cpu/Pipeline.h"
+#include "compiler/dispatch/IR/FlowOps.h"
+#include "compiler/dispatch/Transforms/Passes.h"
+#include "compiler/host/HostToVM.h"
+#include "compiler/vm/IR/VMDialect.h"
+#include "compiler/vm/IR/VMOps.h"
+#include "compiler/vm/Target/ModuleWriter.h"
+#include "compiler/vm/Transforms/Passes.h"
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+
+namespace strata {
+namespace {
+
+constexpr std::pair<Phase, llvm::StringLiteral> kPhases[] = {
+    {Phase::kInput, "input"},       {Phase::kGlobalOpt, "global-opt"},
+    {Phase::kDispatch, "dispatch"}, {Phase::kExecutables, "executables"},
+    {Phase::kVM, "vm"},             {Phase::kModule, "module"},
+};
+
+/// Dialects a model's host functions and kernels may use.
+bool isInputDialect(StringRef name) {
+  return llvm::is_contained({"builtin", "func", "arith", "math", "tensor",
+                             "linalg", "scf", "cf", "tosa", "affine", "ub"},
+                            name);
+}
+
+class PhaseRunner {
+public:
+  PhaseRunner(ModuleOp module, const ModelCompileOptions &options)
+      : module(module), options(options) {}
+
+  /// Runs `build`'s passes as phase `phase`.
+  LogicalResult runPasses(Phase phase,
+                          llvm::function_ref<void(OpPassManager &)> build) {
+    PassManager pm(module.getContext());
+    if (options.configure && failed(options.configure(pm)))
+      return failure();
+    build(pm);
+    if (options.onPipeline)
+      options.onPipeline(phaseName(phase), pm);
+    return pm.run(module);
+  }
+
+  template <typename F>
+  LogicalResult timed(Phase phase, F &&body) {
+    auto start = std::chrono::steady_clock::now();
+    LogicalResult result = body();
+    if (options.onPhaseTime)
+      options.onPhaseTime(
+          phaseName(phase),
+          std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                        start)
+              .count());
+    return result;
+  }
+
+  ModuleOp module;
+  const ModelCompileOptions &options;
+};
+
+LogicalResult checkInputDialects(ModuleOp module) {
+  WalkResult result = module.walk([](Operation *op) {
+    StringRef dialect = op->getName().getDialectNamespace();
+    if (isInputDialect(dialect))
+      return WalkResult::advance();
+    op->emitError("unsupported op '")
+        << op->getName()
+        << "' in a model: the compiler takes func, arith, math, tensor, "
+           "linalg, scf and tosa";
+    return WalkResult::interrupt();
+  });
+  return failure(result.wasInterrupted());
+}
+
+/// linalg.softmax and other aggregated ops become their parts.
+LogicalResult decomposeAggregatedOps(ModuleOp module) {
+  SmallVector<linalg::AggregatedOpInterface> ops;
+  module.walk([&](linalg::AggregatedOpInterface op) { ops.push_back(op); });
+  for (linalg::AggregatedOpInterface op : ops) {
+    OpBuilder b(op);
+    FailureOr<SmallVector<Value>> parts = op.decomposeOperation(b);
+    if (failed(parts))
+      return op->emitOpError("cannot be decomposed into linalg ops");
+    op->replaceAllUsesWith(*parts);
+    op->erase();
+  }
+  return success();
+}
+
+LogicalResult writeFile(StringRef path, ArrayRef<uint8_t> bytes,
+                        Location loc) {
+  std::error_code error;
+  llvm::raw_fd_ostream os(path, error, llvm::sys::fs::OF_None);
+  if (error)
+    return emitError(loc) << "cannot write '" << path
+                          << "': " << error.message();
+  os.write(reinterpret_cast<const char *>(bytes.data()), bytes.size());
+  return success();
+}
+
+} // namespace
+
+std::optional<Phase> parsePhase(StringRef name) {
+  for (auto [phase, phaseName] : kPhases)
+    if (name == phaseName)
+      return phase;
+  return std::nullopt;
+}
+
+StringRef phaseName(Phase phase) {
+  for (auto [p, name] : kPhases)
+    if (p == phase)
+      return name;
+  return "?";
+}
+
+std::string phaseNames() {
+  std::string names;
+  for (auto [phase, name] : kPhases)
+    names += (names.empty() ? "" : ", ") + name.str();
+  return names;
+}
+
+void registerModelDialects(DialectRegistry &registry) {
+  cpu::registerCPUCodegenDialects(registry);
+  registry.insert<flow::FlowDialect, vm::VMDialect>();
+}
+
+FailureOr<std::vector<uint8_t>>
+compileModel(ModuleOp module, const ModelCompileOptions &options) {
+  PhaseRunner runner(module, options);
+  Location loc = module.getLoc();
+
+  // input
+  if (failed(runner.timed(Phase::kInput, [&]() -> LogicalResult {
+        if (failed(checkInputDialects(module)))
+          return failure();
+        if (failed(runner.runPasses(Phase::kInput, [](OpPassManager &pm) {
+              OpPassManager &fn = pm.nest<func::FuncOp>();
+              fn.addPass(tosa::createTosaToLinalgNamed());
+              fn.addPass(tosa::createTosaToLinalg());
+              fn.addPass(createTosaToArithPass());
+              fn.addPass(createTosaToTensorPass());
+              pm.addPass(createCanonicalizerPass());
+            })))
+          return failure();
+        return decomposeAggregatedOps(module);
+      })))
+    return failure();
+  if (options.compileTo == Phase::kInput)
+    return std::vector<uint8_t>();
+
+  // global-opt
+  if (failed(runner.timed(Phase::kGlobalOpt, [&] {
+        return runner.runPasses(Phase::kGlobalOpt, [](OpPassManager &pm) {
+          pm.addPass(createCanonicalizerPass());
+          pm.addPass(createCSEPass());
+          pm.addPass(createLinalgElementwiseOpFusionPass());
+          pm.addPass(createCanonicalizerPass());
+          pm.addPass(createCSEPass());
+          pm.addPass(createSymbolDCEPass());
+        });
+      })))
+    return failure();
+  if (options.compileTo == Phase::kGlobalOpt)
+    return std::vector<uint8_t>();
+
+  // dispatch
+  if (failed(runner.timed(Phase::kDispatch, [&] {
+        return runner.runPasses(Phase::kDispatch, [](OpPassManager &pm) {
+          pm.addPass(flow::createFormDispatchesPass());
+          pm.addPass(createCanonicalizerPass());
+          pm.addPass(createCSEPass());
+        });
+      })))
+    return failure();
+  if (options.compileTo == Phase::kDispatch)
+    return std::vector<uint8_t>();
+
+  // executables
+  std::vector<vm::EmbeddedExecutable> executables;
+  host::HostToVMOptions hostOptions;
+  hostOptions.moduleName =
+      module.getSymName() ? module.getSymName()->str() : "module";
+  hostOptions.executableName = "kernels";
+  if (failed(runner.timed(Phase::kExecutables, [&]() -> LogicalResult {
+        OwningOpRef<ModuleOp> kernels = ModuleOp::create(loc);
+        OpBuilder kb = OpBuilder::atBlockEnd(kernels->getBody());
+        for (auto function : module.getOps<func::FuncOp>())
+          if (function->hasAttr(flow::kKernelAttr)) {
+            auto clone = cast<func::FuncOp>(kb.clone(*function));
+            clone->removeAttr(flow::kKernelAttr);
+            clone.setPublic();
+          }
+        if (kernels->getBody()->empty())
+          return success();
+        std::vector<cpu::CPUTargetOptions> targets = options.targets;
+        if (targets.empty())
+          targets.emplace_back();
+        for (const cpu::CPUTargetOptions &target : targets) {
+          OwningOpRef<ModuleOp> copy = kernels->clone();
+          FailureOr<cpu::CPUExecutable> executable =
+              cpu::compileCPUExecutable(*copy, target, options.codegen);
+          if (failed(executable))
+            return failure();
+          for (auto [ordinal, entry] :
+               llvm::enumerate(executable->entryPoints)) {
+            host::KernelInfo info;
+            info.ordinal = ordinal;
+            info.workgroupSize = entry.workgroupSize;
+            info.workgroupCount = entry.workgroupCount;
+            info.workgroupCountConstant = entry.workgroupCountConstant;
+            auto [it, inserted] =
+                hostOptions.kernels.try_emplace(entry.name, info);
+            if (!inserted && (it->second.ordinal != info.ordinal ||
+                              it->second.workgroupSize != info.workgroupSize))
+              return emitError(loc)
+                     << "kernel '" << entry.name
+                     << "' is laid out differently for " << target.triple
+                     << " than for the first target";
+          }
+          if (!options.dumpExecutablesDir.empty()) {
+            llvm::sys::fs::create_directories(options.dumpExecutablesDir);
+            SmallString<256> path(options.dumpExecutablesDir);
+            llvm::sys::path::append(path, hostOptions.executableName + "." +
+                                              executable->format + ".so");
+            if (failed(writeFile(path, executable->elf, loc)))
+              return failure();
+          }
+          executables.push_back({hostOptions.executableName,
+                                 executable->format,
+                                 std::move(executable->elf),
+                                 std::move(executable->metadata)});
+        }
+        return success();
+      })))
+    return failure();
+  if (options.compileTo == Phase::kExecutables) {
+    // Show what the host sees of each kernel.
+    for (auto function : module.getOps<func::FuncOp>()) {
+      auto it = hostOptions.kernels.find(function.getSymName());
+      if (it == hostOptions.kernels.end())
+        continue;
+      const host::KernelInfo &info = it->second;
+      Builder b(module.getContext());
+      function->setAttr("flow.ordinal", b.getI32IntegerAttr(info.ordinal));
+      function->setAttr("flow.workgroup_size",
+                        b.getDenseI32ArrayAttr({int32_t(info.workgroupSize[0]),
+                                                int32_t(info.workgroupSize[1]),
+                                                int32_t(info.workgroupSize[2])}));
+    }
+    for (const vm::EmbeddedExecutable &executable : executables)
+      llvm::outs() << "// executable '" << executable.name << "' format '"
+                   << executable.format << "': " << executable.data.size()
+                   << " bytes\n";
+    return std::vector<uint8_t>();
+  }
+
+  // vm
+  vm::ModuleOp vmModule;
+  if (failed(runner.timed(Phase::kVM, [&]() -> LogicalResult {
+        SmallVector<func::FuncOp> kernels;
+        for (auto function : module.getOps<func::FuncOp>())
+          if (function->hasAttr(flow::kKernelAttr))
+            kernels.push_back(function);
+        // Compiled: the host keeps their declarations only.
+        for (func::FuncOp kernel : kernels) {
+          kernel.getBody().getBlocks().clear();
+          kernel.setPrivate();
+        }
+        if (failed(runner.runPasses(Phase::kVM, [](OpPassManager &pm) {
+              pm.addPass(createSCFToControlFlowPass());
+              pm.addPass(createCanonicalizerPass());
+              pm.addPass(createCSEPass());
+            })))
+          return failure();
+        if (failed(host::lowerHostToVM(module, hostOptions)))
+          return failure();
+        for (auto op : module.getOps<vm::ModuleOp>())
+          vmModule = op;
+        return runner.runPasses(Phase::kVM, [](OpPassManager &pm) {
+          pm.addPass(vm::createVMFuseCompareBranchPass());
+          pm.addPass(createCanonicalizerPass());
+          pm.addPass(createCSEPass());
+        });
+      })))
+    return failure();
+  if (options.compileTo == Phase::kVM)
+    return std::vector<uint8_t>();
+
+  // module
+  FailureOr<std::vector<uint8_t>> file;
+  if (failed(runner.timed(Phase::kModule, [&]() -> LogicalResult {
+        file = vm::serializeModule(vmModule, executables);
+        return failure(failed(file));
+      })))
+    return failure();
+  return std::move(*file);
+}
+
+} // namespace strata

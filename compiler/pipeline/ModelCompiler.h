@@ -1,0 +1,66 @@
+//===- ModelCompiler.h - A model in MLIR to a module file -------*- C++ -*-===//
+//
+// The phases of compile-module for a model (docs/compiler.md):
+//
+//   input       tosa -> linalg, aggregated ops decomposed, dialects checked
+//   global-opt  canonicalize, CSE, elementwise fusion, dead code removed
+//   dispatch    dispatch regions formed and outlined into kernels
+//   executables kernels compiled for each CPU target (ELF + metadata)
+//   vm          host functions lowered to a vm.module calling the hal module
+//   module      the module file
+//
+// compileModel runs them up to `compileTo` and leaves the IR of that phase
+// in `module` (the module file is returned only for the last phase).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef STRATA_COMPILER_PIPELINE_MODELCOMPILER_H
+#define STRATA_COMPILER_PIPELINE_MODELCOMPILER_H
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "compiler/codegen/cpu/CPUExecutable.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/PassManager.h"
+
+namespace strata {
+
+enum class Phase { kInput, kGlobalOpt, kDispatch, kExecutables, kVM, kModule };
+
+/// "input", "global-opt", ...; nullopt for an unknown name.
+std::optional<Phase> parsePhase(llvm::StringRef name);
+llvm::StringRef phaseName(Phase phase);
+/// Every phase name, comma-separated, for messages.
+std::string phaseNames();
+
+struct ModelCompileOptions {
+  Phase compileTo = Phase::kModule;
+  /// One executable format per triple.
+  std::vector<cpu::CPUTargetOptions> targets;
+  cpu::CPUCodegenPipelineOptions codegen;
+  /// Writes each executable (ELF) here when non-empty.
+  std::string dumpExecutablesDir;
+  /// Applied to every pass manager (IR printing, timing).
+  std::function<mlir::LogicalResult(mlir::PassManager &)> configure;
+  /// Called with each pass pipeline before it runs (--print-pipeline).
+  std::function<void(llvm::StringRef phase, mlir::OpPassManager &)>
+      onPipeline;
+  /// Called at the end of each phase with its wall time (--time-phases).
+  std::function<void(llvm::StringRef phase, double seconds)> onPhaseTime;
+};
+
+/// Registers the dialects a model may be written in.
+void registerModelDialects(mlir::DialectRegistry &registry);
+
+/// Compiles `module` in place; returns the module file when compileTo is
+/// kModule, an empty vector otherwise.
+mlir::FailureOr<std::vector<uint8_t>>
+compileModel(mlir::ModuleOp module, const ModelCompileOptions &options);
+
+} // namespace strata
+
+#endif // STRATA_COMPILER_PIPELINE_MODELCOMPILER_H

@@ -1,0 +1,48 @@
+// The host side of a model as vm ops calling the hal module: checked
+// arguments, weights imported from rodata, one command buffer for the
+// dispatches of a block with a barrier after each, one submit and wait, and
+// transients planned by lifetime: the 1024-byte broadcast lives across all
+// matmuls; of the three 256-byte matmul results a, b and c, a and c are never
+// alive together and share bytes, so the arena is 1024 + 2 * 256 = 1536 bytes
+// rather than 1792.
+// RUN: compile-module %s --compile-to=vm | FileCheck %s
+// RUN: compile-module %s -o %t.smod && dump-module %t.smod | FileCheck --check-prefix=DUMP %s
+
+// CHECK: vm.rodata @constant_{{[0-9]+}} dense<
+// CHECK: vm.func @chain(%[[X:.*]]: !vm.ref) -> !vm.ref attributes {strata.argument_types = ["tensor<4x16xf32>"], strata.result_types = ["tensor<4x16xf32>"], strata.transient_bytes = 1536 : i64}
+// CHECK: %[[ARENA:.*]] = vm.const.i64 1536
+// CHECK: vm.call.import @hal.device.default()
+// CHECK: vm.call.import @hal.executable.create
+// CHECK: vm.call.import @hal.buffer_view.assert(%[[X]],
+// CHECK: vm.call.import @hal.allocator.allocate(%{{.*}}, %{{.*}}, %{{.*}}, %[[ARENA]]) :
+// CHECK: vm.call.import @hal.allocator.import
+// CHECK: vm.call.import @hal.command_buffer.create
+// CHECK-COUNT-5: vm.call.import @hal.command_buffer.dispatch
+// CHECK: vm.call.import @hal.queue.execute
+// CHECK: vm.call.import @hal.semaphore.wait
+// CHECK: vm.call.import @hal.buffer_view.create
+// CHECK: vm.return
+// CHECK: vm.export @chain
+
+// DUMP: executables: 1
+// DUMP-NEXT: kernels [cpu-elf-x86_64]
+// DUMP: func#0 chain (r_r)
+
+func.func @chain(%x: tensor<4x16xf32>) -> tensor<4x16xf32> {
+  %w = arith.constant dense<[[0.5, 1.0, 2.0, 3.0, 0.5, 1.0, 2.0, 3.0, 0.5, 1.0, 2.0, 3.0, 0.5, 1.0, 2.0, 3.0]]> : tensor<1x16xf32>
+  %wide = tensor.collapse_shape %w [[0, 1]] : tensor<1x16xf32> into tensor<16xf32>
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x16xf32>
+  %m = tensor.empty() : tensor<16x16xf32>
+  %sq = linalg.generic {indexing_maps = [affine_map<(i, j) -> (j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%wide : tensor<16xf32>) outs(%m : tensor<16x16xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    linalg.yield %v : f32
+  } -> tensor<16x16xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<4x16xf32>) -> tensor<4x16xf32>
+  %a = linalg.matmul ins(%x, %sq : tensor<4x16xf32>, tensor<16x16xf32>) outs(%f : tensor<4x16xf32>) -> tensor<4x16xf32>
+  %b = linalg.matmul ins(%a, %sq : tensor<4x16xf32>, tensor<16x16xf32>) outs(%f : tensor<4x16xf32>) -> tensor<4x16xf32>
+  %c = linalg.matmul ins(%b, %sq : tensor<4x16xf32>, tensor<16x16xf32>) outs(%f : tensor<4x16xf32>) -> tensor<4x16xf32>
+  %d = linalg.matmul ins(%c, %sq : tensor<4x16xf32>, tensor<16x16xf32>) outs(%f : tensor<4x16xf32>) -> tensor<4x16xf32>
+  return %d : tensor<4x16xf32>
+}

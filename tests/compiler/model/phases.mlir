@@ -1,0 +1,26 @@
+// compile-module's phases: --compile-to stops after one and prints its IR,
+// --print-pipeline names the passes, an unknown phase and an op outside the
+// input dialects are errors with the source location.
+// RUN: compile-module %s --compile-to=input | FileCheck --check-prefix=INPUT %s
+// RUN: compile-module %s --compile-to=dispatch | FileCheck --check-prefix=DISPATCH %s
+// RUN: compile-module %s --compile-to=executables | FileCheck --check-prefix=EXEC %s
+// RUN: compile-module %s -o %t.smod --print-pipeline 2>&1 | FileCheck --check-prefix=PIPELINE %s
+// RUN: not compile-module %s --compile-to=nowhere 2>&1 | FileCheck --check-prefix=PHASE %s
+// RUN: not compile-module %S/Inputs/unsupported.mlir -o %t.bad 2>&1 | FileCheck --check-prefix=BADOP %s
+
+// INPUT: linalg.generic
+// INPUT-NOT: tosa.
+// DISPATCH: func.func @relu_dispatch_0({{.*}}) -> tensor<7xf32> attributes {flow.kernel}
+// DISPATCH: flow.dispatch @relu_dispatch_0
+// EXEC: // executable 'kernels' format 'cpu-elf-x86_64':
+// EXEC: func.func @relu_dispatch_0({{.*}}) -> tensor<7xf32> attributes {flow.kernel, flow.ordinal = 0 : i32, flow.workgroup_size = array<i32: {{[0-9]+}}, 1, 1>}
+// PIPELINE: // input: any(func.func(tosa-to-linalg-named
+// PIPELINE: // dispatch: any(strata-form-dispatches
+// PIPELINE: // vm: any(convert-scf-to-cf
+// PHASE: unknown phase 'nowhere' for --compile-to; expected one of input, global-opt, dispatch, executables, vm, module
+// BADOP: unsupported.mlir:3:8: error: unsupported op 'gpu.thread_id' in a model
+
+func.func @relu(%x: tensor<7xf32>) -> tensor<7xf32> {
+  %r = tosa.clamp %x {min_val = 0.0 : f32, max_val = 3.4e38 : f32} : (tensor<7xf32>) -> tensor<7xf32>
+  return %r : tensor<7xf32>
+}
