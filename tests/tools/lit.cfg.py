@@ -1,10 +1,10 @@
 # lit configuration of the runtime tools' tests: each .test file under
-# run-module/ compiles a small program in the vm dialect (Inputs/) with
-# compile-module, runs it with run-module and checks the output with FileCheck.
+# run-module/ compiles a small program (Inputs/: in the vm dialect, or a model
+# in func + linalg) with compile-module, runs it with run-module and checks the
+# output with FileCheck.
 # Run through the generated lit.site.cfg.py in the build tree.
 import os
 import re
-import shutil
 import subprocess
 import sys
 
@@ -33,14 +33,10 @@ for tool in ["FileCheck", "not"]:
 config.substitutions.append(("%npy", "%s %s" % (sys.executable,
                                                 os.path.join(config.test_source_root, "npy_tool.py"))))
 config.substitutions.append(("%python", sys.executable))
-config.substitutions.append(("%schemas", os.path.join(config.strata_source_dir, "schemas")))
 
 # Files the tests write with NumPy itself, and check with it, when it is there.
 if subprocess.run([sys.executable, "-c", "import numpy"], capture_output=True).returncode == 0:
     config.available_features.add("numpy")
-# flatc rewrites a compiled module to add what only a front end records.
-if shutil.which("flatc"):
-    config.available_features.add("flatc")
 if "cpu-task" in subprocess.run(
         [os.path.join(config.strata_tools_dir, "run-module"), "--list-devices"],
         capture_output=True, text=True).stdout:

@@ -399,6 +399,29 @@ TEST_CASE("bad npy files are refused with a reason") {
   }
 }
 
+TEST_CASE("damaged npy files and literals fail cleanly or parse, never crash") {
+  std::mt19937 random(7);
+  const std::vector<uint8_t> good = EncodeNpy(Parse("2x3xf32=1 2 3 4 5 6"));
+  for (int i = 0; i < 20000; ++i) {
+    std::vector<uint8_t> bytes = good;
+    for (int flips = 1 + random() % 4; flips > 0; --flips) bytes[random() % bytes.size()] = random();
+    auto tensor = ParseNpy(bytes);
+    if (tensor.ok()) {
+      CHECK(tensor->bytes.size() == tensor->element_count() * hal::ElementTypeByteSize(tensor->element_type));
+    }
+  }
+  const std::string alphabet = "0123456789x[], .-+=efinbtruai";
+  for (int i = 0; i < 20000; ++i) {
+    std::string text = "2x3xf32=";
+    if (i % 3 == 0) text = "";
+    for (int n = random() % 24; n > 0; --n) text += alphabet[random() % alphabet.size()];
+    auto tensor = ParseTensor(text);
+    if (tensor.ok()) {
+      CHECK(tensor->bytes.size() == tensor->element_count() * hal::ElementTypeByteSize(tensor->element_type));
+    }
+  }
+}
+
 TEST_CASE("files: @x.npy, SHAPExTYPE=@raw, missing files") {
   const std::string npy = TempPath("a.npy"), raw = TempPath("a.bin");
   REQUIRE(WriteNpyFile(npy, Parse("2x2xi16=1 2 3 4")).ok());
@@ -464,7 +487,8 @@ TEST_CASE("integers and booleans compare exactly") {
 TEST_CASE("shape, type and kind mismatches name both sides") {
   CHECK(CompareTensors(Parse("2x3xf32=0"), Parse("3x2xf32=0"), {}).message ==
         "expected a tensor 2x3xf32, got a tensor 3x2xf32");
-  CHECK(CompareTensors(Parse("2xf32=0"), Parse("2xf64=0"), {}).message == "expected a tensor 2xf32, got a tensor 2xf64");
+  CHECK(CompareTensors(Parse("2xf32=0"), Parse("2xf64=0"), {}).message ==
+        "expected a tensor 2xf32, got a tensor 2xf64");
   CHECK(CompareTensors(Parse("i64=5"), Parse("i32=5"), {}).message == "expected a scalar i64, got a scalar i32");
   CHECK(CompareTensors(Parse("f32=1"), Parse("1xf32=1"), {}).message == "expected a scalar f32, got a tensor 1xf32");
   CHECK(CompareTensors(Parse("1xf32=1"), Parse("f32=1"), {}).message == "expected a tensor 1xf32, got a scalar f32");

@@ -10,6 +10,8 @@
 #include <cstring>
 #include <new>
 
+#include <unistd.h>
+
 #include "hal/semaphore.h"
 
 namespace strata::tools {
@@ -298,7 +300,20 @@ bool ShapeByteSize(std::span<const int64_t> shape, ElementType type, uint64_t* b
   return true;
 }
 
+// Bytes of physical memory, the most one tensor could ever take here.
+uint64_t PhysicalMemoryBytes() {
+  const long pages = sysconf(_SC_PHYS_PAGES), page_size = sysconf(_SC_PAGESIZE);
+  return pages > 0 && page_size > 0 ? static_cast<uint64_t>(pages) * static_cast<uint64_t>(page_size)
+                                    : ~uint64_t{0};
+}
+
 Status ResizeBytes(Tensor* tensor, uint64_t bytes) {
+  // Refused up front rather than left to the allocator, which may abort
+  // (under sanitizers) or overcommit instead of failing.
+  if (const uint64_t memory = PhysicalMemoryBytes(); bytes > memory) {
+    return ResourceExhaustedError("a ", tensor->DescribeType(), " tensor needs ", bytes,
+                                  " bytes, more than this machine's ", memory, " bytes of memory");
+  }
   try {
     tensor->bytes.resize(bytes);
   } catch (const std::bad_alloc&) {

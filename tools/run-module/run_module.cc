@@ -10,9 +10,11 @@
 // device named by --device and the program itself. Inputs, printed results
 // and expected outputs share one syntax (tools/common/tensor_io.h), so a
 // printed result can be pasted back as an input; tensors travel as buffer
-// views. Flags also accept IREE's spelling with underscores
-// (--expected_output). Every failure prints one clear message (with the VM
-// backtrace when the program failed) and exits non-zero.
+// views. A bare TYPE=VALUE is a scalar, except for an argument whose recorded
+// source type is that 0-d tensor (f32=2.5 for a tensor<f32>). Flags also
+// accept IREE's spelling with underscores (--expected_output). Every failure
+// prints one clear message (with the VM backtrace when the program failed)
+// and exits non-zero.
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -88,6 +90,8 @@ StatusOr<double> ParseTolerance(const char* flag, const std::string& text) {
   }
   return v;
 }
+
+std::string Times(size_t n) { return n == 1 ? std::string("once") : StrCat(n, " times"); }
 
 // "i64, f32" from signature characters, or the source types when recorded.
 std::string DescribeTypes(std::string_view vm_types, const std::vector<std::string_view>& source_types) {
@@ -238,12 +242,12 @@ Status Run(int argc, char** argv) {
                                 arg_types.size() == 1 ? "" : "s", ", got ", options.inputs.size());
   }
   if (options.outputs.size() > result_types.size()) {
-    return InvalidArgumentError("--output is given ", options.outputs.size(), " times, but function ", described,
+    return InvalidArgumentError("--output is given ", Times(options.outputs.size()), ", but function ", described,
                                 " returns ", result_types.size(), " result", result_types.size() == 1 ? "" : "s");
   }
   if (!options.expected_outputs.empty() && options.expected_outputs.size() != result_types.size()) {
-    return InvalidArgumentError("--expected-output is given ", options.expected_outputs.size(),
-                                " times, but function ", described, " returns ", result_types.size(), " result",
+    return InvalidArgumentError("--expected-output is given ", Times(options.expected_outputs.size()),
+                                ", but function ", described, " returns ", result_types.size(), " result",
                                 result_types.size() == 1 ? "" : "s", " (give one per result, or (ignore))");
   }
   std::vector<std::optional<Tensor>> expected(options.expected_outputs.size());
@@ -258,11 +262,18 @@ Status Run(int argc, char** argv) {
   }
   std::vector<Value> args;
   for (size_t i = 0; i < options.inputs.size(); ++i) {
+    const std::string_view source_type =
+        info && i < info->source_arg_types.size() ? info->source_arg_types[i] : std::string_view();
     auto tensor = ParseTensor(options.inputs[i]);
+    // f32=2.5 is a scalar, unless the function says it takes a tensor<f32>.
+    if (tensor.ok() && tensor->scalar && arg_types[i] == 'r' &&
+        source_type == StrCat("tensor<", tensor->DescribeType(), ">")) {
+      tensor->scalar = false;
+    }
     auto value = tensor.ok() ? TensorToValue(*tensor, arg_types[i], *device->allocator()) : tensor.status();
     if (!value.ok()) {
       Status status = value.status();
-      return status.Annotate(StrCat("input ", i, ": "));
+      return status.Annotate(StrCat("input ", i, source_type.empty() ? "" : StrCat(" (", source_type, ")"), ": "));
     }
     args.push_back(std::move(value).value());
   }
