@@ -4,8 +4,8 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 bash tools/dev/setup.sh
 mkdir -p build/samples
-echo "+ compile-module samples/models/mlp.mlir -o build/samples/mlp.smod"
-build/bin/compile-module samples/models/mlp.mlir -o build/samples/mlp.smod
+echo "+ compile-module build/samples/models/mlp.mlir -o build/samples/mlp.smod"
+build/bin/compile-module build/samples/models/mlp.mlir -o build/samples/mlp.smod
 echo "+ run-module --module=build/samples/mlp.smod --function=predict --device=cpu-task --input=1x784xf32=0.5"
 build/bin/run-module --module=build/samples/mlp.smod --function=predict --device=cpu-task \
   --input=1x784xf32=0.5
