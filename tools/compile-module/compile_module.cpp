@@ -143,6 +143,17 @@ LogicalResult writeOutput(strata::vm::ModuleOp module, llvm::raw_ostream &os) {
   return success();
 }
 
+/// The -o file, or null after reporting why it cannot be opened. It is kept
+/// only when the caller calls keep(), so a failure leaves no partial file.
+std::unique_ptr<llvm::ToolOutputFile> openOutput() {
+  std::string error;
+  std::unique_ptr<llvm::ToolOutputFile> output =
+      openOutputFile(outputFilename, &error);
+  if (!output)
+    llvm::errs() << "compile-module: " << error << "\n";
+  return output;
+}
+
 int compileModel(mlir::ModuleOp top) {
   std::optional<strata::Phase> phase = strata::parsePhase(compileTo);
   if (!phase) {
@@ -195,13 +206,9 @@ int compileModel(mlir::ModuleOp top) {
   FailureOr<std::vector<uint8_t>> file = strata::compileModel(top, options);
   if (failed(file))
     return 1;
-  std::string error;
-  std::unique_ptr<llvm::ToolOutputFile> output =
-      openOutputFile(outputFilename, &error);
-  if (!output) {
-    llvm::errs() << "compile-module: " << error << "\n";
+  std::unique_ptr<llvm::ToolOutputFile> output = openOutput();
+  if (!output)
     return 1;
-  }
   if (*phase != strata::Phase::kModule) {
     top.print(output->os());
     output->os() << '\n';
@@ -240,13 +247,9 @@ int compile() {
   if (failed(module))
     return 1;
 
-  std::string error;
-  std::unique_ptr<llvm::ToolOutputFile> output =
-      openOutputFile(outputFilename, &error);
-  if (!output) {
-    llvm::errs() << "compile-module: " << error << "\n";
+  std::unique_ptr<llvm::ToolOutputFile> output = openOutput();
+  if (!output)
     return 1;
-  }
   // On failure the output file is not kept, so no partial module is left.
   if (failed(writeOutput(*module, output->os())))
     return 1;
