@@ -171,7 +171,7 @@ compileModel(ModuleOp module, const ModelCompileOptions &options) {
         return runner.runPasses(Phase::kGlobalOpt, [](OpPassManager &pm) {
           pm.addPass(createCanonicalizerPass());
           pm.addPass(createCSEPass());
-          pm.addPass(createLinalgElementwiseOpFusionPass());
+          pm.addPass(flow::createFuseElementwisePass());
           pm.addPass(createCanonicalizerPass());
           pm.addPass(createCSEPass());
           pm.addPass(createSymbolDCEPass());

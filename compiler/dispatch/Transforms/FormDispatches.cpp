@@ -4,10 +4,12 @@
 //
 // 1. Every compute op (linalg structured ops, tensor.pad / extract_slice /
 //    insert_slice / concat / generate) starts a region, unless it is
-//    elementwise (all loops parallel) and reads a value of exactly one earlier
-//    region, in which case it joins that region when
+//    elementwise (all loops parallel) and reads values of earlier regions,
+//    in which case it joins the one whose value it reads was produced last
+//    among those where
 //      - no op outside the region uses a region value before this op (the
-//        region moves down to this op's position),
+//        region moves down to this op's position; the values of the other
+//        regions become arguments of its kernel),
 //      - the value's dimension 0 is walked by the same loop as dimension 0 of
 //        the op's output (so the CPU code generator can split the kernel by
 //        rows), and
@@ -152,19 +154,24 @@ private:
         continue;
       Region_ *target = nullptr;
       if (isElementwise(&op)) {
-        bool ambiguous = false;
+        // The regions producing its inputs, the latest producer first; the
+        // others' values become arguments of the kernel it joins.
+        SmallVector<std::pair<Operation *, Region_ *>> producers;
         for (OpOperand *input :
              cast<linalg::LinalgOp>(op).getDpsInputOperands()) {
           Operation *producer = input->get().getDefiningOp();
           auto it = producer ? regionOf.find(producer) : regionOf.end();
-          if (it == regionOf.end())
-            continue;
-          if (target && target != it->second)
-            ambiguous = true;
-          target = it->second;
+          if (it != regionOf.end())
+            producers.emplace_back(producer, it->second);
         }
-        if (ambiguous || (target && !canJoin(&op, *target)))
-          target = nullptr;
+        llvm::sort(producers, [](auto &a, auto &b) {
+          return b.first->isBeforeInBlock(a.first);
+        });
+        for (auto [producer, region] : producers)
+          if (canJoin(&op, *region)) {
+            target = region;
+            break;
+          }
       }
       if (!target) {
         regions.push_back(std::make_unique<Region_>());
@@ -420,6 +427,9 @@ std::unique_ptr<Pass> createFormDispatchesPass(FormDispatchesOptions options) {
   return std::make_unique<FormDispatchesPass>(options);
 }
 
-void registerDispatchPasses() { PassRegistration<FormDispatchesPass>(); }
+void registerDispatchPasses() {
+  PassRegistration<FormDispatchesPass>();
+  PassRegistration<Pass>([] { return createFuseElementwisePass(); });
+}
 
 } // namespace strata::flow

@@ -28,7 +28,13 @@ struct FormDispatchesOptions {
 std::unique_ptr<mlir::Pass>
 createFormDispatchesPass(FormDispatchesOptions options = {});
 
-/// Registers the pass for strata-opt (--strata-form-dispatches).
+/// strata-fuse-elementwise: elementwise producer/consumer fusion and linalg
+/// constant folding, leaving reshapes in place so that contractions keep
+/// their named form (see FuseElementwise.cpp).
+std::unique_ptr<mlir::Pass> createFuseElementwisePass();
+
+/// Registers the passes for strata-opt (--strata-form-dispatches,
+/// --strata-fuse-elementwise).
 void registerDispatchPasses();
 
 } // namespace strata::flow

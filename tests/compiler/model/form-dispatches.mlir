@@ -108,3 +108,39 @@ func.func @dynamic(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
   } -> tensor<?x4xf32>
   return %r : tensor<?x4xf32>
 }
+
+// -----
+
+// A residual add reads two regions: it joins the matmul's (the later
+// producer) and computes in place over its output; the earlier region's
+// value is an argument of that kernel.
+#id = affine_map<(i, j) -> (i, j)>
+// CHECK-LABEL: func.func @residual_dispatch_0
+// CHECK: math.exp
+// CHECK-LABEL: func.func @residual_dispatch_1
+// CHECK-SAME: (%[[X:.*]]: tensor<8x8xf32>, %[[W:.*]]: tensor<8x8xf32>, %[[H:.*]]: tensor<8x8xf32>)
+// CHECK: %[[MM:.*]] = linalg.matmul
+// CHECK: linalg.generic {{.*}} ins(%[[MM]], %[[H]] : {{.*}}) outs(%[[MM]] :
+// CHECK-LABEL: func.func @residual(
+// CHECK: %[[E:.*]] = flow.dispatch @residual_dispatch_0(%arg0)
+// CHECK-NEXT: flow.dispatch @residual_dispatch_1(%arg0, %arg1, %[[E]])
+// CHECK-NOT: flow.dispatch
+func.func @residual(%x: tensor<8x8xf32>, %w: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x8xf32>
+  %h = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<8x8xf32>) outs(%e : tensor<8x8xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %s = math.exp %v : f32
+    linalg.yield %s : f32
+  } -> tensor<8x8xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<8x8xf32>) -> tensor<8x8xf32>
+  %mm = linalg.matmul ins(%x, %w : tensor<8x8xf32>, tensor<8x8xf32>) outs(%f : tensor<8x8xf32>) -> tensor<8x8xf32>
+  %r = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%mm, %h : tensor<8x8xf32>, tensor<8x8xf32>) outs(%e : tensor<8x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %s = arith.addf %a, %b : f32
+    linalg.yield %s : f32
+  } -> tensor<8x8xf32>
+  return %r : tensor<8x8xf32>
+}
