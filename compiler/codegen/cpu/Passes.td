@@ -172,6 +172,29 @@ def CPUTileAndVectorizePass : Pass<"strata-cpu-tile-and-vectorize",
                            "::mlir::memref::MemRefDialect"];
 }
 
+def CPUApproximateMathPass : Pass<"strata-cpu-approximate-math",
+                                  "::mlir::func::FuncOp"> {
+  let summary = "Replaces transcendental math ops by vectorizable polynomial "
+                "approximations";
+  let description = [{
+    Without it, `math.exp`, `math.tanh`, ... on a vector become one libm call
+    per lane. This pass applies upstream's polynomial approximations (range
+    reduction plus a minimax polynomial or rational function, accurate to a
+    few ulp in f32) to the functions listed in `functions`, on vectors and
+    scalars alike so that the vector body and its scalar remainder agree;
+    f16 and bf16 operands are computed in f32. Ops not listed keep their
+    LLVM intrinsic or libm call.
+  }];
+  let options = [
+    ListOption<"functions", "functions", "std::string",
+               "Math functions to approximate (upstream's names: exp, expm1, "
+               "tanh, log, log2, log1p, erf, ...)">,
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::vector::VectorDialect"];
+}
+
 def CPUWrapKernelABIPass : Pass<"strata-cpu-wrap-kernel-abi",
                                 "::mlir::ModuleOp"> {
   let summary = "Gives each kernel the entry-point signature of "

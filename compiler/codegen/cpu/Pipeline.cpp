@@ -58,6 +58,9 @@ void buildCPUCodegenPipeline(OpPassManager &pm,
   CPUTileAndVectorizePassOptions vectorize;
   vectorize.peel = options.peel;
   pm.addNestedPass<func::FuncOp>(createCPUTileAndVectorizePass(vectorize));
+  CPUApproximateMathPassOptions approximate;
+  approximate.functions = llvm::to_vector(options.approximateMath);
+  pm.addNestedPass<func::FuncOp>(createCPUApproximateMathPass(approximate));
   pm.addPass(createCPUWrapKernelABIPass());
 
   // Vector and loop code down to the LLVM dialect.
@@ -72,7 +75,8 @@ void buildCPUCodegenPipeline(OpPassManager &pm,
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());
   // Math with an LLVM intrinsic becomes one (expf, sqrt instructions, ...);
-  // the rest becomes calls to the libm names the runtime provides.
+  // the rest becomes calls to the libm names the runtime provides. (The
+  // common transcendental functions were approximated above.)
   ConvertMathToLLVMPassOptions math;
   math.approximateLog1p = false;
   pm.addPass(createConvertMathToLLVMPass(math));

@@ -46,6 +46,12 @@ struct CPUCodegenPipelineOptions
       *this, "peel",
       llvm::cl::desc("Peel tile loops so full tiles need no mask"),
       llvm::cl::init(true)};
+  ListOption<std::string> approximateMath{
+      *this, "approximate-math",
+      llvm::cl::desc("Math functions computed by polynomial approximations "
+                     "(vectorizable) rather than libm calls; 'none' for none"),
+      llvm::cl::list_init<std::string>(
+          {"exp", "expm1", "tanh", "log", "log2", "log1p", "erf"})};
   Option<unsigned> maxStackAllocationBytes{
       *this, "max-stack-allocation-bytes",
       llvm::cl::desc("Largest temporary buffer moved to the stack; larger "
