@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Cross-builds the runtime and its VM and HAL tests for aarch64 and runs them
-# under qemu-user. Skips (exit 0 with one line) when the cross tools are
-# absent.
-# usage: aarch64_qemu.sh SOURCE_DIR WORK_DIR
+# under qemu-user. With a compiler build, also compiles the sample MLP once for
+# both x86_64 and aarch64 and checks that the aarch64 run-module, under qemu,
+# gives the host's results from the same file. Skips (exit 0 with one line)
+# when the cross tools are absent.
+# usage: aarch64_qemu.sh SOURCE_DIR WORK_DIR [BIN_DIR MODELS_DIR]
 set -euo pipefail
-src=$1 work=$2
+src=$1 work=$2 bin=${3:-} models=${4:-}
 for tool in aarch64-linux-gnu-g++ qemu-aarch64; do
   if ! command -v "$tool" >/dev/null; then
     echo "SKIP: $tool not found (apt-get install g++-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user)"
@@ -15,5 +17,17 @@ cmake -G Ninja -S "$src" -B "$work" -DCMAKE_TOOLCHAIN_FILE="$src/cmake/aarch64-l
   -DCMAKE_BUILD_TYPE=Release -DSTRATA_BUILD_COMPILER=OFF -DSTRATA_BUILD_FUZZERS=OFF \
   -DSTRATA_BUILD_BENCHMARKS=OFF -DSTRATA_DRIVER_CPU_TASK=OFF > "$work.configure.log" 2>&1 \
   || { cat "$work.configure.log"; exit 1; }
-cmake --build "$work" --target vm_unit_tests hal_tests elf_loader_test
+cmake --build "$work" --target vm_unit_tests hal_tests elf_loader_test run-module
 ctest --test-dir "$work" -L "vm|hal" -E "build\." --output-on-failure
+
+if [[ -n "$bin" ]]; then
+  module=$work/mlp.both.smod
+  "$bin/compile-module" "$models/mlp.mlir" -o "$module" \
+    --cpu-triple=x86_64-linux-gnu,aarch64-linux-gnu
+  "$bin/run-module" --module="$module" --function=predict_batch32 --device=cpu-sync \
+    --input=32x784xf32=0.25 --output=@"$work/mlp.host.npy"
+  qemu-aarch64 -L /usr/aarch64-linux-gnu "$work/bin/run-module" --module="$module" \
+    --function=predict_batch32 --device=cpu-sync --input=32x784xf32=0.25 \
+    --expected-output=@"$work/mlp.host.npy" --atol=1e-5 --rtol=1e-5
+  echo "mlp.predict_batch32 on aarch64 (qemu) matches x86_64 from the same module file"
+fi
