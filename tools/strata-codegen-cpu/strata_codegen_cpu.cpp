@@ -123,10 +123,6 @@ int compile() {
   strata::cpu::CPUTargetOptions target;
   target.triple = triple.empty() ? defaultTriple() : triple;
   target.cpu = cpu;
-  if (cpu.empty() &&
-      llvm::Triple(llvm::Triple::normalize(target.triple)).getArch() ==
-          llvm::Triple(llvm::sys::getProcessTriple()).getArch())
-    target.cpu = "host";
   target.features = features;
   target.lldPath = lld;
 

@@ -66,6 +66,10 @@ createCPUTargetMachine(const CPUTargetOptions &options, Location loc) {
 
   std::string cpu = options.cpu;
   std::string features = options.features;
+  if (cpu.empty())
+    cpu = triple.getArch() == llvm::Triple(llvm::sys::getProcessTriple()).getArch()
+              ? "host"
+              : "generic";
   if (cpu == "host") {
     llvm::Triple host(llvm::sys::getProcessTriple());
     if (host.getArch() != triple.getArch())
@@ -79,8 +83,6 @@ createCPUTargetMachine(const CPUTargetOptions &options, Location loc) {
     if (!features.empty())
       hostFeatures.push_back(features);
     features = llvm::join(hostFeatures, ",");
-  } else if (cpu.empty()) {
-    cpu = "generic";
   }
 
   llvm::TargetOptions targetOptions;
@@ -307,7 +309,22 @@ FailureOr<std::vector<EntryPointInfo>> collectEntryPoints(ModuleOp module) {
   return entries;
 }
 
-std::vector<uint8_t> serializeMetadata(llvm::ArrayRef<EntryPointInfo> entries) {
+std::vector<std::string> requiredFeatures(const llvm::TargetMachine &machine) {
+  std::vector<std::string> names;
+  if (machine.getTargetTriple().getArch() != llvm::Triple::x86_64)
+    return names;
+  const llvm::MCSubtargetInfo *subtarget = machine.getMCSubtargetInfo();
+#define STRATA_X86_FEATURE(name)                                               \
+  if (subtarget->checkFeatures("+" name))                                      \
+    names.push_back(name);
+#include "schemas/cpu_features.def"
+#undef STRATA_X86_FEATURE
+  return names;
+}
+
+std::vector<uint8_t>
+serializeMetadata(llvm::ArrayRef<EntryPointInfo> entries,
+                  llvm::ArrayRef<std::string> requiredFeatures) {
   namespace schema = strata::schema::cpu;
   flatbuffers::FlatBufferBuilder builder;
   std::vector<flatbuffers::Offset<schema::EntryPointDef>> defs;
@@ -323,8 +340,14 @@ std::vector<uint8_t> serializeMetadata(llvm::ArrayRef<EntryPointInfo> entries) {
         builder, name, entry.bindingCount, entry.constantCount, readOnlyVector,
         sizeVector));
   }
-  auto root =
-      schema::CreateCpuExecutableDef(builder, builder.CreateVector(defs));
+  auto entryPoints = builder.CreateVector(defs);
+  flatbuffers::Offset<
+      flatbuffers::Vector<flatbuffers::Offset<flatbuffers::String>>>
+      features;
+  if (!requiredFeatures.empty())
+    features = builder.CreateVectorOfStrings(requiredFeatures.begin(),
+                                             requiredFeatures.end());
+  auto root = schema::CreateCpuExecutableDef(builder, entryPoints, features);
   schema::FinishCpuExecutableDefBuffer(builder, root);
   return std::vector<uint8_t>(builder.GetBufferPointer(),
                               builder.GetBufferPointer() + builder.GetSize());
@@ -361,7 +384,9 @@ compileCPUExecutable(ModuleOp module, const CPUTargetOptions &target,
   if (failed(elf))
     return failure();
   executable.elf = std::move(*elf);
-  executable.metadata = serializeMetadata(executable.entryPoints);
+  executable.requiredFeatures = requiredFeatures(**machine);
+  executable.metadata =
+      serializeMetadata(executable.entryPoints, executable.requiredFeatures);
   return executable;
 }
 

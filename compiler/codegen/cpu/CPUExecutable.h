@@ -50,8 +50,9 @@ struct CPUTargetOptions {
   /// normalizes to one of them, e.g. x86_64-unknown-linux-gnu).
   std::string triple = "x86_64-linux-gnu";
   /// An LLVM CPU name; "host" is this machine's CPU (and its features) and
-  /// only valid when the triple's architecture is this machine's; empty is
-  /// the architecture's baseline.
+  /// only valid when the triple's architecture is this machine's; "generic"
+  /// is the architecture's baseline; empty is "host" for this machine's
+  /// architecture and "generic" for others.
   std::string cpu;
   /// Extra LLVM target features, e.g. "+avx2,+fma".
   std::string features;
@@ -83,6 +84,9 @@ struct CPUExecutable {
   std::vector<uint8_t> elf;
   std::vector<uint8_t> metadata; // schemas/cpu_executable.fbs
   std::vector<EntryPointInfo> entryPoints;
+  /// CPU features beyond the baseline the code may use (x86-64: the names
+  /// of schemas/cpu_features.def its target machine enables).
+  std::vector<std::string> requiredFeatures;
 };
 
 /// The default ld.lld (the one of the LLVM the compiler was built with).
@@ -134,7 +138,13 @@ mlir::FailureOr<std::vector<EntryPointInfo>>
 collectEntryPoints(mlir::ModuleOp module);
 
 /// The CpuExecutableDef FlatBuffer of schemas/cpu_executable.fbs.
-std::vector<uint8_t> serializeMetadata(llvm::ArrayRef<EntryPointInfo> entries);
+std::vector<uint8_t>
+serializeMetadata(llvm::ArrayRef<EntryPointInfo> entries,
+                  llvm::ArrayRef<std::string> requiredFeatures = {});
+
+/// The features of schemas/cpu_features.def that `machine` enables (none
+/// for other architectures than x86-64).
+std::vector<std::string> requiredFeatures(const llvm::TargetMachine &machine);
 
 /// All of the above. `module` is lowered in place.
 mlir::FailureOr<CPUExecutable>

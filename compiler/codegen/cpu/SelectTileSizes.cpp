@@ -69,8 +69,18 @@ struct CPUSelectTileSizesPass
         !dims->k.empty()) {
       int64_t lanes =
           vectorLanes(op.getDpsInitOperand(0)->get().getType(), vectorBits);
-      tile[dims->m.back()] = matmulRows;
-      tile[dims->n.back()] = matmulVectors * lanes;
+      int64_t rows = matmulRows, vectors = matmulVectors;
+      // Fewer rows than a tile (a matrix-vector product, batch 1): the
+      // accumulators' chains would be too few to hide the FMA latency, and
+      // each k step would read a short piece of a weight row. Widen along n
+      // instead, up to 4 registers, which keeps 4 independent chains and
+      // reads 256 contiguous bytes of each row.
+      int64_t m = op.getStaticLoopRanges()[dims->m.back()];
+      if (!ShapedType::isDynamic(m) && m < rows)
+        vectors = std::max<int64_t>(
+            vectors, std::min<int64_t>(4, rows * vectors / (2 * m)));
+      tile[dims->m.back()] = rows;
+      tile[dims->n.back()] = vectors * lanes;
       return tile;
     }
     // Everything else: one register along the loop that walks the innermost

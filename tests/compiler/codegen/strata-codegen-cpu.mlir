@@ -1,12 +1,12 @@
 // strata-codegen-cpu end to end: metadata, LLVM dialect, machine code for
 // both architectures, the shared object's symbols.
-// RUN: strata-codegen-cpu %s --triple=x86_64-linux-gnu --cpu=skylake-avx512 --dump-metadata | FileCheck %s --check-prefix=META
-// RUN: strata-codegen-cpu %s --triple=x86_64-linux-gnu --cpu=skylake-avx512 --emit=llvm -o - | FileCheck %s --check-prefix=LLVM
-// RUN: strata-codegen-cpu %s --triple=x86_64-linux-gnu --cpu=skylake-avx512 --emit=asm -o - | FileCheck %s --check-prefix=X86
-// RUN: strata-codegen-cpu %s --triple=aarch64-linux-gnu --emit=asm -o - | FileCheck %s --check-prefix=ARM
-// RUN: strata-codegen-cpu %s --triple=x86_64-linux-gnu --cpu=x86-64-v3 -o %t.so
+// RUN: strata-codegen-cpu %s --codegen-options=approximate-math=none --triple=x86_64-linux-gnu --cpu=skylake-avx512 --dump-metadata | FileCheck %s --check-prefix=META
+// RUN: strata-codegen-cpu %s --codegen-options=approximate-math=none --triple=x86_64-linux-gnu --cpu=skylake-avx512 --emit=llvm -o - | FileCheck %s --check-prefix=LLVM
+// RUN: strata-codegen-cpu %s --codegen-options=approximate-math=none --triple=x86_64-linux-gnu --cpu=skylake-avx512 --emit=asm -o - | FileCheck %s --check-prefix=X86
+// RUN: strata-codegen-cpu %s --codegen-options=approximate-math=none --triple=aarch64-linux-gnu --emit=asm -o - | FileCheck %s --check-prefix=ARM
+// RUN: strata-codegen-cpu %s --codegen-options=approximate-math=none --triple=x86_64-linux-gnu --cpu=x86-64-v3 -o %t.so
 // RUN: llvm-readelf --file-header --dyn-syms %t.so | FileCheck %s --check-prefix=ELF
-// RUN: strata-codegen-cpu %s --triple=aarch64-linux-gnu -o %t.arm.so
+// RUN: strata-codegen-cpu %s --codegen-options=approximate-math=none --triple=aarch64-linux-gnu -o %t.arm.so
 // RUN: llvm-readelf --file-header %t.arm.so | FileCheck %s --check-prefix=ELF-ARM
 
 // 1000 elements are one workgroup's share (rounded to 16 lanes); 64 rows of
@@ -22,7 +22,8 @@
 // LLVM-DAG: llvm.func internal @exp.body(
 // LLVM-DAG: llvm.intr.exp(%{{.*}}) : (vector<16xf32>) -> vector<16xf32>
 
-// exp of a vector becomes calls to the runtime's expf.
+// exp of a vector becomes calls to the runtime's expf (approximate-math=none;
+// by default it is a polynomial, see approximate-math.mlir).
 // X86-LABEL: exp:
 // X86: expf@PLT
 // The matmul's inner loop: 8 x 2 fused multiply-adds on 16-lane registers.
