@@ -37,7 +37,12 @@ StatusOr<vm::Ref<Buffer>> Allocator::Allocate(const BufferParams& params, uint64
                                     DescribeMemoryTypes(heap.memory_types), " memory is ",
                                     heap.max_allocation_size, " bytes");
     }
-    return AllocateBuffer(heap, params, length);
+    STRATA_ASSIGN_OR_RETURN(vm::Ref<Buffer> buffer, AllocateBuffer(heap, params, length));
+    if (statistics_enabled_.load(std::memory_order_relaxed)) {
+      buffer->allocation_counter_ = counter_;
+      counter_->Add(length);
+    }
+    return buffer;
   }
   std::string offered;
   for (const MemoryHeap& heap : heaps_) {
@@ -46,6 +51,14 @@ StatusOr<vm::Ref<Buffer>> Allocator::Allocate(const BufferParams& params, uint64
   }
   return InvalidArgumentError("allocate: no memory heap offers ", DescribeMemoryTypes(required), " for ",
                               DescribeBufferUsages(params.usage), " (heaps: ", offered, ")");
+}
+
+AllocatorStatistics Allocator::statistics() const {
+  AllocatorStatistics statistics;
+  statistics.live_bytes = counter_->live_bytes.load(std::memory_order_relaxed);
+  statistics.peak_bytes = counter_->peak_bytes.load(std::memory_order_relaxed);
+  statistics.allocations = counter_->allocations.load(std::memory_order_relaxed);
+  return statistics;
 }
 
 StatusOr<vm::Ref<Buffer>> Allocator::Import(const BufferParams& params, std::span<uint8_t> memory,

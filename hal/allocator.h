@@ -12,6 +12,11 @@
 // caller's release callback runs once the last reference to the buffer (and
 // to any subspan of it, and any command buffer that recorded it) is gone.
 //
+// Statistics: once enabled (they cost a few atomic operations per
+// allocation, so they are off by default), the allocator counts the bytes of
+// the buffers Allocate hands out (not imported memory) until each buffer is
+// destroyed, and keeps the peak; `run-module --print-statistics` reports it.
+//
 // Ownership: the device owns its allocator and hands out borrowed pointers;
 // the allocator is a RefObject only so that the VM can hold it in a register
 // (a VM reference keeps it alive). Buffers do not need their allocator to stay
@@ -20,8 +25,10 @@
 // Thread safety: every method is thread-safe.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -36,6 +43,12 @@ struct MemoryHeap {
   BufferUsages allowed_usage;
   uint64_t max_allocation_size;
   uint64_t min_alignment;  // of every buffer allocated from it
+};
+
+struct AllocatorStatistics {
+  uint64_t live_bytes = 0;   // allocated and not yet freed
+  uint64_t peak_bytes = 0;   // the most live at any one time so far
+  uint64_t allocations = 0;  // buffers allocated so far
 };
 
 // What a buffer must offer. `memory_types` is the set of required bits (0:
@@ -63,8 +76,15 @@ class Allocator : public vm::RefObject {
   StatusOr<vm::Ref<Buffer>> Import(const BufferParams& params, std::span<uint8_t> memory,
                                    ReleaseCallback release);
 
+  // Counts the buffers allocated from now on (see above); Device's
+  // set_statistics_enabled turns this on with the device's own counters.
+  void set_statistics_enabled(bool enabled) { statistics_enabled_.store(enabled, std::memory_order_relaxed); }
+  // What Allocate has handed out while counting (a snapshot).
+  AllocatorStatistics statistics() const;
+
  protected:
-  explicit Allocator(std::vector<MemoryHeap> heaps) : RefObject(&kType), heaps_(std::move(heaps)) {}
+  explicit Allocator(std::vector<MemoryHeap> heaps)
+      : RefObject(&kType), heaps_(std::move(heaps)), counter_(std::make_shared<AllocationCounter>()) {}
 
   // Driver hooks, called with validated parameters. `heap` is the heap
   // Allocate chose.
@@ -77,6 +97,8 @@ class Allocator : public vm::RefObject {
   Status ValidateParams(const char* what, const BufferParams& params) const;
 
   std::vector<MemoryHeap> heaps_;
+  std::atomic<bool> statistics_enabled_{false};
+  std::shared_ptr<AllocationCounter> counter_;
 };
 
 }  // namespace strata::hal

@@ -56,6 +56,18 @@ Buffer::Buffer(const DriverFamily* family, MemoryTypes memory_types, BufferUsage
       byte_offset_(0),
       allocated_buffer_(this) {}
 
+void AllocationCounter::Add(uint64_t bytes) {
+  allocations.fetch_add(1, std::memory_order_relaxed);
+  const uint64_t live = live_bytes.fetch_add(bytes, std::memory_order_relaxed) + bytes;
+  uint64_t peak = peak_bytes.load(std::memory_order_relaxed);
+  while (live > peak && !peak_bytes.compare_exchange_weak(peak, live, std::memory_order_relaxed)) {
+  }
+}
+
+Buffer::~Buffer() {
+  if (allocation_counter_) allocation_counter_->Remove(byte_length_);
+}
+
 Buffer::Buffer(vm::Ref<Buffer> allocated, uint64_t byte_offset, uint64_t byte_length)
     : Resource(&kType, allocated->family()),
       memory_types_(allocated->memory_types_),

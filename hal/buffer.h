@@ -26,7 +26,9 @@
 // caller's race to avoid, as on every GPU API.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 
@@ -69,6 +71,18 @@ std::string DescribeMemoryTypes(MemoryTypes types);
 std::string DescribeBufferUsages(BufferUsages usages);
 
 class Buffer;
+
+// The bytes an allocator has handed out and not yet got back, and the most
+// it ever had out at once. Shared by the allocator and every buffer it
+// allocated, because buffers may outlive their allocator.
+struct AllocationCounter {
+  std::atomic<uint64_t> live_bytes{0};
+  std::atomic<uint64_t> peak_bytes{0};
+  std::atomic<uint64_t> allocations{0};
+
+  void Add(uint64_t bytes);
+  void Remove(uint64_t bytes) { live_bytes.fetch_sub(bytes, std::memory_order_relaxed); }
+};
 
 // Host access to a mapped byte range of a buffer, for as long as this object
 // lives (or until Unmap). Move-only; keeps the buffer alive.
@@ -144,6 +158,10 @@ class Buffer : public Resource {
   // A view of `allocated`'s bytes [byte_offset, byte_offset + byte_length).
   Buffer(vm::Ref<Buffer> allocated, uint64_t byte_offset, uint64_t byte_length);
 
+  // Gives an allocated buffer's bytes back to the counter of the allocator
+  // that allocated it.
+  ~Buffer() override;
+
   // Driver hooks, called with a range already checked against this buffer.
   // `offset` is relative to this buffer. MapRange returns the host address of
   // the range's first byte; UnmapRange receives it back.
@@ -151,6 +169,7 @@ class Buffer : public Resource {
   virtual Status UnmapRange(uint64_t offset, uint64_t length, MemoryAccesses access, uint8_t* data) = 0;
 
  private:
+  friend class Allocator;
   friend class MappedRange;
   friend class SubspanBuffer;
 
@@ -162,6 +181,8 @@ class Buffer : public Resource {
   Buffer* allocated_buffer_;
   // Set for subspans: the reference that keeps the allocated buffer alive.
   vm::Ref<Buffer> allocated_ref_;
+  // Set for buffers from Allocator::Allocate (not imports, not subspans).
+  std::shared_ptr<AllocationCounter> allocation_counter_;
 };
 
 // A byte range of a buffer, as used by dispatch bindings.

@@ -39,6 +39,7 @@ Status CommandBuffer::Begin() {
   }
   ResetImpl();
   state_ = State::kRecording;
+  dispatch_count_ = 0;
   return OkStatus();
 }
 
@@ -114,7 +115,9 @@ Status CommandBuffer::Dispatch(Executable* executable, uint32_t entry_point, Wor
     resolved[i] = {binding.buffer, binding.offset, *length};
   }
   if (counts[0] == 0 || counts[1] == 0 || counts[2] == 0) return OkStatus();
-  return DispatchImpl(executable, entry_point, workgroups, constants, {resolved, bindings.size()});
+  STRATA_RETURN_IF_ERROR(DispatchImpl(executable, entry_point, workgroups, constants, {resolved, bindings.size()}));
+  ++dispatch_count_;
+  return OkStatus();
 }
 
 Status CommandBuffer::Fill(Buffer* target, uint64_t offset, uint64_t length, uint32_t pattern,

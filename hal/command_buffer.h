@@ -82,6 +82,10 @@ class CommandBuffer : public Resource {
   Status Update(std::span<const uint8_t> source, Buffer* target, uint64_t target_offset);
   Status Barrier();
 
+  // Dispatches recorded since Begin (those of zero workgroups record nothing
+  // and are not counted); the device adds them up per submission.
+  uint32_t dispatch_count() const { return dispatch_count_; }
+
   // For queue implementations: a submission holds the command buffer pending
   // from submit until its work is done; Begin is refused meanwhile.
   Status CheckSubmittable() const;
@@ -109,6 +113,7 @@ class CommandBuffer : public Resource {
 
   DeviceLimits limits_;
   State state_ = State::kInitial;
+  uint32_t dispatch_count_ = 0;
   std::atomic<uint32_t> pending_submissions_{0};
 };
 

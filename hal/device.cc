@@ -1,5 +1,7 @@
 #include "hal/device.h"
 
+#include <cstring>
+
 namespace strata::hal {
 
 const vm::RefTypeInfo Device::kType = {"hal.device"};
@@ -23,6 +25,9 @@ StatusOr<vm::Ref<Executable>> Device::PrepareExecutable(const ExecutableParams& 
 
 Status Device::QueueExecute(std::span<const SemaphoreValue> waits, std::span<const SemaphoreValue> signals,
                             std::span<CommandBuffer* const> command_buffers) {
+  vm::Tracer* const tracer = this->tracer();
+  const uint64_t trace_begin = tracer ? vm::Tracer::Now() : 0;
+  uint64_t dispatches = 0;
   for (size_t i = 0; i < command_buffers.size(); ++i) {
     CommandBuffer* command_buffer = command_buffers[i];
     if (!command_buffer) return InvalidArgumentError("submit: command buffer ", i, " is null");
@@ -32,6 +37,7 @@ Status Device::QueueExecute(std::span<const SemaphoreValue> waits, std::span<con
                                   "' runs '", family()->name, "' command buffers");
     }
     STRATA_RETURN_IF_ERROR(command_buffer->CheckSubmittable());
+    dispatches += command_buffer->dispatch_count();
   }
   for (size_t i = 0; i < waits.size(); ++i) {
     if (!waits[i].semaphore) return InvalidArgumentError("submit: wait semaphore ", i, " is null");
@@ -45,7 +51,58 @@ Status Device::QueueExecute(std::span<const SemaphoreValue> waits, std::span<con
                                   signals[i].value, "; timeline values must increase");
     }
   }
-  return QueueExecuteImpl(waits, signals, command_buffers);
+  STRATA_RETURN_IF_ERROR(QueueExecuteImpl(waits, signals, command_buffers));
+  if (statistics_enabled_.load(std::memory_order_relaxed)) {
+    submissions_.fetch_add(1, std::memory_order_relaxed);
+    dispatches_.fetch_add(dispatches, std::memory_order_relaxed);
+  }
+  if (tracer) {
+    const vm::TraceArg args[] = {{"waits", static_cast<int64_t>(waits.size())},
+                                 {"signals", static_cast<int64_t>(signals.size())},
+                                 {"command_buffers", static_cast<int64_t>(command_buffers.size())},
+                                 {"dispatches", static_cast<int64_t>(dispatches)}};
+    tracer->Record({"submit", "queue.execute", trace_begin, vm::Tracer::Now(), args});
+  }
+  return OkStatus();
+}
+
+void Device::set_statistics_enabled(bool enabled) {
+  statistics_enabled_.store(enabled, std::memory_order_relaxed);
+  allocator_->set_statistics_enabled(enabled);
+}
+
+DeviceStatistics Device::statistics() const {
+  DeviceStatistics statistics;
+  statistics.submissions = submissions_.load(std::memory_order_relaxed);
+  statistics.dispatches = dispatches_.load(std::memory_order_relaxed);
+  return statistics;
+}
+
+Status ReadBuffer(Device& device, Buffer& buffer, uint64_t offset, std::span<uint8_t> out) {
+  if (out.empty()) return OkStatus();
+  const bool mappable = (buffer.memory_types() & kMemoryHostVisible) && (buffer.usage() & kUsageMapping) &&
+                        (buffer.allowed_access() & kAccessRead);
+  if (mappable) {
+    STRATA_ASSIGN_OR_RETURN(MappedRange range, buffer.Map(kAccessRead, offset, out.size()));
+    std::memcpy(out.data(), range.bytes().data(), out.size());
+    return range.Unmap();
+  }
+  BufferParams params;
+  params.memory_types = kMemoryHostVisible;
+  params.usage = kUsageTransferTarget | kUsageMapping;
+  STRATA_ASSIGN_OR_RETURN(vm::Ref<Buffer> staging, device.allocator()->Allocate(params, out.size()));
+  STRATA_ASSIGN_OR_RETURN(vm::Ref<CommandBuffer> commands, device.CreateCommandBuffer());
+  STRATA_RETURN_IF_ERROR(commands->Begin());
+  STRATA_RETURN_IF_ERROR(commands->Copy(&buffer, offset, staging.get(), 0, out.size()));
+  STRATA_RETURN_IF_ERROR(commands->End());
+  STRATA_ASSIGN_OR_RETURN(vm::Ref<Semaphore> done, device.CreateSemaphore(0));
+  SemaphoreValue signal{done.get(), 1};
+  CommandBuffer* list[] = {commands.get()};
+  STRATA_RETURN_IF_ERROR(device.QueueExecute({}, {&signal, 1}, list));
+  STRATA_RETURN_IF_ERROR(done->Wait(1, Semaphore::kInfiniteTimeout));
+  STRATA_ASSIGN_OR_RETURN(MappedRange range, staging->Map(kAccessRead));
+  std::memcpy(out.data(), range.bytes().data(), out.size());
+  return range.Unmap();
 }
 
 }  // namespace strata::hal

@@ -15,6 +15,16 @@
 // the signal semaphores with the original error and reach whoever waits on
 // them. That holds on synchronous drivers too, so programs behave alike on all.
 //
+// Statistics and tracing, both off by default: with statistics enabled
+// (set_statistics_enabled) a device counts the submissions it accepts and the
+// dispatches they carry, and its allocator the bytes it allocates; while a
+// tracer is installed (set_tracer, vm/trace.h) it reports each submission as
+// it is made and the device work of each submission as it runs: the
+// submission and every dispatch in it, on the threads that run them. Off,
+// each costs one relaxed load and a predicted branch per submission (and per
+// command, for the tracer); on, statistics cost two atomic additions per
+// submission.
+//
 // Ownership: a RefObject. Buffers, executables, command buffers and semaphores
 // do not keep their device alive and remain valid after it is destroyed
 // (submitting them needs a live device, of course). Destroying a device waits
@@ -26,6 +36,7 @@
 // submit at once.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -38,6 +49,7 @@
 #include "hal/semaphore.h"
 #include "vm/ref.h"
 #include "vm/status.h"
+#include "vm/trace.h"
 
 namespace strata::hal {
 
@@ -50,6 +62,11 @@ struct DeviceInfo {
   DeviceLimits limits;
   // How many workgroups the device runs at once (worker threads, compute units).
   uint32_t concurrency = 1;
+};
+
+struct DeviceStatistics {
+  uint64_t submissions = 0;  // QueueExecute calls accepted
+  uint64_t dispatches = 0;   // dispatches in the command buffers they submitted
 };
 
 class Device : public vm::RefObject {
@@ -72,13 +89,26 @@ class Device : public vm::RefObject {
   Status QueueExecute(std::span<const SemaphoreValue> waits, std::span<const SemaphoreValue> signals,
                       std::span<CommandBuffer* const> command_buffers);
 
+  // Counts submissions and dispatches from now on, and the allocator's
+  // allocations (Allocator::set_statistics_enabled); false stops counting.
+  void set_statistics_enabled(bool enabled);
+  // What was counted while enabled (a snapshot).
+  DeviceStatistics statistics() const;
+
+  // Where submissions made from now on report (null: nowhere, the default).
+  // The tracer must outlive the work of every submission made while it is
+  // installed.
+  void set_tracer(vm::Tracer* tracer) { tracer_.store(tracer, std::memory_order_relaxed); }
+  vm::Tracer* tracer() const { return tracer_.load(std::memory_order_relaxed); }
+
  protected:
   Device(DeviceInfo info, vm::Ref<Allocator> allocator)
       : RefObject(&kType), info_(std::move(info)), allocator_(std::move(allocator)) {}
 
   // The family whose command buffers this device runs.
   virtual const DriverFamily* family() const = 0;
-  // Driver hooks, called with validated arguments.
+  // Driver hooks, called with validated arguments. QueueExecuteImpl reports
+  // the submission's device work to tracer() as it is at the call.
   virtual StatusOr<vm::Ref<Executable>> PrepareExecutableImpl(const ExecutableParams& params) = 0;
   virtual Status QueueExecuteImpl(std::span<const SemaphoreValue> waits, std::span<const SemaphoreValue> signals,
                                   std::span<CommandBuffer* const> command_buffers) = 0;
@@ -86,6 +116,16 @@ class Device : public vm::RefObject {
  private:
   DeviceInfo info_;
   vm::Ref<Allocator> allocator_;
+  std::atomic<vm::Tracer*> tracer_{nullptr};
+  std::atomic<bool> statistics_enabled_{false};
+  std::atomic<uint64_t> submissions_{0};
+  std::atomic<uint64_t> dispatches_{0};
 };
+
+// Copies `out.size()` bytes of `buffer` from `offset` to host memory: through
+// a mapping when the buffer is host-visible and mappable, otherwise through a
+// host-visible staging buffer that a transfer on `device`'s queue fills
+// (submitted and waited for here).
+Status ReadBuffer(Device& device, Buffer& buffer, uint64_t offset, std::span<uint8_t> out);
 
 }  // namespace strata::hal

@@ -482,10 +482,16 @@ Status AddFunctions(vm::NativeModule& module, std::shared_ptr<ModuleState> state
     STRATA_ASSIGN_OR_RETURN(Semaphore * semaphore, args.Get<Semaphore>(0, "semaphore"));
     return args.Annotate(semaphore->Signal(static_cast<uint64_t>(args.I64(1))));
   }));
-  STRATA_RETURN_IF_ERROR(add("semaphore.wait", "rII_i", [](const Args& args, CallResults results) {
+  STRATA_RETURN_IF_ERROR(add("semaphore.wait", "rII_i", [state](const Args& args, CallResults results) {
     STRATA_ASSIGN_OR_RETURN(Semaphore * semaphore, args.Get<Semaphore>(0, "semaphore"));
     auto timeout = args.I64(2) < 0 ? Semaphore::kInfiniteTimeout : std::chrono::nanoseconds(args.I64(2));
+    vm::Tracer* const tracer = state->device->tracer();
+    const uint64_t trace_begin = tracer ? vm::Tracer::Now() : 0;
     Status status = semaphore->Wait(static_cast<uint64_t>(args.I64(1)), timeout);
+    if (tracer) {
+      const vm::TraceArg trace_args[] = {{"value", args.I64(1)}};
+      tracer->Record({"wait", "semaphore.wait", trace_begin, vm::Tracer::Now(), trace_args});
+    }
     if (status.code() == StatusCode::kDeadlineExceeded) {
       results[0] = Value::I32(static_cast<int32_t>(StatusCode::kDeadlineExceeded));
       return OkStatus();

@@ -92,6 +92,10 @@
 // context) and looks names up in them; a name found in two of them is an
 // error naming both.
 //
+// Tracing: besides the event the VM records for every call into this module,
+// semaphore.wait reports the host wait itself ("semaphore.wait", with the
+// value waited for) to the tracer of the module's device (hal/device.h).
+//
 // Thread safety: the functions are thread-safe (several contexts may share one
 // hal module); HAL objects say what they allow (command buffers are recorded
 // by one thread at a time).

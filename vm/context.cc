@@ -130,7 +130,13 @@ StatusOr<std::vector<Value>> Context::Invoke(const FunctionHandle& function, std
     return results;
   }
   if (!stack_) stack_ = std::make_unique<VMStack>();
-  STRATA_RETURN_IF_ERROR(Execute(*stack_, function.instance, function.ordinal, args, &results, options));
+  const uint64_t trace_begin = options.tracer ? Tracer::Now() : 0;
+  Status status = Execute(*stack_, function.instance, function.ordinal, args, &results, options);
+  if (options.tracer) {
+    const std::string name = StrCat(function.instance->module->name(), ".", function.name);
+    options.tracer->Record({"vm", name, trace_begin, Tracer::Now(), {}});
+  }
+  STRATA_RETURN_IF_ERROR(status);
   return results;
 }
 

@@ -25,6 +25,7 @@
 
 #include "vm/module.h"
 #include "vm/status.h"
+#include "vm/trace.h"
 #include "vm/value.h"
 
 namespace strata::vm {
@@ -46,6 +47,9 @@ struct InvocationOptions {
   // list.alloc, list.resize; counted as asked, not net of frees); beyond it
   // the program fails with RESOURCE_EXHAUSTED instead of exhausting memory.
   uint64_t max_allocation_bytes = uint64_t{1} << 34;
+  // Receives an event for the invoked function and for each call into a
+  // native module (vm/trace.h); null (the default) traces nothing.
+  Tracer* tracer = nullptr;
 };
 
 struct FunctionHandle {

@@ -77,6 +77,14 @@ inline I SaturatingCast(F v) {
   return static_cast<I>(v);
 }
 
+// Reports a call into a native module ("hal.queue.execute") that began at
+// `begin`; out of line, so that the call path only tests the tracer pointer.
+[[gnu::noinline]] void TraceNativeCall(Tracer* tracer, const ModuleInstance& instance,
+                                       const NativeModule::Function& fn, uint64_t begin) {
+  const std::string name = StrCat(instance.module->name(), ".", fn.name);
+  tracer->Record({"import", name, begin, Tracer::Now(), {}});
+}
+
 // IEEE-754 minimum/maximum: NaN if either is NaN.
 template <typename F>
 inline F NanMin(F a, F b) {
@@ -184,6 +192,7 @@ Status Execute(VMStack& stack, ModuleInstance* entry_instance, uint32_t entry_or
   // Kept in the stack object, not a local: only allocating ops touch it, and
   // a local would compete with the hot loop's values for registers.
   stack.allocation_budget = options.max_allocation_bytes;
+  stack.tracer = options.tracer;
   const bool has_deadline = options.deadline != std::chrono::steady_clock::time_point::max();
 
   Status status;
@@ -576,7 +585,9 @@ Status Execute(VMStack& stack, ModuleInstance* entry_instance, uint32_t entry_or
       nargs.push_back(type == 'r' ? Value::FromRef(Ref<RefObject>::Borrow(r[reg & ~kRefTag]))
                                   : Value::FromSlot(ValueTypeFromSignatureChar(type), s[reg]));
     }
+    const uint64_t trace_begin = STRATA_UNLIKELY(stack.tracer != nullptr) ? Tracer::Now() : 0;
     status = CallNative(nf, nargs, &stack.native_results);
+    if (STRATA_UNLIKELY(stack.tracer != nullptr)) TraceNativeCall(stack.tracer, *target.instance, nf, trace_begin);
     nargs.clear();
     if (!status.ok()) {
       status.Annotate(StrCat("in ", target.instance->module->name(), ".", nf.name, ": "));

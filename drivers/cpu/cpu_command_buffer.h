@@ -23,6 +23,7 @@
 #include "drivers/cpu/cpu_executable.h"
 #include "drivers/cpu/kernel_abi.h"
 #include "hal/command_buffer.h"
+#include "vm/trace.h"
 
 namespace strata::cpu {
 
@@ -80,6 +81,17 @@ class CpuCommandBuffer final : public hal::CommandBuffer {
     return uint64_t{dispatch.workgroup_count[0]} * dispatch.workgroup_count[1] * dispatch.workgroup_count[2];
   }
   static uint64_t TransferLength(const Command& command);
+
+  // Reports `command`, which the calling thread ran from `begin` (a
+  // vm::Tracer::Now() value) until now: a dispatch under its entry point's
+  // name, with its executable, entry point ordinal and workgroup count; a
+  // fill, copy or update with its length.
+  static void TraceCommand(vm::Tracer* tracer, const Command& command, uint64_t begin);
+  // Reports the workgroups [first, last) of a dispatch that the calling
+  // thread ran from `begin` until now (its share of a dispatch that cpu-task
+  // spread over its workers).
+  static void TraceWorkgroups(vm::Tracer* tracer, const DispatchCommand& dispatch, uint64_t first, uint64_t last,
+                              uint64_t begin);
 
  protected:
   ~CpuCommandBuffer() override;

@@ -27,6 +27,7 @@ struct Submission {
   std::vector<Wait> waits;
   std::vector<std::pair<vm::Ref<hal::Semaphore>, uint64_t>> signals;
   std::vector<vm::Ref<CpuCommandBuffer>> command_buffers;
+  vm::Tracer* tracer = nullptr;
   std::atomic<uint32_t> pending_waits{0};
   // The first failure among the waits, if any (set before the last wait
   // completes; read only after).
@@ -39,7 +40,7 @@ CpuQueue::~CpuQueue() {
 }
 
 Status CpuQueue::Submit(std::span<const hal::SemaphoreValue> waits, std::span<const hal::SemaphoreValue> signals,
-                        std::span<hal::CommandBuffer* const> command_buffers) {
+                        std::span<hal::CommandBuffer* const> command_buffers, vm::Tracer* tracer) {
   Submission* submission = nullptr;
   {
     std::lock_guard<SpinLock> lock(pool_lock_);
@@ -50,6 +51,7 @@ Status CpuQueue::Submit(std::span<const hal::SemaphoreValue> waits, std::span<co
   }
   if (!submission) submission = new Submission();
   submission->queue = shared_from_this();
+  submission->tracer = tracer;
   // Fill every wait before registering any: a registered wait may fire at
   // once, and the vector must not move afterwards.
   submission->waits.resize(waits.size());
@@ -107,8 +109,17 @@ void CpuQueue::Run(Submission* submission) {
   // failures visible), so the failure is ours alone now.
   Status status = std::move(submission->failure);
   submission->failure = OkStatus();
+  vm::Tracer* const tracer = submission->tracer;
+  const uint64_t trace_begin = tracer ? vm::Tracer::Now() : 0;
   for (size_t i = 0; status.ok() && i < submission->command_buffers.size(); ++i) {
-    status = Execute(*submission->command_buffers[i]);
+    status = Execute(*submission->command_buffers[i], tracer);
+  }
+  // Reported before the signals, so that whoever waits for them finds the
+  // event recorded.
+  if (tracer) {
+    const vm::TraceArg args[] = {{"command_buffers", static_cast<int64_t>(submission->command_buffers.size())},
+                                 {"status", StatusCodeName(status.code())}};
+    tracer->Record({"submission", "submission", trace_begin, vm::Tracer::Now(), args});
   }
   // If the device is gone, this reference is the queue's last, and the queue
   // is freed on this thread when Run returns.
@@ -182,7 +193,7 @@ StatusOr<vm::Ref<hal::Executable>> CpuDevice::PrepareExecutableImpl(const hal::E
 Status CpuDevice::QueueExecuteImpl(std::span<const hal::SemaphoreValue> waits,
                                    std::span<const hal::SemaphoreValue> signals,
                                    std::span<hal::CommandBuffer* const> command_buffers) {
-  return queue_->Submit(waits, signals, command_buffers);
+  return queue_->Submit(waits, signals, command_buffers, tracer());
 }
 
 hal::DeviceInfo CpuDeviceInfo(const hal::DeviceSpec& spec, std::string description, uint32_t concurrency) {

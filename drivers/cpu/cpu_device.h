@@ -52,8 +52,9 @@ class CpuQueue : public std::enable_shared_from_this<CpuQueue> {
   explicit CpuQueue(std::string device_name) : device_name_(std::move(device_name)) {}
   virtual ~CpuQueue();
 
+  // `tracer` (may be null) receives the submission's events as it runs.
   Status Submit(std::span<const hal::SemaphoreValue> waits, std::span<const hal::SemaphoreValue> signals,
-                std::span<hal::CommandBuffer* const> command_buffers);
+                std::span<hal::CommandBuffer* const> command_buffers, vm::Tracer* tracer);
   // Waits for every submission that is ready or running (including those that
   // become ready meanwhile); submissions whose waits complete later fail.
   // Called by the device's destructor.
@@ -63,8 +64,9 @@ class CpuQueue : public std::enable_shared_from_this<CpuQueue> {
   // Called once per submission when its waits are met, on the thread that
   // met the last one; must lead to exactly one Run(submission).
   virtual void Schedule(Submission* submission) = 0;
-  // Runs one command buffer's commands.
-  virtual Status Execute(const CpuCommandBuffer& command_buffer) = 0;
+  // Runs one command buffer's commands, reporting each to `tracer` when it
+  // is not null.
+  virtual Status Execute(const CpuCommandBuffer& command_buffer, vm::Tracer* tracer) = 0;
   // Executes a scheduled submission, then completes it.
   void Run(Submission* submission);
 

@@ -1,6 +1,8 @@
 #include "drivers/cpu/cpu_executable.h"
 
 #include "drivers/cpu/cpu_device.h"
+#include <optional>
+
 #include "strata/schemas/cpu_executable_generated.h"
 
 namespace strata::cpu {
@@ -15,9 +17,48 @@ const char* HostExecutableFormat() {
 #endif
 }
 
+bool IsCpuExecutableFormat(std::string_view format) { return format.rfind("cpu-elf-", 0) == 0; }
+
 namespace {
 
-StatusOr<std::vector<hal::EntryPointInfo>> ParseMetadata(const hal::ExecutableParams& params) {
+// Whether this CPU has `feature`, one of schemas/cpu_features.def; nullopt
+// for a name this runtime does not know.
+std::optional<bool> CpuHasFeature(std::string_view feature) {
+#if defined(__x86_64__)
+#define STRATA_X86_FEATURE(name) \
+  if (feature == name) return __builtin_cpu_supports(name) != 0;
+#include "schemas/cpu_features.def"
+#undef STRATA_X86_FEATURE
+#endif
+  (void)feature;
+  return std::nullopt;
+}
+
+// Refuses code that needs CPU features this CPU lacks (it would fault on
+// its first such instruction).
+Status CheckRequiredFeatures(const schema::cpu::CpuExecutableDef& def, const hal::ExecutableParams& params,
+                             const std::string& prefix) {
+  const auto* features = def.required_features();
+  if (!features || features->size() == 0 || params.format != HostExecutableFormat()) return OkStatus();
+  std::string missing, unknown;
+  for (const flatbuffers::String* feature : *features) {
+    std::optional<bool> has = CpuHasFeature(feature->string_view());
+    std::string& list = !has ? unknown : missing;
+    if (!has || !*has) list += StrCat(list.empty() ? "" : ", ", feature->string_view());
+  }
+  if (!unknown.empty()) {
+    return InvalidArgumentError(prefix, "needs CPU features this runtime does not know: ", unknown);
+  }
+  if (!missing.empty()) {
+    return FailedPreconditionError(prefix, "needs CPU features this CPU lacks: ", missing,
+                                   "; compile it for this CPU (--cpu=NAME) or for the baseline (--cpu=generic)");
+  }
+  return OkStatus();
+}
+
+}  // namespace
+
+StatusOr<std::vector<hal::EntryPointInfo>> ParseCpuExecutableMetadata(const hal::ExecutableParams& params) {
   const auto prefix = [&] { return StrCat("executable '", params.name, "' (", params.format, "): "); };
   std::span<const uint8_t> bytes = params.metadata;
   if (bytes.size() < 8 || !flatbuffers::BufferHasIdentifier(bytes.data(), schema::cpu::CpuExecutableDefIdentifier())) {
@@ -32,6 +73,7 @@ StatusOr<std::vector<hal::EntryPointInfo>> ParseMetadata(const hal::ExecutablePa
   if (!def->entry_points() || def->entry_points()->size() == 0) {
     return InvalidArgumentError(prefix(), "metadata lists no entry points");
   }
+  STRATA_RETURN_IF_ERROR(CheckRequiredFeatures(*def, params, prefix()));
   std::vector<hal::EntryPointInfo> entry_points;
   for (uint32_t i = 0; i < def->entry_points()->size(); ++i) {
     const schema::cpu::EntryPointDef* entry = def->entry_points()->Get(i);
@@ -76,10 +118,8 @@ StatusOr<std::vector<hal::EntryPointInfo>> ParseMetadata(const hal::ExecutablePa
   return entry_points;
 }
 
-}  // namespace
-
 StatusOr<vm::Ref<CpuExecutable>> CpuExecutable::Create(const hal::ExecutableParams& params) {
-  STRATA_ASSIGN_OR_RETURN(std::vector<hal::EntryPointInfo> entry_points, ParseMetadata(params));
+  STRATA_ASSIGN_OR_RETURN(std::vector<hal::EntryPointInfo> entry_points, ParseCpuExecutableMetadata(params));
   auto library = ElfLibrary::Load(params.data, RuntimeImports());
   if (!library.ok()) {
     return std::move(library).status().Annotate(StrCat("executable '", params.name, "': "));

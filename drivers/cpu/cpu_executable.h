@@ -12,6 +12,7 @@
 #pragma once
 
 #include <memory>
+#include <string_view>
 #include <vector>
 
 #include "drivers/cpu/elf_loader.h"
@@ -23,6 +24,16 @@ namespace strata::cpu {
 // The executable format this machine runs: "cpu-elf-x86_64" or
 // "cpu-elf-aarch64".
 const char* HostExecutableFormat();
+
+// Whether `format` is a CPU executable format, for this host or another
+// ("cpu-elf-..."): its metadata is a CpuExecutableDef.
+bool IsCpuExecutableFormat(std::string_view format);
+
+// The entry points that a CPU executable's metadata describes, verified as an
+// untrusted FlatBuffer and checked against the HAL's limits; errors name the
+// executable. `params.data` is not looked at (dump-module lists the entry
+// points of executables for any host this way).
+StatusOr<std::vector<hal::EntryPointInfo>> ParseCpuExecutableMetadata(const hal::ExecutableParams& params);
 
 class CpuExecutable final : public hal::Executable {
  public:

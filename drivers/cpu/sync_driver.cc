@@ -33,11 +33,12 @@ class SyncQueue final : public CpuQueue {
     draining = false;
   }
 
-  Status Execute(const CpuCommandBuffer& command_buffer) override {
+  Status Execute(const CpuCommandBuffer& command_buffer, vm::Tracer* tracer) override {
     // One command after another: that already orders everything a barrier
     // asks for.
     using Kind = CpuCommandBuffer::Kind;
     for (const CpuCommandBuffer::Command& command : command_buffer.commands()) {
+      const uint64_t trace_begin = tracer ? vm::Tracer::Now() : 0;
       switch (command.kind) {
         case Kind::kDispatch:
           STRATA_RETURN_IF_ERROR(command_buffer.RunWorkgroups(command.dispatch, 0,
@@ -48,8 +49,9 @@ class SyncQueue final : public CpuQueue {
         case Kind::kUpdate:
           command_buffer.RunTransfer(command, 0, CpuCommandBuffer::TransferLength(command));
           break;
-        case Kind::kBarrier: break;
+        case Kind::kBarrier: continue;
       }
+      if (tracer) CpuCommandBuffer::TraceCommand(tracer, command, trace_begin);
     }
     return OkStatus();
   }

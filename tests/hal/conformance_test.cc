@@ -5,12 +5,16 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <map>
+#include <mutex>
 #include <numeric>
+#include <string>
 #include <thread>
 #include <vector>
 
 #include "hal/buffer_view.h"
 #include "tests/hal/hal_test_util.h"
+#include "vm/trace.h"
 #include "tests/hal/kernels/test_kernels.h"
 
 namespace strata::testing {
@@ -866,6 +870,19 @@ TEST_CASE("conformance: executable preparation errors") {
     std::vector<uint8_t> flags = CpuMetadata("add_f32", 3, 1, {true});
     params.metadata = flags;
     CheckError(device->PrepareExecutable(params).status(), StatusCode::kInvalidArgument, {"1 read-only flags"});
+    if (format == "cpu-elf-x86_64") {
+      // Required CPU features: every x86-64 CPU with SSE 4.2 runs the first;
+      // a name outside schemas/cpu_features.def is refused.
+      std::vector<uint8_t> baseline = CpuMetadata("add_f32", 3, 1, {}, {"sse4.2"});
+      params.metadata = baseline;
+#if defined(__x86_64__)
+      if (__builtin_cpu_supports("sse4.2")) CHECK(device->PrepareExecutable(params).ok());
+#endif
+      std::vector<uint8_t> unknown = CpuMetadata("add_f32", 3, 1, {}, {"avx", "warp-drive"});
+      params.metadata = unknown;
+      CheckError(device->PrepareExecutable(params).status(), StatusCode::kInvalidArgument,
+                 {"does not know: warp-drive"});
+    }
   }
 }
 
@@ -899,6 +916,162 @@ TEST_CASE("conformance: buffer views") {
     const int64_t deep[9] = {1, 1, 1, 1, 1, 1, 1, 1, 1};
     CheckError(hal::BufferView::Create(buffer, 0, hal::ElementType::kFloat32, deep).status(),
                StatusCode::kInvalidArgument, {"rank 9 exceeds the maximum of 8"});
+  }
+}
+
+
+// ---------------------------------------------------------------------------
+// Statistics and tracing
+
+TEST_CASE("conformance: the allocator counts live and peak bytes") {
+  FOR_EACH_DRIVER(device) {
+    hal::Allocator* allocator = device->allocator();
+    // Off by default: nothing is counted, not even when the buffer goes.
+    Ref<Buffer> uncounted = Allocate(*device, 512);
+    CHECK(allocator->statistics().allocations == 0);
+    device->set_statistics_enabled(true);
+    uncounted = nullptr;
+    const hal::AllocatorStatistics start = allocator->statistics();
+    CHECK(start.live_bytes == 0);
+    {
+      Ref<Buffer> a = Allocate(*device, 1000);
+      Ref<Buffer> b = Allocate(*device, 3000);
+      hal::AllocatorStatistics now = allocator->statistics();
+      CHECK(now.live_bytes == start.live_bytes + 4000);
+      CHECK(now.peak_bytes >= start.live_bytes + 4000);
+      CHECK(now.allocations == start.allocations + 2);
+      // Subspans and imports are not allocations.
+      Ref<Buffer> subspan = a->Subspan(0, 500).value();
+      static uint8_t host[256];
+      Ref<Buffer> imported = allocator->Import({}, host, nullptr).value();
+      CHECK(allocator->statistics().live_bytes == now.live_bytes);
+      CHECK(allocator->statistics().allocations == now.allocations);
+      a = nullptr;  // the subspan still holds its bytes
+      CHECK(allocator->statistics().live_bytes == now.live_bytes);
+    }
+    const hal::AllocatorStatistics end = allocator->statistics();
+    CHECK(end.live_bytes == start.live_bytes);
+    CHECK(end.peak_bytes == std::max(start.peak_bytes, start.live_bytes + 4000));
+    // Counted buffers give their bytes back after counting stops.
+    Ref<Buffer> counted = Allocate(*device, 100);
+    device->set_statistics_enabled(false);
+    Ref<Buffer> after = Allocate(*device, 100);
+    CHECK(allocator->statistics().allocations == end.allocations + 1);
+    counted = nullptr;
+    after = nullptr;
+    CHECK(allocator->statistics().live_bytes == end.live_bytes);
+    // A buffer outlives its allocator's device and still gives its bytes back.
+    device->set_statistics_enabled(true);
+    Ref<Buffer> survivor = Allocate(*device, 64);
+    device = nullptr;
+    survivor = nullptr;
+  }
+}
+
+// Keeps every event, from any thread.
+class RecordingTracer final : public vm::Tracer {
+ public:
+  struct Event {
+    std::string category, name;
+    std::map<std::string, std::string> args;
+    uint64_t begin_ns, end_ns;
+    std::thread::id thread;
+  };
+  void Record(const vm::TraceEvent& event) override {
+    Event copy{std::string(event.category), std::string(event.name), {}, event.begin_ns, event.end_ns,
+               std::this_thread::get_id()};
+    for (const vm::TraceArg& arg : event.args) {
+      copy.args[std::string(arg.key)] = arg.is_text ? std::string(arg.text) : std::to_string(arg.number);
+    }
+    std::lock_guard<std::mutex> lock(mutex_);
+    events_.push_back(std::move(copy));
+  }
+  std::vector<Event> Take() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return std::move(events_);
+  }
+
+ private:
+  std::mutex mutex_;
+  std::vector<Event> events_;
+};
+
+TEST_CASE("conformance: submissions and dispatches are counted and traced") {
+  FOR_EACH_DRIVER(device) {
+    Ref<hal::Executable> add = PrepareTestKernel(*device, "add_f32");
+    if (!add) continue;
+    const uint32_t count = 4096, group = 64;
+    Ref<Buffer> a = Allocate(*device, count * 4), b = Allocate(*device, count * 4);
+    Ref<Buffer> c = Allocate(*device, count * 4), d = Allocate(*device, count * 4);
+    Write(*device, a.get(), 0, Iota(count, 0));
+    Write(*device, b.get(), 0, Iota(count, 1));
+    // Two dispatches that may run at once, then one after the barrier.
+    Ref<CommandBuffer> command_buffer = BeginCommandBuffer(*device);
+    REQUIRE(RecordAdd(command_buffer.get(), add.get(), a.get(), b.get(), c.get(), count, group).ok());
+    REQUIRE(RecordAdd(command_buffer.get(), add.get(), b.get(), a.get(), d.get(), count, group).ok());
+    REQUIRE(command_buffer->Barrier().ok());
+    REQUIRE(RecordAdd(command_buffer.get(), add.get(), c.get(), d.get(), c.get(), count, group).ok());
+    REQUIRE(command_buffer->Fill(d.get(), 0, count * 4, 0, 4).ok());
+    REQUIRE(command_buffer->End().ok());
+    CHECK(command_buffer->dispatch_count() == 3);
+
+    RecordingTracer tracer;
+    REQUIRE(SubmitAndWait(*device, command_buffer.get()).ok());
+    CHECK(device->statistics().submissions == 0);  // statistics are off by default
+    device->set_statistics_enabled(true);
+    device->set_tracer(&tracer);
+    REQUIRE(SubmitAndWait(*device, command_buffer.get()).ok());
+    device->set_tracer(nullptr);
+    REQUIRE(SubmitAndWait(*device, command_buffer.get()).ok());
+    CHECK(device->statistics().submissions == 2);
+    CHECK(device->statistics().dispatches == 6);
+    CHECK(Read<float>(*device, c.get(), 0, 3) == std::vector<float>{2, 6, 10});
+
+    // One submission traced: the submit on this thread, the submission and
+    // its commands wherever they ran, each with its arguments.
+    std::vector<RecordingTracer::Event> events = tracer.Take();
+    std::map<std::string, int> kinds;
+    uint64_t workgroups = 0;
+    for (const RecordingTracer::Event& event : events) {
+      INFO(event.category, " ", event.name);
+      ++kinds[event.category];
+      CHECK(event.begin_ns <= event.end_ns);
+      if (event.category == "submit") {
+        CHECK(event.name == "queue.execute");
+        CHECK(event.thread == std::this_thread::get_id());
+        CHECK(event.args.at("command_buffers") == "1");
+        CHECK(event.args.at("dispatches") == "3");
+      } else if (event.category == "submission") {
+        CHECK(event.args.at("status") == "OK");
+      } else if (event.category == "dispatch") {
+        CHECK(event.name == "add_f32");
+        CHECK(event.args.at("executable") == add->name());
+        CHECK(event.args.at("entry_point") == "0");
+        CHECK(event.args.at("workgroup_count") == "64x1x1");
+      } else if (event.category == "transfer") {
+        CHECK(event.name == "fill");
+        CHECK(event.args.at("length") == std::to_string(count * 4));
+      } else if (event.category == "workgroups") {
+        workgroups += std::stoull(event.args.at("last")) - std::stoull(event.args.at("first"));
+      } else {
+        FAIL_CHECK("unexpected event category ", event.category);
+      }
+    }
+    CHECK(kinds["submit"] == 1);
+    CHECK(kinds["submission"] == 1);
+    CHECK(kinds["dispatch"] == 3);
+    CHECK(kinds["transfer"] == 1);
+    // Drivers that split dispatches over threads report each share.
+    CHECK((workgroups == 0 || workgroups == 3 * 64));
+    // Every command ran inside its submission.
+    const auto submission = std::find_if(events.begin(), events.end(),
+                                         [](const auto& event) { return event.category == "submission"; });
+    for (const RecordingTracer::Event& event : events) {
+      if (event.category == "dispatch" || event.category == "transfer") {
+        CHECK(event.begin_ns >= submission->begin_ns);
+        CHECK(event.end_ns <= submission->end_ns);
+      }
+    }
   }
 }
 

@@ -6,7 +6,7 @@
 namespace strata::testing {
 
 std::vector<uint8_t> CpuMetadata(const std::string& entry_point, uint32_t binding_count, uint32_t constant_count,
-                                 std::vector<bool> read_only) {
+                                 std::vector<bool> read_only, std::vector<std::string> features) {
   flatbuffers::FlatBufferBuilder fbb;
   auto name = fbb.CreateString(entry_point);
   flatbuffers::Offset<flatbuffers::Vector<uint8_t>> flags;
@@ -20,7 +20,9 @@ std::vector<uint8_t> CpuMetadata(const std::string& entry_point, uint32_t bindin
   entry.add_constant_count(constant_count);
   if (!read_only.empty()) entry.add_binding_read_only(flags);
   auto entries = fbb.CreateVector(std::vector<flatbuffers::Offset<schema::cpu::EntryPointDef>>{entry.Finish()});
-  fbb.Finish(schema::cpu::CreateCpuExecutableDef(fbb, entries), schema::cpu::CpuExecutableDefIdentifier());
+  flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<flatbuffers::String>>> required;
+  if (!features.empty()) required = fbb.CreateVectorOfStrings(features);
+  fbb.Finish(schema::cpu::CreateCpuExecutableDef(fbb, entries, required), schema::cpu::CpuExecutableDefIdentifier());
   return {fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize()};
 }
 

@@ -14,9 +14,10 @@
 namespace strata::testing {
 
 // The metadata FlatBuffer (schemas/cpu_executable.fbs) describing one entry
-// point; `read_only` is empty or has one flag per binding.
+// point; `read_only` is empty or has one flag per binding; the executable
+// requires `features` (names of schemas/cpu_features.def).
 std::vector<uint8_t> CpuMetadata(const std::string& entry_point, uint32_t binding_count, uint32_t constant_count,
-                                 std::vector<bool> read_only = {});
+                                 std::vector<bool> read_only = {}, std::vector<std::string> features = {});
 
 // Prepares test kernel `name` for `device`, in the first of the device's
 // formats the kernels are built for, with metadata describing the kernel (as

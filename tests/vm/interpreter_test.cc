@@ -4,6 +4,8 @@
 #include <doctest/doctest.h>
 
 #include <chrono>
+#include <string>
+#include <vector>
 
 #include "tests/vm/module_builder.h"
 #include "vm/buffer.h"
@@ -11,6 +13,7 @@
 #include "vm/context.h"
 #include "vm/list.h"
 #include "vm/native_module.h"
+#include "vm/trace.h"
 
 namespace strata::testing {
 namespace {
@@ -138,6 +141,54 @@ TEST_CASE("native imports receive arguments and their failures carry the VM back
   REQUIRE_FALSE(r.ok());
   CHECK(r.status().message() == "in host.refuse: refused");
   CHECK(r.status().backtrace().at(0) == "test.bad@0");
+}
+
+TEST_CASE("a tracer receives the invocation and each native call, nested") {
+  struct Event {
+    std::string category, name;
+    uint64_t begin, end;
+  };
+  struct Recorder final : vm::Tracer {
+    std::vector<Event> events;
+    void Record(const vm::TraceEvent& event) override {
+      events.push_back({std::string(event.category), std::string(event.name), event.begin_ns, event.end_ns});
+    }
+  } recorder;
+  auto native = vm::NativeModule::Create("host");
+  REQUIRE(native->AddFunction("inc", "I_I", [](vm::CallArgs args, vm::CallResults results) {
+    results[0] = Value::I64(args[0].i64() + 1);
+    return OkStatus();
+  }).ok());
+  TestModule m;
+  m.imports = {{"host", "inc", "I_I"}};
+  Assembler a;  // main(x) = inc(inc(x))
+  a.Op(Opcode::CALL_IMPORT).U16(0).List({0}).List({0});
+  a.Op(Opcode::CALL_IMPORT).U16(0).List({0}).List({0});
+  a.Op(Opcode::RETURN).List({0});
+  m.functions = {{"main", "I_I", a.bytes(), 1, 0}};
+  m.exports = {{"main", 0}};
+  Loaded l = Load(m, "main", {native});
+  Value x = Value::I64(1);
+  vm::InvocationOptions options;
+  options.tracer = &recorder;
+  auto r = l.context->Invoke(l.fn, {&x, 1}, options);
+  REQUIRE(r.ok());
+  CHECK(r->at(0).i64() == 3);
+  REQUIRE(recorder.events.size() == 3);
+  const Event& call = recorder.events[2];  // recorded when it ends
+  CHECK(call.category == "vm");
+  CHECK(call.name == "test.main");
+  for (int i = 0; i < 2; ++i) {
+    CHECK(recorder.events[i].category == "import");
+    CHECK(recorder.events[i].name == "host.inc");
+    CHECK(recorder.events[i].begin >= call.begin);
+    CHECK(recorder.events[i].end <= call.end);
+  }
+  CHECK(recorder.events[0].end <= recorder.events[1].begin);
+  // Without a tracer nothing is recorded.
+  recorder.events.clear();
+  REQUIRE(l.context->Invoke(l.fn, {&x, 1}).ok());
+  CHECK(recorder.events.empty());
 }
 
 TEST_CASE("refs are balanced across calls, lists, selects and failures") {

@@ -965,34 +965,8 @@ StatusOr<Tensor> ReadBufferView(hal::Device& device, const hal::BufferView& view
                                 static_cast<uint32_t>(tensor.element_type));
   }
   STRATA_RETURN_IF_ERROR(ResizeBytes(&tensor, view.byte_length()));
-  if (tensor.bytes.empty()) return tensor;
-  hal::Buffer* buffer = view.buffer();
-  const bool mappable = (buffer->memory_types() & hal::kMemoryHostVisible) &&
-                        (buffer->usage() & hal::kUsageMapping) && (buffer->allowed_access() & hal::kAccessRead);
-  if (mappable) {
-    STRATA_ASSIGN_OR_RETURN(hal::MappedRange range,
-                            buffer->Map(hal::kAccessRead, view.byte_offset(), view.byte_length()));
-    std::memcpy(tensor.bytes.data(), range.bytes().data(), tensor.bytes.size());
-    STRATA_RETURN_IF_ERROR(range.Unmap());
-    return tensor;
-  }
-  // Not mappable: copy it into a host-visible staging buffer on the device.
-  hal::BufferParams params;
-  params.memory_types = hal::kMemoryHostVisible;
-  params.usage = hal::kUsageTransferTarget | hal::kUsageMapping;
-  STRATA_ASSIGN_OR_RETURN(vm::Ref<hal::Buffer> staging, device.allocator()->Allocate(params, view.byte_length()));
-  STRATA_ASSIGN_OR_RETURN(vm::Ref<hal::CommandBuffer> commands, device.CreateCommandBuffer());
-  STRATA_RETURN_IF_ERROR(commands->Begin());
-  STRATA_RETURN_IF_ERROR(commands->Copy(buffer, view.byte_offset(), staging.get(), 0, view.byte_length()));
-  STRATA_RETURN_IF_ERROR(commands->End());
-  STRATA_ASSIGN_OR_RETURN(vm::Ref<hal::Semaphore> done, device.CreateSemaphore(0));
-  hal::SemaphoreValue signal{done.get(), 1};
-  hal::CommandBuffer* list[] = {commands.get()};
-  STRATA_RETURN_IF_ERROR(device.QueueExecute({}, {&signal, 1}, list));
-  STRATA_RETURN_IF_ERROR(done->Wait(1, hal::Semaphore::kInfiniteTimeout));
-  STRATA_ASSIGN_OR_RETURN(hal::MappedRange range, staging->Map(hal::kAccessRead));
-  std::memcpy(tensor.bytes.data(), range.bytes().data(), tensor.bytes.size());
-  STRATA_RETURN_IF_ERROR(range.Unmap());
+  STRATA_RETURN_IF_ERROR(
+      hal::ReadBuffer(device, *view.buffer(), view.byte_offset(), {tensor.bytes.data(), tensor.bytes.size()}));
   return tensor;
 }
 

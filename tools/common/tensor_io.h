@@ -1,5 +1,5 @@
 // tensor_io: tensors and scalars as the runtime tools read, print, save and
-// compare them (run-module now; benchmark-module and the C API next).
+// compare them (run-module and benchmark-module; the C API next).
 //
 // One text syntax serves inputs, printed results and expected outputs, so a
 // printed result can be pasted back as an input:

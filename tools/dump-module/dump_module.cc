@@ -1,11 +1,23 @@
-// dump-module: prints what a module file holds — functions with signatures
-// and register counts, imports, exports, rodata and executables with sizes,
-// globals, and the disassembled bytecode.
+// dump-module: prints what a module file holds — imports and exports,
+// globals, rodata, the embedded executables with their formats, sizes and
+// entry points (names, binding and push-constant counts, read-only bindings,
+// workgroup sizes, from each format's metadata), and the functions with their
+// signatures, register counts, recorded source types, planned transient
+// memory and disassembled bytecode (left out with --no-disassembly).
 //
-//   dump-module loop.smod [--no-disassembly]
+//   dump-module mlp.smod [--no-disassembly]
+//
+// The module is loaded and verified as run-module loads it, so a file that
+// dumps is one that loads. Executable metadata is not part of that check
+// (devices check it when they prepare an executable): metadata that does not
+// parse is reported where it stands, the rest is still printed, and the exit
+// status is 1.
 #include <cstdio>
 #include <string>
+#include <vector>
 
+#include "drivers/cpu/cpu_executable.h"
+#include "tools/common/program.h"
 #include "tools/common/tool_main.h"
 #include "vm/bytecode_module.h"
 #include "vm/instruction.h"
@@ -13,6 +25,46 @@
 namespace strata::tools {
 namespace {
 
+constexpr char kUsage[] = "usage: dump-module FILE.smod [--no-disassembly]";
+
+// "3 bindings (0, 1 read-only), 1 push constant, workgroup size 64x1x1".
+std::string DescribeEntryPoint(const hal::EntryPointInfo& entry) {
+  std::string read_only;
+  for (uint32_t b = 0; b < entry.binding_count; ++b) {
+    if ((entry.read_only_bindings >> b) & 1) read_only += StrCat(read_only.empty() ? "" : ", ", b);
+  }
+  std::string out = StrCat(entry.binding_count, " binding", entry.binding_count == 1 ? "" : "s");
+  if (!read_only.empty()) out += StrCat(" (", read_only, " read-only)");
+  out += StrCat(", ", entry.constant_count, " push constant", entry.constant_count == 1 ? "" : "s");
+  const uint32_t* size = entry.workgroup_size;
+  if (size[0] || size[1] || size[2]) out += StrCat(", workgroup size ", size[0], "x", size[1], "x", size[2]);
+  return out;
+}
+
+// Prints one executable; fails when its metadata does not parse.
+Status PrintExecutable(const vm::ExecutableInfo& exe) {
+  std::printf("  %s [%s]: %zu bytes, %zu bytes of metadata\n", std::string(exe.name).c_str(),
+              std::string(exe.format).c_str(), exe.data.size(), exe.metadata.size());
+  if (!cpu::IsCpuExecutableFormat(exe.format)) {
+    std::printf("    (entry points: the %s metadata format is not known to this build)\n",
+                std::string(exe.format).c_str());
+    return OkStatus();
+  }
+  hal::ExecutableParams params;
+  params.name = exe.name;
+  params.format = exe.format;
+  params.metadata = exe.metadata;
+  auto entry_points = cpu::ParseCpuExecutableMetadata(params);
+  if (!entry_points.ok()) {
+    std::printf("    (entry points: %s)\n", entry_points.status().ToString().c_str());
+    return entry_points.status();
+  }
+  for (size_t i = 0; i < entry_points->size(); ++i) {
+    const hal::EntryPointInfo& entry = (*entry_points)[i];
+    std::printf("    entry#%zu %s: %s\n", i, entry.name.c_str(), DescribeEntryPoint(entry).c_str());
+  }
+  return OkStatus();
+}
 
 Status Run(int argc, char** argv) {
   std::string path;
@@ -22,7 +74,7 @@ Status Run(int argc, char** argv) {
     if (arg == "--no-disassembly") {
       disassemble = false;
     } else if (arg == "--help" || arg == "-h") {
-      std::printf("usage: dump-module FILE.smod [--no-disassembly]\n");
+      std::printf("%s\n", kUsage);
       return OkStatus();
     } else if (!arg.empty() && arg[0] == '-') {
       return InvalidArgumentError("unknown argument '", arg, "'");
@@ -32,7 +84,7 @@ Status Run(int argc, char** argv) {
       return InvalidArgumentError("more than one module given ('", path, "' and '", arg, "')");
     }
   }
-  if (path.empty()) return InvalidArgumentError("usage: dump-module FILE.smod [--no-disassembly]");
+  if (path.empty()) return InvalidArgumentError(kUsage);
   STRATA_ASSIGN_OR_RETURN(auto module, vm::BytecodeModule::LoadFile(path));
 
   std::printf("module %s (format %u.%u, %llu bytes)\n", std::string(module->name()).c_str(),
@@ -55,14 +107,20 @@ Status Run(int argc, char** argv) {
     std::printf("  rodata#%zu %s: %zu bytes\n", i, std::string(seg.name).c_str(), seg.bytes.size());
   }
   std::printf("executables: %zu\n", module->executables().size());
+  Status metadata_status;
   for (const auto& exe : module->executables()) {
-    std::printf("  %s [%s]: %zu bytes\n", std::string(exe.name).c_str(), std::string(exe.format).c_str(), exe.data.size());
+    Status status = PrintExecutable(exe);
+    if (metadata_status.ok()) metadata_status = std::move(status);
   }
   std::printf("functions: %zu\n", module->functions().size());
   for (size_t i = 0; i < module->functions().size(); ++i) {
     const auto& fn = module->functions()[i];
     std::printf("  func#%zu %s (%s): %u bytes, %u scalar + %u ref registers\n", i, std::string(fn.name).c_str(),
                 std::string(fn.signature).c_str(), fn.code_length, fn.scalar_register_count, fn.ref_register_count);
+    if (!fn.source_arg_types.empty() || !fn.source_result_types.empty()) {
+      std::printf("    source types: %s\n", DescribeFunction("", fn).c_str());
+    }
+    std::printf("    transient memory: %llu bytes\n", static_cast<unsigned long long>(fn.transient_bytes));
     if (!disassemble) continue;
     uint32_t pc = 0;
     vm::DecodedInstruction inst;
@@ -78,7 +136,7 @@ Status Run(int argc, char** argv) {
       pc += inst.size;
     }
   }
-  return OkStatus();
+  return metadata_status;
 }
 
 }  // namespace

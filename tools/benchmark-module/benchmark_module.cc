@@ -1,0 +1,161 @@
+// benchmark-module: times calls of one function of a module on a device, as
+// IREE's iree-benchmark-module does (Google Benchmark).
+//
+//   benchmark-module --module=mlp.smod --function=predict --input=1x784xf32=0.5
+//   Benchmark                                   Time     CPU  Iterations dispatches submissions
+//   BM_predict/process_time/real_time         215 us  410 us        3254          3           1
+//   ... one row per repetition, then _mean, _median, _stddev, _cv, _min, _max
+//
+// It takes run-module's --module, --function, --device and --input flags
+// (tools/common/program.h). Inputs are parsed once and the same buffer views
+// go to every call; results are dropped. The function is first called
+// --warmup-calls times (default 1: the first call also prepares the module's
+// executables, which is load work, not call work), and a failing call stops
+// the tool with the program's error and backtrace before anything is timed.
+//
+// One benchmark iteration is one call, timed in wall-clock time, because the
+// work runs on the device's threads ("real_time"); the CPU column is the CPU
+// time of the whole process ("process_time"). The counters `dispatches` and
+// `submissions` are per call, counted by the device (hal/device.h; counting
+// costs two atomic additions per submission). Unless
+// given otherwise, the benchmark runs 5 repetitions and prints the mean,
+// median, standard deviation, coefficient of variation, minimum and maximum
+// over them, in microseconds when a warm-up call took under a millisecond
+// and in milliseconds otherwise. Every --benchmark_* flag of Google Benchmark
+// passes through: --benchmark_repetitions=N, --benchmark_min_time=SECONDS,
+// --benchmark_time_unit=ns|us|ms|s, --benchmark_format=json,
+// --benchmark_out=FILE, --benchmark_report_aggregates_only=true, ...
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "tools/common/flags.h"
+#include "tools/common/program.h"
+#include "tools/common/tool_main.h"
+
+namespace strata::tools {
+namespace {
+
+constexpr int kDefaultRepetitions = 5;
+
+void PrintUsage(FILE* out) {
+  std::fprintf(out,
+               "usage: benchmark-module --module=FILE.smod [--function=NAME] [--device=SPEC]\n"
+               "                        [--input=VALUE ...] [--warmup-calls=N] [--benchmark_...]\n"
+               "       benchmark-module --module=FILE.smod --list-functions\n"
+               "       benchmark-module --list-devices\n"
+               "\n"
+               "%s"
+               "  --warmup-calls  calls made before timing (default 1; the first call also\n"
+               "                  prepares the module's executables)\n"
+               "  --benchmark_*   Google Benchmark's flags pass through, e.g.\n"
+               "                  --benchmark_repetitions=N (default %d), --benchmark_min_time=SECONDS,\n"
+               "                  --benchmark_time_unit=ns|us|ms|s, --benchmark_format=json\n",
+               kProgramFlagsHelp, kDefaultRepetitions);
+}
+
+double Min(const std::vector<double>& values) { return *std::min_element(values.begin(), values.end()); }
+double Max(const std::vector<double>& values) { return *std::max_element(values.begin(), values.end()); }
+
+// Whether the command line sets Google Benchmark's --benchmark_`name`.
+bool HasBenchmarkFlag(int argc, char** argv, const char* name) {
+  const std::string prefix = StrCat("--benchmark_", name, "=");
+  for (int i = 1; i < argc; ++i) {
+    if (std::strncmp(argv[i], prefix.c_str(), prefix.size()) == 0) return true;
+  }
+  return false;
+}
+
+Status Run(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
+      PrintUsage(stdout);
+      return OkStatus();
+    }
+  }
+  const bool time_unit_given = HasBenchmarkFlag(argc, argv, "time_unit");
+  // The default repetitions go in as a flag (set on the benchmark instead,
+  // they would show in its name); Initialize takes out the --benchmark_*
+  // flags it knows, and ours remain.
+  std::string default_repetitions = StrCat("--benchmark_repetitions=", kDefaultRepetitions);
+  std::vector<char*> arguments(argv, argv + argc);
+  if (!HasBenchmarkFlag(argc, argv, "repetitions")) arguments.insert(arguments.begin() + 1, default_repetitions.data());
+  argc = static_cast<int>(arguments.size());
+  arguments.push_back(nullptr);
+  argv = arguments.data();
+  benchmark::Initialize(&argc, argv);
+
+  ProgramOptions options;
+  uint64_t warmup_calls = 1;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i], value;
+    if (ParseProgramFlag(arg, &options)) continue;
+    if (ParseFlag(arg, "warmup-calls", &value)) {
+      STRATA_ASSIGN_OR_RETURN(warmup_calls, ParseCount("warmup-calls", value));
+      continue;
+    }
+    PrintUsage(stderr);
+    return InvalidArgumentError("unknown argument '", arg, "'");
+  }
+  STRATA_ASSIGN_OR_RETURN(bool listed, PrintListing(options));
+  if (listed) return OkStatus();
+
+  STRATA_ASSIGN_OR_RETURN(std::unique_ptr<Program> program, Program::Load(options));
+  STRATA_ASSIGN_OR_RETURN(std::vector<vm::Value> args, program->ParseInputs(options.inputs));
+  vm::Context& context = *program->context;
+  const vm::FunctionHandle function = program->function;
+
+  std::chrono::steady_clock::duration last_call{};
+  for (uint64_t i = 0; i < warmup_calls; ++i) {
+    const auto begin = std::chrono::steady_clock::now();
+    auto results = context.Invoke(function, args);
+    if (!results.ok()) return std::move(results).status().Annotate(StrCat("warm-up call ", i + 1, ": "));
+    last_call = std::chrono::steady_clock::now() - begin;
+  }
+
+  benchmark::AddCustomContext("module", options.module_path);
+  benchmark::AddCustomContext("function", program->description);
+  benchmark::AddCustomContext("device", program->device->info().description);
+  Status failure;
+  hal::Device& device = *program->device;
+  device.set_statistics_enabled(true);
+  auto* registered = benchmark::RegisterBenchmark(
+      StrCat("BM_", function.name).c_str(), [&](benchmark::State& state) {
+        const hal::DeviceStatistics before = device.statistics();
+        for (auto _ : state) {
+          auto results = context.Invoke(function, args);
+          if (!results.ok()) {
+            failure = results.status();
+            state.SkipWithError(failure.ToString().c_str());
+            break;
+          }
+        }
+        const hal::DeviceStatistics after = device.statistics();
+        state.counters["dispatches"] = benchmark::Counter(static_cast<double>(after.dispatches - before.dispatches),
+                                                          benchmark::Counter::kAvgIterations);
+        state.counters["submissions"] = benchmark::Counter(
+            static_cast<double>(after.submissions - before.submissions), benchmark::Counter::kAvgIterations);
+      });
+  registered->MeasureProcessCPUTime()->UseRealTime();
+  registered->ComputeStatistics("min", Min)->ComputeStatistics("max", Max);
+  if (!time_unit_given) {
+    registered->Unit(warmup_calls && last_call < std::chrono::milliseconds(1) ? benchmark::kMicrosecond
+                                                                              : benchmark::kMillisecond);
+  }
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return failure;
+}
+
+}  // namespace
+}  // namespace strata::tools
+
+int main(int argc, char** argv) {
+  return strata::tools::ToolMain("benchmark-module", strata::tools::Run, argc, argv);
+}

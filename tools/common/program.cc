@@ -1,0 +1,163 @@
+#include "tools/common/program.h"
+
+#include <cstdio>
+
+#include "drivers/registry.h"
+#include "hal/hal_module.h"
+#include "tools/common/flags.h"
+#include "tools/common/tensor_io.h"
+
+namespace strata::tools {
+
+const char* const kProgramFlagsHelp =
+    "  VALUE is a scalar (i32=5, i64=100, f32=2.5, f64=1e-3), a tensor\n"
+    "  (2x3xf32=1 2 3 4 5 6, 2x3xf32=[[1 2 3][4 5 6]], 1000x1000xf32=0.5 fills it),\n"
+    "  a NumPy file (@x.npy) or raw bytes (2x3xf32=@x.bin). Element types: f16 bf16\n"
+    "  f32 f64 i1 i8 i16 i32 i64 ui8 ui16 ui32 ui64. Results print in the same syntax.\n"
+    "  --device        the device to run on (default cpu-task; e.g. cpu-sync,\n"
+    "                  cpu-task?threads=2; --list-devices shows them)\n"
+    "  --function      may be left out when the module exports one function\n";
+
+namespace {
+
+// "i64, f32" from signature characters, or the source types when recorded.
+std::string DescribeTypes(std::string_view vm_types, const std::vector<std::string_view>& source_types) {
+  std::string out;
+  if (!source_types.empty()) {
+    for (std::string_view type : source_types) out += StrCat(out.empty() ? "" : ", ", type);
+    return out;
+  }
+  for (char c : vm_types) {
+    vm::ValueType type = vm::ValueTypeFromSignatureChar(c);
+    out += StrCat(out.empty() ? "" : ", ", vm::ValueTypeName(type));
+  }
+  return out;
+}
+
+std::string ListFunctions(const vm::BytecodeModule& module) {
+  std::string out;
+  for (const auto& fn : module.exports()) {
+    out += StrCat(out.empty() ? "" : ", ", DescribeFunction(fn.name, module.functions()[fn.ordinal]));
+  }
+  return out.empty() ? "none" : out;
+}
+
+// Every driver of the build, and whether it can create a device here.
+void ListDevices() {
+  hal::DriverRegistry& registry = drivers::DefaultRegistry();
+  for (const auto& [name, description] : registry.List()) {
+    auto device = registry.CreateDevice(name);
+    std::string state = device.ok() ? "available" : device.status().code() == StatusCode::kUnavailable
+                                                        ? "unavailable: " + device.status().message()
+                                                        : "failed: " + device.status().message();
+    std::printf("%-10s %s\n           %s\n", name.c_str(), description.c_str(), state.c_str());
+  }
+}
+
+}  // namespace
+
+std::string DescribeFunction(std::string_view name, const vm::FunctionInfo& fn) {
+  return StrCat(name, "(", DescribeTypes(fn.arg_types, fn.source_arg_types), ") -> (",
+                DescribeTypes(fn.result_types, fn.source_result_types), ")");
+}
+
+bool ParseProgramFlag(const std::string& arg, ProgramOptions* options) {
+  std::string value;
+  if (ParseFlag(arg, "module", &value)) {
+    options->module_path = value;
+  } else if (ParseFlag(arg, "function", &value)) {
+    options->function = value;
+  } else if (ParseFlag(arg, "device", &value)) {
+    options->device = value;
+  } else if (ParseFlag(arg, "input", &value)) {
+    options->inputs.push_back(value);
+  } else if (ParseSwitch(arg, "list-functions")) {
+    options->list_functions = true;
+  } else if (ParseSwitch(arg, "list-devices")) {
+    options->list_devices = true;
+  } else {
+    return false;
+  }
+  return true;
+}
+
+StatusOr<bool> PrintListing(const ProgramOptions& options) {
+  if (options.list_devices) {
+    ListDevices();
+    return true;
+  }
+  if (!options.list_functions) return false;
+  if (options.module_path.empty()) return InvalidArgumentError("missing --module=FILE.smod");
+  STRATA_ASSIGN_OR_RETURN(vm::Ref<vm::BytecodeModule> module, vm::BytecodeModule::LoadFile(options.module_path));
+  for (const auto& fn : module->exports()) {
+    std::printf("%s\n", DescribeFunction(fn.name, module->functions()[fn.ordinal]).c_str());
+  }
+  return true;
+}
+
+std::string DefaultDevice() {
+  auto drivers = drivers::DefaultRegistry().List();
+  for (const auto& driver : drivers) {
+    if (driver.first == "cpu-task") return driver.first;
+  }
+  return drivers.empty() ? "cpu-task" : drivers.front().first;
+}
+
+StatusOr<std::unique_ptr<Program>> Program::Load(const ProgramOptions& options) {
+  if (options.module_path.empty()) return InvalidArgumentError("missing --module=FILE.smod");
+  auto program = std::make_unique<Program>();
+  STRATA_ASSIGN_OR_RETURN(program->module, vm::BytecodeModule::LoadFile(options.module_path));
+  const vm::BytecodeModule& module = *program->module;
+  std::string function = options.function;
+  if (function.empty()) {
+    if (module.exports().size() != 1) {
+      return InvalidArgumentError("missing --function=NAME; the module exports ", ListFunctions(module));
+    }
+    function = std::string(module.exports().front().name);
+  }
+  if (function.find('.') == std::string::npos && !module.LookupExport(function)) {
+    return NotFoundError("function '", function, "' not found in module '", module.name(),
+                         "'; available: ", ListFunctions(module));
+  }
+
+  const std::string device = options.device.empty() ? DefaultDevice() : options.device;
+  STRATA_ASSIGN_OR_RETURN(program->device, drivers::DefaultRegistry().CreateDevice(device));
+  STRATA_ASSIGN_OR_RETURN(vm::Ref<vm::NativeModule> hal_module,
+                          hal::CreateHalModule(program->device, {program->module}));
+  STRATA_ASSIGN_OR_RETURN(program->context, vm::Context::Create({hal_module, program->module}));
+  STRATA_ASSIGN_OR_RETURN(program->function, program->context->LookupFunction(function));
+  vm::SplitSignature(program->function.signature, &program->arg_types, &program->result_types);
+  if (auto fn = module.LookupExport(program->function.name); fn && fn->signature == program->function.signature) {
+    program->info = &module.functions()[fn->ordinal];
+  }
+  program->description = program->info ? DescribeFunction(program->function.name, *program->info)
+                                        : std::string(program->function.name);
+  return program;
+}
+
+StatusOr<std::vector<vm::Value>> Program::ParseInputs(std::span<const std::string> inputs) const {
+  if (inputs.size() != arg_types.size()) {
+    return InvalidArgumentError("function ", description, " expects ", arg_types.size(), " input",
+                                arg_types.size() == 1 ? "" : "s", ", got ", inputs.size());
+  }
+  std::vector<vm::Value> args;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const std::string_view source_type =
+        info && i < info->source_arg_types.size() ? info->source_arg_types[i] : std::string_view();
+    auto tensor = ParseTensor(inputs[i]);
+    // f32=2.5 is a scalar, unless the function says it takes a tensor<f32>.
+    if (tensor.ok() && tensor->scalar && arg_types[i] == 'r' &&
+        source_type == StrCat("tensor<", tensor->DescribeType(), ">")) {
+      tensor->scalar = false;
+    }
+    auto value = tensor.ok() ? TensorToValue(*tensor, arg_types[i], *device->allocator()) : tensor.status();
+    if (!value.ok()) {
+      Status status = value.status();
+      return status.Annotate(StrCat("input ", i, source_type.empty() ? "" : StrCat(" (", source_type, ")"), ": "));
+    }
+    args.push_back(std::move(value).value());
+  }
+  return args;
+}
+
+}  // namespace strata::tools
