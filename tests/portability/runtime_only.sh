@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Proves the runtime stands alone: configures and builds the tree with the
 # compiler switched off, checks that no runtime source includes an LLVM or
-# MLIR header, and that the runtime tools link nothing of LLVM or MLIR.
+# MLIR header, that the runtime tools and libstrata.so link nothing of LLVM or
+# MLIR, and that `cmake --install` installs the embedding package.
 # usage: runtime_only.sh SOURCE_DIR WORK_DIR C_COMPILER CXX_COMPILER
 set -euo pipefail
 src=$1 work=$2 cc=$3 cxx=$4
@@ -17,10 +18,16 @@ cmake -G Ninja -S "$src" -B "$work" -DSTRATA_BUILD_COMPILER=OFF -DSTRATA_BUILD_T
 if grep -qE '^(MLIR_DIR|LLVM_DIR)' "$work/CMakeCache.txt"; then
   echo "FAIL: the runtime-only configuration looked for LLVM or MLIR"; exit 1
 fi
-cmake --build "$work" --target run-module dump-module
-for tool in run-module dump-module; do
-  if ldd "$work/bin/$tool" | grep -iE 'libLLVM|libMLIR'; then
+cmake --build "$work" --target run-module dump-module strata
+for tool in bin/run-module bin/dump-module lib/libstrata.so; do
+  if ldd "$work/$tool" | grep -iE 'libLLVM|libMLIR'; then
     echo "FAIL: $tool links LLVM/MLIR"; exit 1
   fi
+done
+# The embedding package installs as from a full build.
+rm -rf "$work/install"
+cmake --install "$work" --prefix "$work/install" > "$work.install.log"
+for file in include/strata/strata.h lib/libstrata.so lib/cmake/Strata/StrataConfig.cmake lib/pkgconfig/strata.pc; do
+  [ -e "$work/install/$file" ] || { echo "FAIL: cmake --install did not install $file"; cat "$work.install.log"; exit 1; }
 done
 echo "runtime-only build OK: $(ls "$work/bin" | tr '\n' ' ')"

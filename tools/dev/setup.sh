@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 
 packages=(
-  cmake ninja-build git python3 python3-numpy
+  cmake ninja-build git python3 python3-numpy pkgconf
   clang-22 lld-22 llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools libclang-rt-22-dev
   libflatbuffers-dev flatbuffers-compiler doctest-dev libtbb-dev libbenchmark-dev
   lua5.4 valgrind

@@ -1,0 +1,425 @@
+// strata.h: modules and their functions, and calls.
+//
+// A loaded module is a BytecodeModule (the file, used in place), the `hal`
+// native module created for it on its device, and a pool of VM contexts over
+// the two. A context holds per-call mutable state (the VM stack, globals), so
+// each running call needs one of its own; the pool keeps them between calls
+// so a call does not pay for linking, and grows to the number of calls that
+// ever ran at once.
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <string_view>
+
+#include "drivers/api/api_internal.h"
+#include "hal/hal_module.h"
+#include "vm/value.h"
+
+namespace strata::api {
+namespace {
+
+using vm::Ref;
+using vm::Value;
+using vm::ValueType;
+
+// Parses a recorded source type: "tensor<1x784xf32>", "tensor<?x10xf32>",
+// "tensor<f32>", "i64". Anything else stays unknown (and unchecked before
+// the call; the program checks its inputs itself).
+strata_source_type ParseSourceType(std::string_view text) {
+  strata_source_type type;
+  auto element_type = [](std::string_view name, ElementType* out) {
+    static constexpr ElementType kAll[] = {
+        ElementType::kInt8,    ElementType::kInt16,   ElementType::kInt32,   ElementType::kInt64,
+        ElementType::kUint8,   ElementType::kUint16,  ElementType::kUint32,  ElementType::kUint64,
+        ElementType::kFloat16, ElementType::kFloat32, ElementType::kFloat64, ElementType::kBFloat16,
+        ElementType::kBool8,
+    };
+    for (ElementType candidate : kAll) {
+      if (name == hal::ElementTypeName(candidate)) {
+        *out = candidate;
+        return true;
+      }
+    }
+    return false;
+  };
+  constexpr std::string_view kPrefix = "tensor<";
+  if (text.substr(0, kPrefix.size()) != kPrefix || text.empty() || text.back() != '>') {
+    type.known = element_type(text, &type.element_type);
+    return type;
+  }
+  std::string_view body = text.substr(kPrefix.size(), text.size() - kPrefix.size() - 1);
+  for (size_t x; (x = body.find('x')) != std::string_view::npos;) {
+    std::string_view dim = body.substr(0, x);
+    body.remove_prefix(x + 1);
+    if (dim == "?") {
+      type.shape.push_back(-1);
+      continue;
+    }
+    if (dim.empty() || dim.size() > 18) return {};
+    int64_t value = 0;
+    for (char c : dim) {
+      if (c < '0' || c > '9') return {};
+      value = value * 10 + (c - '0');
+    }
+    type.shape.push_back(value);
+  }
+  if (type.shape.size() > STRATA_MAX_RANK || !element_type(body, &type.element_type)) return {};
+  type.known = true;
+  type.tensor = true;
+  return type;
+}
+
+// The element type a scalar of VM type `vm_type` travels as, given its
+// recorded source type: i1, i8, i16, ui8, ui16 and ui32 travel in the VM's
+// i32 and ui64 in its i64, keeping their own element type; anything else is
+// the VM type's own.
+ElementType ScalarElementType(char vm_type, const strata_source_type& source) {
+  if (source.known && !source.tensor && vm_type == 'i') {
+    switch (source.element_type) {
+      case ElementType::kBool8:
+      case ElementType::kInt8:
+      case ElementType::kInt16:
+      case ElementType::kUint8:
+      case ElementType::kUint16:
+      case ElementType::kUint32: return source.element_type;
+      default: break;
+    }
+  }
+  if (source.known && !source.tensor && vm_type == 'I' && source.element_type == ElementType::kUint64) {
+    return source.element_type;
+  }
+  switch (vm_type) {
+    case 'i': return ElementType::kInt32;
+    case 'I': return ElementType::kInt64;
+    case 'f': return ElementType::kFloat32;
+    default: return ElementType::kFloat64;
+  }
+}
+
+template <typename T>
+T Load(const uint8_t* bytes) {
+  T value;
+  std::memcpy(&value, bytes, sizeof(T));
+  return value;
+}
+
+template <typename T, typename U>
+void Store(uint8_t* bytes, U value) {
+  const T typed = static_cast<T>(value);
+  std::memcpy(bytes, &typed, sizeof(T));
+}
+
+// "i32" etc. for a VM signature character; "ref" for a reference.
+const char* VmTypeName(char vm_type) {
+  return vm_type == 'r' ? "ref" : vm::ValueTypeName(vm::ValueTypeFromSignatureChar(vm_type));
+}
+
+// Builds the function table of a loaded program.
+Status DescribeFunctions(strata_module* module) {
+  const vm::BytecodeModule& program = *module->program;
+  for (const vm::ExportedFunction& exported : program.exports()) {
+    const vm::FunctionInfo& info = program.functions()[exported.ordinal];
+    auto fn = std::make_unique<strata_function>();
+    fn->module = module;
+    fn->index = static_cast<uint32_t>(module->functions.size());
+    fn->name = std::string(exported.name);
+    fn->signature = std::string(exported.signature);
+    std::string_view args, results;
+    if (!vm::SplitSignature(exported.signature, &args, &results)) {
+      return InvalidArgumentError("function '", exported.name, "' has a malformed signature '",
+                                  exported.signature, "'");
+    }
+    fn->arg_types = std::string(args);
+    fn->result_types = std::string(results);
+    auto describe = [](std::string_view vm_types, const std::vector<std::string_view>& source_types,
+                       std::vector<std::string>* names, std::vector<strata_source_type>* parsed) {
+      for (size_t i = 0; i < vm_types.size(); ++i) {
+        const bool recorded = source_types.size() == vm_types.size();
+        names->push_back(recorded ? std::string(source_types[i]) : VmTypeName(vm_types[i]));
+        parsed->push_back(recorded ? ParseSourceType(source_types[i]) : strata_source_type());
+        // A source type that contradicts the VM type (a tensor passed as a
+        // scalar) is not used for checks.
+        if (parsed->back().tensor != (vm_types[i] == 'r')) parsed->back() = strata_source_type();
+      }
+    };
+    describe(args, info.source_arg_types, &fn->input_types, &fn->inputs);
+    describe(results, info.source_result_types, &fn->output_types, &fn->outputs);
+    module->functions.push_back(std::move(fn));
+  }
+  return OkStatus();
+}
+
+StatusOr<std::unique_ptr<strata_call_context>> CreateCallContext(strata_module& module) {
+  auto call = std::make_unique<strata_call_context>();
+  STRATA_ASSIGN_OR_RETURN(call->context, vm::Context::Create({module.hal_module, module.program}));
+  const std::string_view program_name = module.program->name();
+  for (const auto& fn : module.functions) {
+    // A name with a dot would read as "module.function".
+    const std::string name =
+        fn->name.find('.') == std::string::npos ? fn->name : StrCat(program_name, ".", fn->name);
+    STRATA_ASSIGN_OR_RETURN(vm::FunctionHandle handle, call->context->LookupFunction(name));
+    call->handles.push_back(handle);
+  }
+  return call;
+}
+
+StatusOr<std::unique_ptr<strata_call_context>> AcquireCallContext(strata_module& module) {
+  {
+    std::lock_guard<std::mutex> lock(module.pool_mutex);
+    if (!module.idle_contexts.empty()) {
+      std::unique_ptr<strata_call_context> call = std::move(module.idle_contexts.back());
+      module.idle_contexts.pop_back();
+      return call;
+    }
+  }
+  return CreateCallContext(module);
+}
+
+void ReturnCallContext(strata_module& module, std::unique_ptr<strata_call_context> call) {
+  std::lock_guard<std::mutex> lock(module.pool_mutex);
+  module.idle_contexts.push_back(std::move(call));
+}
+
+Status LoadModule(strata_device* device, StatusOr<Ref<vm::BytecodeModule>> program, strata_module** out_module) {
+  STRATA_RETURN_IF_ERROR(program.status());
+  auto module = std::make_unique<strata_module>();
+  module->device = device->device;
+  module->program = std::move(program).value();
+  STRATA_RETURN_IF_ERROR(DescribeFunctions(module.get()));
+  STRATA_ASSIGN_OR_RETURN(module->hal_module, hal::CreateHalModule(module->device, {module->program}));
+  // Linking now reports a module that imports what this runtime lacks at
+  // load time rather than at the first call; the context is the pool's first.
+  STRATA_ASSIGN_OR_RETURN(std::unique_ptr<strata_call_context> first, CreateCallContext(*module));
+  module->idle_contexts.push_back(std::move(first));
+  *out_module = module.release();
+  return OkStatus();
+}
+
+// Keeps a caller's module bytes in use until the module is gone, then tells
+// the caller.
+class CallerBytes final : public vm::RefObject {
+ public:
+  static const vm::RefTypeInfo kType;
+  CallerBytes(void (*release)(void*), void* user_data)
+      : RefObject(&kType), release_(release), user_data_(user_data) {}
+  ~CallerBytes() override {
+    if (release_) release_(user_data_);
+  }
+
+ private:
+  void (*release_)(void*);
+  void* user_data_;
+};
+const vm::RefTypeInfo CallerBytes::kType = {"strata.caller_bytes"};
+
+// An input tensor as the VM value of signature type `vm_type`.
+StatusOr<Value> InputValue(const strata_function& fn, size_t i, strata_tensor* tensor) {
+  const char vm_type = fn.arg_types[i];
+  const strata_source_type& expected = fn.inputs[i];
+  if (!tensor) return InvalidArgumentError(fn.name, ": input ", i, " is null");
+  const hal::BufferView& view = *tensor->view;
+  if (vm_type == 'r') {
+    if (expected.known) {
+      bool match = expected.element_type == view.element_type() && expected.shape.size() == view.rank();
+      for (size_t d = 0; match && d < expected.shape.size(); ++d) {
+        match = expected.shape[d] < 0 || expected.shape[d] == view.shape()[d];
+      }
+      if (!match) {
+        return InvalidArgumentError(fn.name, ": input ", i, ": expected ", fn.input_types[i], ", got ",
+                                    DescribeTensor(view));
+      }
+    }
+    return Value::FromRef(tensor->view);
+  }
+  const ElementType want = ScalarElementType(vm_type, expected);
+  if (view.rank() != 0 || view.element_type() != want) {
+    return InvalidArgumentError(fn.name, ": input ", i, ": expected ", fn.input_types[i], " (a tensor<",
+                                hal::ElementTypeName(want), "> of rank 0), got ", DescribeTensor(view));
+  }
+  uint8_t bytes[8] = {};
+  STRATA_RETURN_IF_ERROR(ReadTensor(*tensor, bytes));
+  switch (want) {
+    case ElementType::kInt8: return Value::I32(Load<int8_t>(bytes));
+    case ElementType::kInt16: return Value::I32(Load<int16_t>(bytes));
+    case ElementType::kUint8: return Value::I32(Load<uint8_t>(bytes));
+    case ElementType::kUint16: return Value::I32(Load<uint16_t>(bytes));
+    case ElementType::kBool8: return Value::I32(bytes[0] != 0);
+    case ElementType::kInt64:
+    case ElementType::kUint64: return Value::I64(Load<int64_t>(bytes));
+    case ElementType::kFloat32: return Value::F32(Load<float>(bytes));
+    case ElementType::kFloat64: return Value::F64(Load<double>(bytes));
+    default: return Value::I32(Load<int32_t>(bytes));  // i32, ui32
+  }
+}
+
+// A result of the program as a new tensor.
+StatusOr<strata_tensor*> OutputTensor(const strata_function& fn, size_t i, const Value& value,
+                                      const Ref<hal::Device>& device) {
+  if (value.type() == ValueType::kRef) {
+    auto* view = vm::RefCast<hal::BufferView>(value.ref().get());
+    if (!view) {
+      return InvalidArgumentError(fn.name, ": output ", i, " is ", value.ToString(),
+                                  ", which is not a tensor; the C API returns tensors and scalars only");
+    }
+    return NewTensor(Ref<hal::BufferView>::Borrow(view), device);
+  }
+  const ElementType type = ScalarElementType(fn.result_types[i], fn.outputs[i]);
+  uint8_t bytes[8] = {};
+  switch (type) {
+    case ElementType::kInt8:
+    case ElementType::kUint8: Store<int8_t>(bytes, value.i32()); break;
+    case ElementType::kBool8: Store<uint8_t>(bytes, value.i32() != 0); break;
+    case ElementType::kInt16:
+    case ElementType::kUint16: Store<int16_t>(bytes, value.i32()); break;
+    case ElementType::kInt64:
+    case ElementType::kUint64: Store<int64_t>(bytes, value.i64()); break;
+    case ElementType::kFloat32: Store<float>(bytes, value.f32()); break;
+    case ElementType::kFloat64: Store<double>(bytes, value.f64()); break;
+    default: Store<int32_t>(bytes, value.i32()); break;  // i32, ui32
+  }
+  return CreateTensor(device, type, {}, bytes, hal::ElementTypeByteSize(type));
+}
+
+Status Call(strata_function* fn, strata_tensor* const* inputs, size_t input_count, strata_tensor** outputs,
+            size_t output_count) {
+  if (!fn) return InvalidArgumentError("strata_function_call: function is null");
+  if (input_count != fn->arg_types.size()) {
+    return InvalidArgumentError(fn->name, ": expected ", fn->arg_types.size(), " input",
+                                fn->arg_types.size() == 1 ? "" : "s", ", got ", input_count);
+  }
+  if (output_count != fn->result_types.size()) {
+    return InvalidArgumentError(fn->name, ": returns ", fn->result_types.size(), " output",
+                                fn->result_types.size() == 1 ? "" : "s", ", got room for ", output_count);
+  }
+  if (input_count > 0 && !inputs) return InvalidArgumentError(fn->name, ": inputs is null");
+  if (output_count > 0 && !outputs) return InvalidArgumentError(fn->name, ": outputs is null");
+  std::vector<Value> args;
+  args.reserve(input_count);
+  for (size_t i = 0; i < input_count; ++i) {
+    STRATA_ASSIGN_OR_RETURN(Value arg, InputValue(*fn, i, inputs[i]));
+    args.push_back(std::move(arg));
+  }
+
+  strata_module& module = *fn->module;
+  STRATA_ASSIGN_OR_RETURN(std::unique_ptr<strata_call_context> call, AcquireCallContext(module));
+  auto results = call->context->Invoke(call->handles[fn->index], args);
+  // A context whose call failed may hold half-updated globals; drop it.
+  if (!results.ok()) return results.status();
+  ReturnCallContext(module, std::move(call));
+
+  std::vector<strata_tensor*> tensors;
+  tensors.reserve(output_count);
+  for (size_t i = 0; i < output_count; ++i) {
+    auto tensor = OutputTensor(*fn, i, (*results)[i], module.device);
+    if (!tensor.ok()) {
+      for (strata_tensor* t : tensors) ReleaseObject(t);
+      return tensor.status();
+    }
+    tensors.push_back(*tensor);
+  }
+  for (size_t i = 0; i < output_count; ++i) outputs[i] = tensors[i];
+  return OkStatus();
+}
+
+}  // namespace
+}  // namespace strata::api
+
+using strata::InvalidArgumentError;
+using strata::OkStatus;
+using strata::Status;
+using strata::api::Guard;
+
+extern "C" {
+
+strata_status* strata_module_load_file(strata_device* device, const char* path, strata_module** out_module) {
+  return Guard([&]() -> Status {
+    if (!device) return InvalidArgumentError("strata_module_load_file: device is null");
+    if (!path) return InvalidArgumentError("strata_module_load_file: path is null");
+    if (!out_module) return InvalidArgumentError("strata_module_load_file: out_module is null");
+    return strata::api::LoadModule(device, strata::vm::BytecodeModule::LoadFile(path), out_module);
+  });
+}
+
+strata_status* strata_module_load_memory(strata_device* device, const void* data, size_t byte_length,
+                                         void (*release)(void* user_data), void* user_data,
+                                         strata_module** out_module) {
+  return Guard([&]() -> Status {
+    if (!device) return InvalidArgumentError("strata_module_load_memory: device is null");
+    if (!data) return InvalidArgumentError("strata_module_load_memory: data is null");
+    if (!out_module) return InvalidArgumentError("strata_module_load_memory: out_module is null");
+    if (reinterpret_cast<uintptr_t>(data) % 64 != 0) {
+      return InvalidArgumentError("strata_module_load_memory: data at ", data,
+                                  " is not 64-byte aligned (declare the array _Alignas(64), or allocate it with "
+                                  "aligned_alloc(64, size))");
+    }
+    // The release callback runs when the owner goes, which is with the
+    // module on success and before returning on failure, as documented.
+    auto owner = strata::vm::MakeRef<strata::api::CallerBytes>(release, user_data);
+    std::span<const uint8_t> bytes(static_cast<const uint8_t*>(data), byte_length);
+    return strata::api::LoadModule(device, strata::vm::BytecodeModule::LoadBytes(bytes, std::move(owner)),
+                                   out_module);
+  });
+}
+
+void strata_module_retain(strata_module* module) { strata::api::RetainObject(module); }
+void strata_module_release(strata_module* module) { strata::api::ReleaseObject(module); }
+
+const char* strata_module_name(const strata_module* module) {
+  // The name is a view into the module's FlatBuffer, which stores strings
+  // NUL-terminated.
+  return module && !module->program->name().empty() ? module->program->name().data() : "";
+}
+
+size_t strata_module_function_count(const strata_module* module) { return module ? module->functions.size() : 0; }
+
+strata_function* strata_module_function(const strata_module* module, size_t index) {
+  return module && index < module->functions.size() ? module->functions[index].get() : nullptr;
+}
+
+strata_status* strata_module_lookup_function(const strata_module* module, const char* name,
+                                             strata_function** out_function) {
+  return Guard([&]() -> Status {
+    if (!module) return InvalidArgumentError("strata_module_lookup_function: module is null");
+    if (!name) return InvalidArgumentError("strata_module_lookup_function: name is null");
+    if (!out_function) return InvalidArgumentError("strata_module_lookup_function: out_function is null");
+    std::string available;
+    for (const auto& fn : module->functions) {
+      if (fn->name == name) {
+        *out_function = fn.get();
+        return OkStatus();
+      }
+      available += strata::StrCat(available.empty() ? "" : ", ", fn->name);
+    }
+    return strata::NotFoundError("function '", name, "' not found in module '", module->program->name(),
+                                 "'; available: ", available.empty() ? "none" : available);
+  });
+}
+
+const char* strata_function_name(const strata_function* function) { return function ? function->name.c_str() : ""; }
+
+const char* strata_function_signature(const strata_function* function) {
+  return function ? function->signature.c_str() : "";
+}
+
+size_t strata_function_input_count(const strata_function* function) {
+  return function ? function->input_types.size() : 0;
+}
+
+size_t strata_function_output_count(const strata_function* function) {
+  return function ? function->output_types.size() : 0;
+}
+
+const char* strata_function_input_type(const strata_function* function, size_t index) {
+  return function && index < function->input_types.size() ? function->input_types[index].c_str() : nullptr;
+}
+
+const char* strata_function_output_type(const strata_function* function, size_t index) {
+  return function && index < function->output_types.size() ? function->output_types[index].c_str() : nullptr;
+}
+
+strata_status* strata_function_call(strata_function* function, strata_tensor* const* inputs, size_t input_count,
+                                    strata_tensor** outputs, size_t output_count) {
+  return Guard([&] { return strata::api::Call(function, inputs, input_count, outputs, output_count); });
+}
+
+}  // extern "C"
