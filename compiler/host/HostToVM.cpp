@@ -97,8 +97,12 @@ private:
   Value viewOf(TensorValue &tensor, Location loc);
   TensorValue fromView(Value view, RankedTensorType type);
   Value byteSize(TensorValue &tensor);
+  Value byteSize(RankedTensorType type, ArrayRef<Value> dims);
   void flush();
   void planArena(Block &block);
+  void planDynamicSlots(Block &block, ArrayRef<Value> values,
+                        ArrayRef<Lifetime> lifetimes);
+  void allocateDynamicArena();
 
   ModuleLowering &module;
   func::FuncOp source;
@@ -114,6 +118,17 @@ private:
   Value arena;
   DenseMap<Value, int64_t> arenaOffsets;
   int64_t transientBytes = 0;
+  // Transients whose sizes the host computes (dynamic shapes): slots shared
+  // by values whose lifetimes do not overlap, each as large as its largest
+  // value, in one allocation made at the first of their dispatches.
+  struct DynamicSlot {
+    int64_t freeAfter = -1;
+    SmallVector<Value> values;
+  };
+  SmallVector<DynamicSlot> dynamicSlots;
+  Operation *dynamicArenaAt = nullptr;
+  DenseMap<Value, Value> dynamicOffsets; // value -> offset in dynamicArena
+  Value dynamicArena;
 };
 
 class ModuleLowering {
@@ -340,14 +355,25 @@ Type FunctionLowering::vmType(Type type) {
 }
 
 Value FunctionLowering::byteSize(TensorValue &tensor) {
-  int64_t staticBytes = elementBytes(tensor.type.getElementType());
+  SmallVector<Value> dynamic;
+  for (auto [d, dim] : llvm::enumerate(tensor.dims))
+    if (tensor.type.isDynamicDim(d))
+      dynamic.push_back(dim);
+  return byteSize(tensor.type, dynamic);
+}
+
+/// The bytes of a tensor of `type` whose dynamic dimensions are `dims`.
+Value FunctionLowering::byteSize(RankedTensorType type, ArrayRef<Value> dims) {
+  int64_t staticBytes = elementBytes(type.getElementType());
   Value size;
-  for (auto [d, dim] : llvm::enumerate(tensor.dims)) {
-    if (!tensor.type.isDynamicDim(d)) {
-      staticBytes *= tensor.type.getDimSize(d);
+  auto dim = dims.begin();
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    if (!type.isDynamicDim(d)) {
+      staticBytes *= type.getDimSize(d);
       continue;
     }
-    size = size ? op1("mul.i64", {size, dim}, b.getI64Type()) : dim;
+    size = size ? op1("mul.i64", {size, *dim}, b.getI64Type()) : *dim;
+    ++dim;
   }
   if (!size)
     return i64(staticBytes);
@@ -400,20 +426,22 @@ void FunctionLowering::flush() {
 void FunctionLowering::planArena(Block &block) {
   arena = Value();
   arenaOffsets.clear();
+  dynamicSlots.clear();
+  dynamicArenaAt = nullptr;
+  dynamicOffsets.clear();
+  dynamicArena = Value();
   DenseMap<Operation *, int64_t> position;
   int64_t index = 0;
   for (Operation &op : block)
     position[&op] = index++;
-  SmallVector<Value> values;
-  SmallVector<Lifetime> lifetimes;
+  SmallVector<Value> values, dynamicValues;
+  SmallVector<Lifetime> lifetimes, dynamicLifetimes;
   for (Operation &op : block) {
     auto dispatch = dyn_cast<flow::DispatchOp>(op);
     if (!dispatch)
       continue;
     for (Value result : dispatch.getResults()) {
       auto type = cast<RankedTensorType>(result.getType());
-      if (!type.hasStaticShape())
-        continue;
       int64_t last = position[&op];
       bool transient = true;
       for (Operation *user : result.getUsers()) {
@@ -426,12 +454,18 @@ void FunctionLowering::planArena(Block &block) {
       }
       if (!transient)
         continue;
+      if (!type.hasStaticShape()) {
+        dynamicValues.push_back(result);
+        dynamicLifetimes.push_back({position[&op], last, 0});
+        continue;
+      }
       values.push_back(result);
       lifetimes.push_back({position[&op], last,
                            type.getNumElements() *
                                elementBytes(type.getElementType())});
     }
   }
+  planDynamicSlots(block, dynamicValues, dynamicLifetimes);
   if (values.empty())
     return;
   ArenaPlan plan = host::planArena(lifetimes);
@@ -443,6 +477,85 @@ void FunctionLowering::planArena(Block &block) {
                  i32(kUsageDispatchStorage | kUsageTransferSource |
                      kUsageTransferTarget),
                  i64(plan.size)});
+}
+
+/// The sizes (source values) of `result`'s dynamic dimensions among its
+/// dispatch's result dims.
+static SmallVector<Value> dynamicDimsOf(OpResult result) {
+  auto dispatch = cast<flow::DispatchOp>(result.getOwner());
+  auto dims = dispatch.getResultDims().begin();
+  for (Value earlier : dispatch.getResults().take_front(result.getResultNumber()))
+    dims += cast<RankedTensorType>(earlier.getType()).getNumDynamicDims();
+  auto type = cast<RankedTensorType>(result.getType());
+  return SmallVector<Value>(dims, dims + type.getNumDynamicDims());
+}
+
+/// Dynamically sized transients share slots by lifetime (first fit in
+/// order of definition). They can live in one allocation only if the host
+/// knows every size when it allocates, at the first of their dispatches:
+/// values whose sizes come later keep their own buffers.
+void FunctionLowering::planDynamicSlots(Block &block, ArrayRef<Value> values,
+                                        ArrayRef<Lifetime> lifetimes) {
+  if (values.empty())
+    return;
+  Operation *first = values.front().getDefiningOp();
+  auto knownAtFirst = [&](Value value) {
+    for (Value dim : dynamicDimsOf(cast<OpResult>(value))) {
+      Operation *def = dim.getDefiningOp();
+      if (def && def->getBlock() == &block && !def->isBeforeInBlock(first))
+        return false;
+    }
+    return true;
+  };
+  for (auto [value, lifetime] : llvm::zip(values, lifetimes)) {
+    if (!knownAtFirst(value))
+      continue;
+    DynamicSlot *slot = nullptr;
+    for (DynamicSlot &candidate : dynamicSlots)
+      if (candidate.freeAfter < lifetime.first) {
+        slot = &candidate;
+        break;
+      }
+    if (!slot)
+      slot = &dynamicSlots.emplace_back();
+    slot->values.push_back(value);
+    slot->freeAfter = lifetime.last;
+  }
+  if (!dynamicSlots.empty())
+    dynamicArenaAt = first;
+}
+
+/// At the first dispatch of a dynamically sized transient: each slot's size
+/// (its largest value, rounded up to 64 bytes) and offset, and the one
+/// allocation that holds them all.
+void FunctionLowering::allocateDynamicArena() {
+  Type i64Type = b.getI64Type();
+  Value total = i64(0);
+  for (DynamicSlot &slot : dynamicSlots) {
+    Value size;
+    for (Value value : slot.values) {
+      SmallVector<Value> dims;
+      for (Value dim : dynamicDimsOf(cast<OpResult>(value)))
+        dims.push_back(scalars.lookup(dim));
+      Value bytes = byteSize(cast<RankedTensorType>(value.getType()), dims);
+      size = !size ? bytes
+                   : op1("select.i64",
+                         {op1("cmp.lt.i64.u", {size, bytes}, b.getI32Type()),
+                          bytes, size},
+                         i64Type);
+    }
+    Value aligned =
+        op1("and.i64", {op1("add.i64", {size, i64(63)}, i64Type), i64(-64)},
+            i64Type);
+    for (Value value : slot.values)
+      dynamicOffsets[value] = total;
+    total = op1("add.i64", {total, aligned}, i64Type);
+  }
+  dynamicArena = call1("allocator.allocate",
+                       {allocator, i32(kMemoryDeviceLocal),
+                        i32(kUsageDispatchStorage | kUsageTransferSource |
+                            kUsageTransferTarget),
+                        total});
 }
 
 LogicalResult FunctionLowering::run() {
@@ -753,6 +866,8 @@ LogicalResult FunctionLowering::lowerDispatch(flow::DispatchOp op) {
         constants.push_back(op1("trunc.i64.i32", {dim}, b.getI32Type()));
 
   // Outputs.
+  if (op.getOperation() == dynamicArenaAt)
+    allocateDynamicArena();
   SmallVector<TensorValue> outputs;
   auto dynamicDim = op.getResultDims().begin();
   for (Value result : op.getResults()) {
@@ -769,9 +884,13 @@ LogicalResult FunctionLowering::lowerDispatch(flow::DispatchOp op) {
     }
     tensor.length = byteSize(tensor);
     auto planned = arenaOffsets.find(result);
+    auto dynamicPlanned = dynamicOffsets.find(result);
     if (planned != arenaOffsets.end()) {
       tensor.buffer = arena;
       tensor.offset = i64(planned->second);
+    } else if (dynamicPlanned != dynamicOffsets.end()) {
+      tensor.buffer = dynamicArena;
+      tensor.offset = dynamicPlanned->second;
     } else {
       tensor.buffer = call1("allocator.allocate",
                             {allocator, i32(kMemoryAll), i32(kUsageAll),

@@ -16,6 +16,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/Support/FileSystem.h"
@@ -103,6 +104,28 @@ LogicalResult decomposeAggregatedOps(ModuleOp module) {
   return success();
 }
 
+/// linalg.pack and linalg.unpack are not structured ops: they become a pad,
+/// a reshape and a transpose (unpack: a transpose, a reshape and a slice).
+LogicalResult lowerRelayoutOps(ModuleOp module) {
+  SmallVector<Operation *> ops;
+  module.walk([&](Operation *op) {
+    if (isa<linalg::PackOp, linalg::UnPackOp>(op))
+      ops.push_back(op);
+  });
+  IRRewriter rewriter(module.getContext());
+  for (Operation *op : ops) {
+    rewriter.setInsertionPoint(op);
+    bool lowered =
+        isa<linalg::PackOp>(op)
+            ? succeeded(linalg::lowerPack(rewriter, cast<linalg::PackOp>(op)))
+            : succeeded(
+                  linalg::lowerUnPack(rewriter, cast<linalg::UnPackOp>(op)));
+    if (!lowered)
+      return op->emitOpError("cannot be lowered to pad, reshape and transpose");
+  }
+  return success();
+}
+
 LogicalResult writeFile(StringRef path, ArrayRef<uint8_t> bytes,
                         Location loc) {
   std::error_code error;
@@ -159,6 +182,8 @@ compileModel(ModuleOp module, const ModelCompileOptions &options) {
               fn.addPass(createTosaToTensorPass());
               pm.addPass(createCanonicalizerPass());
             })))
+          return failure();
+        if (failed(lowerRelayoutOps(module)))
           return failure();
         return decomposeAggregatedOps(module);
       })))

@@ -21,7 +21,7 @@ def add_tool(name, directory):
     config.substitutions.append((pattern, os.path.join(directory, name)))
 
 
-for tool in ["compile-module", "strata-opt", "dump-module"]:
+for tool in ["compile-module", "strata-opt", "dump-module", "run-module"]:
     if not os.path.exists(os.path.join(config.strata_tools_dir, tool)):
         lit_config.fatal("%s is not built; build it first (ninja %s)" % (tool, tool))
     add_tool(tool, config.strata_tools_dir)

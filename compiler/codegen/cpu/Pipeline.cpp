@@ -22,6 +22,10 @@ namespace strata::cpu {
 void buildCPUCodegenPipeline(OpPassManager &pm,
                              const CPUCodegenPipelineOptions &options) {
   pm.addPass(createCPUVerifyKernelsPass());
+  // Integer powers (math.ipowi, math.fpowi) have no LLVM lowering for
+  // vectors and need compiler-rt's __powisf2 for scalars: they become calls
+  // to helper functions computing them by repeated squaring.
+  pm.addPass(createConvertMathToFuncs());
 
   // Tensors to buffers: results are computed in place in output bindings,
   // temporaries go to the stack.

@@ -39,6 +39,30 @@ namespace strata::cpu {
 
 namespace {
 
+/// Whether `op` reads or writes an i1 buffer. A buffer holds one byte per
+/// i1 element (the runtime's and the host program's layout), but LLVM loads
+/// and stores <N x i1> bit-packed: such ops stay scalar.
+bool accessesI1Buffer(linalg::LinalgOp op) {
+  return llvm::any_of(op->getOperands(), [](Value operand) {
+    auto type = dyn_cast<MemRefType>(operand.getType());
+    return type && type.getElementType().isInteger(1);
+  });
+}
+
+/// Whether `op` computes something that traps on some operands: integer
+/// division and remainder (by zero, or INT_MIN by -1).
+bool canTrap(linalg::LinalgOp op) {
+  return op
+      ->walk([](Operation *inner) {
+        return isa<arith::DivSIOp, arith::DivUIOp, arith::RemSIOp,
+                   arith::RemUIOp, arith::CeilDivSIOp, arith::CeilDivUIOp,
+                   arith::FloorDivSIOp>(inner)
+                   ? WalkResult::interrupt()
+                   : WalkResult::advance();
+      })
+      .wasInterrupted();
+}
+
 struct CPUTileAndVectorizePass
     : impl::CPUTileAndVectorizePassBase<CPUTileAndVectorizePass> {
   using Base::Base;
@@ -134,16 +158,22 @@ struct CPUTileAndVectorizePass
   /// loops later.
   void vectorize(IRRewriter &rewriter, linalg::LinalgOp op) {
     FailureOr<std::optional<TileSizes>> sizes = readTileSizes(op);
-    if (failed(sizes) || !*sizes)
+    if (failed(sizes) || !*sizes || accessesI1Buffer(op))
       return;
     SmallVector<int64_t> vectorSizes = op.getStaticLoopRanges();
+    bool masked = false;
     for (auto [loop, extent] : llvm::enumerate(vectorSizes)) {
       if (!ShapedType::isDynamic(extent))
         continue;
       if ((*sizes)->vector[loop] == 0)
         return;
       extent = (*sizes)->vector[loop];
+      masked = true;
     }
+    // A masked vector op computes its masked-off lanes too, from undefined
+    // padding: a division there may trap.
+    if (masked && canTrap(op))
+      return;
     // Spelled out: left empty, some paths of the vectorizer build vector
     // types from uninitialized scalable flags (seen with MLIR 22 release
     // builds on 1-element vectors).
