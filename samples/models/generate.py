@@ -95,13 +95,42 @@ def write_model(out, name, comment, body, blobs=()):
         f.write(text)
 
 
+CLASSIFY = """func.func @classify(%x: tensor<1x784xf32>) -> (tensor<1x10xf32>, i32) {
+  %scores = func.call @predict(%x) : (tensor<1x784xf32>) -> tensor<1x10xf32>
+  %c0 = arith.constant 0 : index
+  %ninf = arith.constant 0xFF800000 : f32
+  %zero = arith.constant 0 : i32
+  %ev = tensor.empty() : tensor<1xf32>
+  %ei = tensor.empty() : tensor<1xi32>
+  %fv = linalg.fill ins(%ninf : f32) outs(%ev : tensor<1xf32>) -> tensor<1xf32>
+  %fi = linalg.fill ins(%zero : i32) outs(%ei : tensor<1xi32>) -> tensor<1xi32>
+  %best:2 = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>,
+                                             affine_map<(i, j) -> (i)>],
+                            iterator_types = ["parallel", "reduction"]}
+      ins(%scores : tensor<1x10xf32>) outs(%fv, %fi : tensor<1xf32>, tensor<1xi32>) {
+  ^bb0(%s: f32, %max: f32, %arg: i32):
+    %j = linalg.index 1 : index
+    %ji = arith.index_cast %j : index to i32
+    %greater = arith.cmpf ogt, %s, %max : f32
+    %m = arith.select %greater, %s, %max : f32
+    %a = arith.select %greater, %ji, %arg : i32
+    linalg.yield %m, %a : f32, i32
+  } -> (tensor<1xf32>, tensor<1xi32>)
+  %class = tensor.extract %best#1[%c0] : tensor<1xi32>
+  return %scores, %class : tensor<1x10xf32>, i32
+}
+"""
+
+
 def write_mlp(out):
     rng = random.Random(784)
     sizes, blobs = mlp_layers(rng)
     write_model(out, "mlp", [
         "A 784-512-512-10 multilayer perceptron (ReLU after the hidden layers) in linalg,",
-        "with entry points for batch 1 and batch 32 sharing one copy of the weights.",
-    ], mlp_function("predict", 1, sizes) + mlp_function("predict_batch32", 32, sizes), blobs)
+        "with entry points for batch 1 and batch 32 sharing one copy of the weights, and",
+        "classify: the scores of predict and the index of the largest (the class).",
+    ], mlp_function("predict", 1, sizes) + mlp_function("predict_batch32", 32, sizes)
+        + CLASSIFY, blobs)
     write_model(out, "mlp_dynamic", [
         "The MLP of mlp.mlir with a dynamic batch dimension: the host program reads the",
         "batch from the input and sizes every buffer and dispatch from it.",

@@ -98,7 +98,7 @@ def encoder_reference(blobs, x):
 
 
 class Within:
-    """An expected scalar result known only to lie in [low, high]."""
+    """An expected scalar result in [low, high] (low == high: exactly that)."""
 
     def __init__(self, low, high):
         self.low, self.high = low, high
@@ -120,11 +120,18 @@ def positive(shape, rng):
     return (10.0 ** rng.uniform(-3.0, 4.0, size=shape)).astype(np.float32)
 
 
+def classify_reference(blobs, x):
+    scores = mlp_reference(blobs, x)
+    best = int(np.argmax(scores[0]))
+    return [scores, Within(best, best)]
+
+
 # model -> list of (function, input shapes, reference(blobs, *inputs)[, input maker])
 CASES = {
     "mlp": [
         ("predict", [(1, 784)], mlp_reference),
         ("predict_batch32", [(32, 784)], mlp_reference),
+        ("classify", [(1, 784)], classify_reference),
     ],
     "mlp_dynamic": [
         ("predict", [(n, 784)], mlp_reference) for n in (1, 7, 32, 100)
