@@ -143,7 +143,7 @@ StatusOr<Ref<Executable>> CreateExecutable(ModuleState& state, Device* device, s
       all_names += StrCat(all_names.empty() ? "" : ", ", program->name(), ".", info.name, " (", info.format, ")");
       if (info.name != name) continue;
       if (owner && owner != program.get()) {
-        return InvalidArgumentError("hal.executable.create: executable '", name, "' is embedded in both '",
+        return InvalidArgumentError("executable '", name, "' is embedded in both '",
                                     owner->name(), "' and '", program->name(), "'");
       }
       owner = program.get();
@@ -151,9 +151,10 @@ StatusOr<Ref<Executable>> CreateExecutable(ModuleState& state, Device* device, s
     }
   }
   if (candidates.empty()) {
-    return NotFoundError("hal.executable.create: no embedded executable named '", name,
+    return NotFoundError("no embedded executable named '", name,
                          "' (embedded: ", all_names.empty() ? "none" : all_names, ")");
   }
+  Status unsuitable;
   for (const std::string& format : device->info().executable_formats) {
     for (const vm::ExecutableInfo* info : candidates) {
       if (info->format != format) continue;
@@ -164,15 +165,24 @@ StatusOr<Ref<Executable>> CreateExecutable(ModuleState& state, Device* device, s
       params.metadata = info->metadata;
       params.owner = Ref<vm::RefObject>::Borrow(const_cast<vm::BytecodeModule*>(owner));
       StatusOr<Ref<Executable>> executable = device->PrepareExecutable(params);
-      if (!executable.ok()) return std::move(executable).status().Annotate("hal.executable.create: ");
+      if (!executable.ok()) {
+        // Another embedding of the same format may suit this device (one
+        // built for a CPU without the features this one lacks).
+        if (executable.status().code() == StatusCode::kFailedPrecondition) {
+          unsuitable = std::move(executable).status();
+          continue;
+        }
+        return std::move(executable).status();
+      }
       state.executables.emplace(key, std::make_pair(Ref<Device>::Borrow(device), *executable));
       return executable;
     }
   }
+  if (!unsuitable.ok()) return unsuitable;
   std::string embedded, runs;
   for (const vm::ExecutableInfo* info : candidates) embedded += StrCat(embedded.empty() ? "" : ", ", info->format);
   for (const std::string& f : device->info().executable_formats) runs += (runs.empty() ? "" : ", ") + f;
-  return IncompatibleError("hal.executable.create: executable '", name, "' is embedded as ", embedded,
+  return IncompatibleError("executable '", name, "' is embedded as ", embedded,
                            " but device '", device->info().name, "' runs ", runs);
 }
 
