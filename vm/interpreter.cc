@@ -582,12 +582,17 @@ Status Execute(VMStack& stack, ModuleInstance* entry_instance, uint32_t entry_or
     for (uint32_t k = 0; k < argc; ++k) {
       uint16_t reg = U16(5 + 2 * k);
       char type = nf.arg_types[k];
-      nargs.push_back(type == 'r' ? Value::FromRef(Ref<RefObject>::Borrow(r[reg & ~kRefTag]))
+      // Refs are lent, not retained: the registers hold them across the call
+      // (an atomic increment and decrement saved per ref argument).
+      nargs.push_back(type == 'r' ? Value::LendRef(r[reg & ~kRefTag])
                                   : Value::FromSlot(ValueTypeFromSignatureChar(type), s[reg]));
     }
     const uint64_t trace_begin = STRATA_UNLIKELY(stack.tracer != nullptr) ? Tracer::Now() : 0;
     status = CallNative(nf, nargs, &stack.native_results);
     if (STRATA_UNLIKELY(stack.tracer != nullptr)) TraceNativeCall(stack.tracer, *target.instance, nf, trace_begin);
+    for (Value& arg : nargs) {
+      if (arg.type() == ValueType::kRef) arg.ForgetLentRef();
+    }
     nargs.clear();
     if (!status.ok()) {
       status.Annotate(StrCat("in ", target.instance->module->name(), ".", nf.name, ": "));
@@ -597,9 +602,12 @@ Status Execute(VMStack& stack, ModuleInstance* entry_instance, uint32_t entry_or
     uint16_t resc = ReadLE<uint16_t>(rl);
     for (uint32_t k = 0; k < resc; ++k) {
       uint16_t reg = ReadLE<uint16_t>(rl + 2 + 2 * k);
-      const Value& v = stack.native_results[k];
+      Value& v = stack.native_results[k];
       if (reg & kRefTag) {
-        AssignRef(r[reg & ~kRefTag], v.ref().get());
+        // The result's reference moves into the register.
+        RefObject* old = r[reg & ~kRefTag];
+        r[reg & ~kRefTag] = v.TakeRef();
+        ReleaseRef(old);
       } else {
         s[reg] = v.type() == ValueType::kI32 ? static_cast<uint32_t>(v.i32()) : v.slot();
       }

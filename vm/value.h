@@ -26,6 +26,14 @@ class Value {
   static Value FromRef(Ref<RefObject> ref) { Value x; x.type_ = ValueType::kRef; x.ref_ = std::move(ref); return x; }
   // A scalar from its 64-bit register slot.
   static Value FromSlot(ValueType type, uint64_t slot) { Value x; x.type_ = type; x.slot_ = slot; return x; }
+  // A ref lent by the interpreter for one call into a native module, whose
+  // register keeps it alive meanwhile: no retain now, and ForgetLentRef(),
+  // not destruction, ends the loan (no release). A callee that keeps the
+  // object copies the Ref, which retains it.
+  static Value LendRef(RefObject* object) { return FromRef(Ref<RefObject>::Adopt(object)); }
+  void ForgetLentRef() { ref_.Detach(); }
+  // Moves the ref out (its reference goes to the caller).
+  RefObject* TakeRef() { return ref_.Detach(); }
 
   ValueType type() const { return type_; }
   int32_t i32() const { return static_cast<int32_t>(i64_); }
