@@ -51,7 +51,7 @@ struct CPUSelectTileSizesPass
   SmallVector<int64_t> vectorTile(linalg::LinalgOp op) const {
     SmallVector<int64_t> tile = preferredVectorTile(op);
     for (auto [size, extent] : llvm::zip(tile, op.getStaticLoopRanges()))
-      if (!ShapedType::isDynamic(extent))
+      if (size != 0 && !ShapedType::isDynamic(extent))
         size = std::max<int64_t>(1, std::min(size, extent));
     return tile;
   }
@@ -61,6 +61,20 @@ struct CPUSelectTileSizesPass
     SmallVector<int64_t> tile(op.getNumLoops(), 1);
     if (tile.empty())
       return tile;
+    // 2-D NHWC convolutions and poolings: one output row and one filter row
+    // (oh = kh = 1), so that a tile is a 1-D convolution, which the
+    // vectorizer handles (TileAndVectorize rewrites it as one); up to 8
+    // output columns and one register of channels; the filter width is left
+    // whole (0: not tiled) and the input channels go one at a time, like a
+    // matmul's k, so each step is outer products (FMAs) into accumulators
+    // that stay in registers.
+    int64_t outLanes =
+        vectorLanes(op.getDpsInitOperand(0)->get().getType(), vectorBits);
+    if (isa<linalg::Conv2DNhwcHwcfOp>(op))
+      return {1, 1, 8, outLanes, 1, 0, 1}; // n oh ow f kh kw c
+    if (isa<linalg::DepthwiseConv2DNhwcHwcOp, linalg::PoolingNhwcMaxOp,
+            linalg::PoolingNhwcMinOp, linalg::PoolingNhwcSumOp>(op))
+      return {1, 1, 8, outLanes, 1, 0}; // n oh ow c kh kw
     // Contractions: an m x n register tile of accumulators, one k step at a
     // time; outer (batch, extra m/n/k) loops one at a time.
     FailureOr<linalg::ContractionDimensions> dims =

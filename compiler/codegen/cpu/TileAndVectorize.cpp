@@ -25,6 +25,7 @@
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
+#include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
 #include "mlir/IR/Dominance.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/CSE.h"
@@ -63,6 +64,89 @@ bool canTrap(linalg::LinalgOp op) {
       .wasInterrupted();
 }
 
+/// `value` (a statically shaped memref) without its unit dimension `dim`,
+/// as a rank-reducing subview.
+Value dropUnitDim(OpBuilder &b, Location loc, Value value, int64_t dim) {
+  auto type = cast<MemRefType>(value.getType());
+  SmallVector<OpFoldResult> offsets(type.getRank(), b.getIndexAttr(0));
+  SmallVector<OpFoldResult> strides(type.getRank(), b.getIndexAttr(1));
+  SmallVector<OpFoldResult> sizes;
+  SmallVector<int64_t> shape;
+  for (auto [d, size] : llvm::enumerate(type.getShape())) {
+    sizes.push_back(b.getIndexAttr(size));
+    if (static_cast<int64_t>(d) != dim)
+      shape.push_back(size);
+  }
+  MemRefType reduced = memref::SubViewOp::inferRankReducedResultType(
+      shape, type, offsets, sizes, strides);
+  return memref::SubViewOp::create(b, loc, reduced, value, offsets, sizes,
+                                   strides);
+}
+
+/// The W entry of a 2-D op's strides or dilations (absent: 1), as the
+/// attribute of a 1-D op.
+DenseIntElementsAttr widthOf(Operation *op, StringRef name) {
+  auto hw = op->getAttrOfType<DenseIntElementsAttr>(name);
+  int64_t w = hw ? hw.getValues<int64_t>()[1] : 1;
+  return DenseIntElementsAttr::get(
+      RankedTensorType::get({1}, IntegerType::get(op->getContext(), 64)),
+      ArrayRef<int64_t>{w});
+}
+
+/// A tile of a 2-D NHWC convolution or pooling with one output row and one
+/// filter row (SelectTileSizes' convolution tiles), as the 1-D op on views
+/// without the H dimensions: linalg's vectorizer handles 1-D convolutions
+/// only. (Upstream's DownscaleSizeOneWindowed2DConvolution does this for
+/// tensors, not buffers.) Returns the new op, or null when `op` is not such
+/// a tile.
+Operation *downscaleTo1D(IRRewriter &rewriter, linalg::LinalgOp op) {
+  if (!isa<linalg::Conv2DNhwcHwcfOp, linalg::DepthwiseConv2DNhwcHwcOp,
+           linalg::PoolingNhwcMaxOp, linalg::PoolingNhwcMinOp,
+           linalg::PoolingNhwcSumOp>(op) ||
+      !op.hasPureBufferSemantics())
+    return nullptr;
+  Value input = op.getDpsInputOperand(0)->get();
+  Value filter = op.getDpsInputOperand(1)->get();
+  Value output = op.getDpsInitOperand(0)->get();
+  for (Value v : {input, filter, output}) {
+    auto type = dyn_cast<MemRefType>(v.getType());
+    if (!type || !type.hasStaticShape())
+      return nullptr;
+  }
+  auto dim = [](Value v, int64_t d) {
+    return cast<MemRefType>(v.getType()).getDimSize(d);
+  };
+  // Input and output H is 1, and the filter's (or window's) H is 1.
+  if (dim(input, 1) != 1 || dim(output, 1) != 1 || dim(filter, 0) != 1)
+    return nullptr;
+  Location loc = op.getLoc();
+  rewriter.setInsertionPoint(op);
+  Value in = dropUnitDim(rewriter, loc, input, 1);
+  Value ker = dropUnitDim(rewriter, loc, filter, 0);
+  Value out = dropUnitDim(rewriter, loc, output, 1);
+  DenseIntElementsAttr strides = widthOf(op, "strides");
+  DenseIntElementsAttr dilations = widthOf(op, "dilations");
+  Operation *replacement = nullptr;
+  SmallVector<Value> ins{in, ker}, outs{out};
+  if (isa<linalg::Conv2DNhwcHwcfOp>(op))
+    replacement = linalg::Conv1DNwcWcfOp::create(rewriter, loc, TypeRange{}, ins,
+                                                 outs, strides, dilations);
+  else if (isa<linalg::DepthwiseConv2DNhwcHwcOp>(op))
+    replacement = linalg::DepthwiseConv1DNwcWcOp::create(
+        rewriter, loc, TypeRange{}, ins, outs, strides, dilations);
+  else if (isa<linalg::PoolingNhwcMaxOp>(op))
+    replacement = linalg::PoolingNwcMaxOp::create(rewriter, loc, TypeRange{}, ins,
+                                                  outs, strides, dilations);
+  else if (isa<linalg::PoolingNhwcMinOp>(op))
+    replacement = linalg::PoolingNwcMinOp::create(rewriter, loc, TypeRange{}, ins,
+                                                  outs, strides, dilations);
+  else
+    replacement = linalg::PoolingNwcSumOp::create(rewriter, loc, TypeRange{}, ins,
+                                                  outs, strides, dilations);
+  rewriter.eraseOp(op);
+  return replacement;
+}
+
 struct CPUTileAndVectorizePass
     : impl::CPUTileAndVectorizePassBase<CPUTileAndVectorizePass> {
   using Base::Base;
@@ -86,6 +170,12 @@ struct CPUTileAndVectorizePass
     vector::populateVectorMaskLoweringPatternsForSideEffectingOps(transfers);
     memref::populateFoldMemRefAliasOpPatterns(transfers);
     transferPatterns = std::move(transfers);
+
+    RewritePatternSet contractions(context);
+    vector::populateCastAwayVectorLeadingOneDimPatterns(contractions);
+    vector::populateVectorContractLoweringPatterns(
+        contractions, vector::VectorContractLowering::OuterProduct);
+    contractionPatterns = std::move(contractions);
     return success();
   }
 
@@ -104,11 +194,19 @@ struct CPUTileAndVectorizePass
 
     ops.clear();
     func.walk([&](linalg::LinalgOp op) { ops.push_back(op); });
-    for (linalg::LinalgOp op : ops)
-      vectorize(rewriter, op);
+    for (linalg::LinalgOp op : ops) {
+      if (Operation *conv1D = downscaleTo1D(rewriter, op))
+        vectorizeConvolution(rewriter, cast<linalg::LinalgOp>(conv1D));
+      else
+        vectorize(rewriter, op);
+    }
 
     (void)applyPatternsGreedily(func, transferPatterns);
     (void)applyPatternsGreedily(func, canonicalizationPatterns);
+    // A 1-D convolution's contractions carry unit batch and channel
+    // dimensions; without them they are outer products (FMAs over whole
+    // registers) rather than element-by-element arithmetic.
+    (void)applyPatternsGreedily(func, contractionPatterns);
     // Hoisting pairs a read and a write by their index values: equal
     // indices must be the same values.
     DominanceInfo dominance(func);
@@ -160,6 +258,9 @@ struct CPUTileAndVectorizePass
     FailureOr<std::optional<TileSizes>> sizes = readTileSizes(op);
     if (failed(sizes) || !*sizes || accessesI1Buffer(op))
       return;
+    // Other convolutions (not one row of a 2-D NHWC one) stay scalar.
+    if (isa<linalg::ConvolutionOpInterface>(op.getOperation()))
+      return;
     SmallVector<int64_t> vectorSizes = op.getStaticLoopRanges();
     bool masked = false;
     for (auto [loop, extent] : llvm::enumerate(vectorSizes)) {
@@ -187,8 +288,22 @@ struct CPUTileAndVectorizePass
       rewriter.replaceOp(op, result->replacements);
   }
 
+  /// A 1-D convolution tile (statically shaped): the vectorizer unrolls it
+  /// over its output columns and filter taps into outer products along the
+  /// channels.
+  void vectorizeConvolution(IRRewriter &rewriter, linalg::LinalgOp op) {
+    if (failed(linalg::vectorizeOpPrecondition(op)))
+      return;
+    rewriter.setInsertionPoint(op);
+    FailureOr<linalg::VectorizationResult> result =
+        linalg::vectorize(rewriter, op);
+    if (succeeded(result))
+      rewriter.replaceOp(op, result->replacements);
+  }
+
   FrozenRewritePatternSet canonicalizationPatterns;
   FrozenRewritePatternSet transferPatterns;
+  FrozenRewritePatternSet contractionPatterns;
 };
 
 } // namespace

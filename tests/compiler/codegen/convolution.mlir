@@ -1,0 +1,61 @@
+// 2-D NHWC convolutions and poolings are tiled to one output row, one filter
+// row and (for convolutions) one input channel at a time; each tile becomes
+// the 1-D op on rank-reduced views, which linalg's vectorizer turns into
+// vector FMAs of a whole register of output channels, accumulated in
+// registers across the filter rows and input channels.
+// RUN: strata-opt %s --pass-pipeline="builtin.module(func.func(strata-cpu-select-tile-sizes{vector-bits=512},strata-cpu-tile-and-vectorize))" | FileCheck %s
+// RUN: strata-opt %s --pass-pipeline="builtin.module(func.func(strata-cpu-select-tile-sizes{vector-bits=512}))" | FileCheck %s --check-prefix=TILES
+
+// TILES-LABEL: func.func @conv
+// TILES: linalg.conv_2d_nhwc_hwcf {{.*}}vector = array<i64: 1, 1, 8, 16, 1, 0, 1>
+// CHECK-LABEL: func.func @conv
+// CHECK-NOT: linalg.conv
+// The 8 full columns: kh and c loops carrying an 8 x 16 accumulator.
+// CHECK: scf.for {{.*}} iter_args({{.*}}) -> (vector<8x16xf32>)
+// CHECK: scf.for {{.*}} iter_args({{.*}}) -> (vector<8x16xf32>)
+// CHECK: vector.fma {{.*}} : vector<16xf32>
+// The last 2 columns.
+// CHECK: -> (vector<2x16xf32>)
+// CHECK-NOT: linalg.conv
+// CHECK: return
+func.func @conv(%in: memref<1x10x12x8xf32>, %f: memref<3x3x8x16xf32>, %out: memref<1x8x10x16xf32>) {
+  linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%in, %f : memref<1x10x12x8xf32>, memref<3x3x8x16xf32>) outs(%out : memref<1x8x10x16xf32>)
+  return
+}
+
+// Strides and dilations carry over to the 1-D op (W's); the 6 output columns
+// are one tile.
+// TILES-LABEL: func.func @pool
+// TILES: linalg.pooling_nhwc_max {{.*}}vector = array<i64: 1, 1, 6, 16, 1, 0>
+// CHECK-LABEL: func.func @pool
+// CHECK-NOT: linalg.pooling
+// CHECK: arith.maximumf {{.*}} : vector<{{.*}}16xf32>
+// CHECK: return
+func.func @pool(%in: memref<1x12x12x16xf32>, %w: memref<2x2xf32>, %out: memref<1x6x6x16xf32>) {
+  linalg.pooling_nhwc_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+      ins(%in, %w : memref<1x12x12x16xf32>, memref<2x2xf32>) outs(%out : memref<1x6x6x16xf32>)
+  return
+}
+
+// A dynamic batch: each tile is one image, statically shaped all the same.
+// CHECK-LABEL: func.func @dynamic
+// CHECK-NOT: linalg.conv
+// CHECK: vector.fma
+// A dynamic width: the last, partial column tile has no static shape and
+// stays a linalg op (lowered to loops later); the full tiles are vectors.
+// CHECK-LABEL: func.func @dynamic_width
+// CHECK: vector.fma
+// CHECK: linalg.conv_2d_nhwc_hwcf
+// CHECK: return
+func.func @dynamic(%in: memref<?x10x12x8xf32>, %f: memref<3x3x8x16xf32>, %out: memref<?x8x10x16xf32>) {
+  linalg.conv_2d_nhwc_hwcf ins(%in, %f : memref<?x10x12x8xf32>, memref<3x3x8x16xf32>)
+      outs(%out : memref<?x8x10x16xf32>)
+  return
+}
+
+func.func @dynamic_width(%in: memref<1x10x?x8xf32>, %f: memref<3x3x8x16xf32>, %out: memref<1x8x?x16xf32>) {
+  linalg.conv_2d_nhwc_hwcf ins(%in, %f : memref<1x10x?x8xf32>, memref<3x3x8x16xf32>)
+      outs(%out : memref<1x8x?x16xf32>)
+  return
+}
