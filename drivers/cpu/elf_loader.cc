@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <bit>
 #include <cerrno>
 #include <cstring>
 #include <map>
@@ -21,6 +22,8 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "hal/float16.h"
 
 namespace strata::cpu {
 namespace {
@@ -656,10 +659,22 @@ ImportSymbol Import(const char* name, Fn* function) {
   return {name, reinterpret_cast<void*>(function)};
 }
 
+#if defined(__x86_64__)
+// The half-precision conversions LLVM calls where the CPU has none (x86-64
+// without F16C), under compiler-rt's names and with its signatures (_Float16
+// travels in a vector register). AArch64 always converts in hardware.
+float ExtendHalfToFloat(_Float16 value) {
+  return static_cast<float>(hal::F16ToDouble(std::bit_cast<uint16_t>(value)));
+}
+_Float16 TruncateFloatToHalf(float value) { return std::bit_cast<_Float16>(hal::DoubleToF16(value)); }
+_Float16 TruncateDoubleToHalf(double value) { return std::bit_cast<_Float16>(hal::DoubleToF16(value)); }
+#endif
+
 }  // namespace
 
 // The f32 and f64 forms of every libm function MLIR's math-to-libm lowering
-// calls, plus the memory functions compilers emit for loops they recognise.
+// calls, plus the memory functions compilers emit for loops they recognise
+// and the half-precision conversions of CPUs without them.
 // The explicit function types pick the C overload where <math.h> also brings
 // C++ overloads into the global namespace.
 std::span<const ImportSymbol> RuntimeImports() {
@@ -680,6 +695,11 @@ std::span<const ImportSymbol> RuntimeImports() {
       Import<void*(void*, const void*, size_t)>("memcpy", ::memcpy),
       Import<void*(void*, const void*, size_t)>("memmove", ::memmove),
       Import<void*(void*, int, size_t)>("memset", ::memset),
+#if defined(__x86_64__)
+      Import<float(_Float16)>("__extendhfsf2", ExtendHalfToFloat),
+      Import<_Float16(float)>("__truncsfhf2", TruncateFloatToHalf),
+      Import<_Float16(double)>("__truncdfhf2", TruncateDoubleToHalf),
+#endif
   };
 #undef STRATA_LIBM_1
 #undef STRATA_LIBM_2

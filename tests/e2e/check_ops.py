@@ -78,11 +78,7 @@ def ulp_limit(tolerance, x):
 # or family.function (that function's checks fail). The test fails if one of
 # them passes or fails differently, so that a fix is noticed and the entry
 # removed.
-F16_IMPORTS = ("for the baseline x86-64 CPU (no F16C), f16 conversions are calls to compiler-rt's "
-               "__extendhfsf2 and __truncsfhf2, which the runtime does not provide")
-KNOWN_FAILURES = {
-    "addf_f16_generic_cpu": (F16_IMPORTS, "__extendhfsf2, __truncsfhf2"),
-}
+KNOWN_FAILURES = {}
 
 # Ops the compiler rejects by design: family -> text its diagnostic contains.
 UNSUPPORTED = {
@@ -500,7 +496,7 @@ def elementwise_ops():
     math1("log2", np.log2, NORMAL_POSITIVE,
           unary_specials + [1.0, 2.0, 0.5, 1024.0, 2.0 ** -126, 2.0 ** 127, 1.0 + 2 ** -23,
                             1.0 - 2 ** -24, -1.0, F32_MAX, 3.0, 0.999])
-    # Subnormal inputs apart: see KNOWN_FAILURES.
+    # Subnormal inputs apart (upstream clamps them; the compiler scales them first).
     for name, ref in [("log", np.log), ("log2", np.log2)]:
         ops.append(Elementwise(name + "_subnormal", F32, "f32", "%%r = math.%s %%a0 : f32" % name, ref,
                                SUBNORMAL, [F32_SUB, 1e-40, 2.0 ** -127], ulp=ULP_TOLERANCE[name]))
@@ -565,7 +561,7 @@ def elementwise_ops():
                            mixed(uniform(-745, 710, "f64"), magnitudes(-30, 2, t="f64")),
                            unary_specials + [709.78, 709.79, -708.0, 1e-300], ulp=ULP_TOLERANCE["exp_f64"]))
 
-    # Powers with an integer exponent (see KNOWN_FAILURES).
+    # Powers with an integer exponent (math-to-funcs helpers).
     small_ints = integers(-6, 6)
     ops.append(Elementwise("fpowi", ["f32", "i32"], "f32", "%r = math.fpowi %a0, %a1 : f32, i32",
                            lambda a, b: a ** b, [uniform(-3, 3), small_ints], ulp=ULP_TOLERANCE["fpowi"]))
@@ -1721,7 +1717,7 @@ def gather_and_tensor_families():
         lambda rng: (lambda x: ([x], same(-x.reshape(13, 7))))(rand((7, 13), rng))))
     fams.append(build_family("tensor", items))
 
-    # linalg.pack (see KNOWN_FAILURES).
+    # linalg.pack (lowered to pad, reshape and transpose in the input phase).
     xt, ot = tensor_type((7, 13), "f32"), tensor_type((2, 4, 4, 4), "f32")
 
     def pack_make(rng):

@@ -54,6 +54,7 @@
 
 #include "hal/buffer_view.h"
 #include "hal/device.h"
+#include "hal/float16.h"
 #include "vm/status.h"
 #include "vm/value.h"
 
@@ -77,12 +78,13 @@ struct Tensor {
 // "f32" -> kFloat32, ... ; fails naming the accepted names.
 StatusOr<hal::ElementType> ParseElementType(std::string_view name);
 
-// IEEE binary16 and bfloat16 from and to double; narrowing rounds to
-// nearest-even and overflows to infinity; NaN stays NaN (quiet, same sign).
-uint16_t DoubleToF16(double value);
-double F16ToDouble(uint16_t bits);
-uint16_t DoubleToBF16(double value);
-double BF16ToDouble(uint16_t bits);
+// IEEE binary16 and bfloat16 from and to double (hal/float16.h); narrowing
+// rounds to nearest-even and overflows to infinity; NaN stays NaN (quiet,
+// same sign).
+using hal::BF16ToDouble;
+using hal::DoubleToBF16;
+using hal::DoubleToF16;
+using hal::F16ToDouble;
 
 // Parses the syntax above. Errors name the bad token (and for tensors its
 // position, "value 4 of 2x3xf32"); callers prefix which input it was.

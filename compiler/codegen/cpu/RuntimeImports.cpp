@@ -21,7 +21,9 @@ llvm::ArrayRef<llvm::StringRef> runtimeImportNames() {
       "roundf", "round",   "roundevenf", "roundeven", "sinf",   "sin",
       "sinhf",  "sinh",    "sqrtf",      "sqrt",      "tanf",   "tan",
       "tanhf",  "tanh",    "truncf",     "trunc",     "fmaf",   "fma",
-      "memcpy", "memmove", "memset"};
+      "memcpy", "memmove", "memset",
+      // Half-precision conversions (CPUs without F16C).
+      "__extendhfsf2", "__truncsfhf2", "__truncdfhf2"};
   return kNames;
 }
 
