@@ -33,6 +33,7 @@
 #include <string>
 
 #include "hal/resource.h"
+#include "schemas/buffer_bits.h"
 #include "vm/status.h"
 
 namespace strata::hal {
@@ -40,21 +41,21 @@ namespace strata::hal {
 // Memory type bits (a bitfield in MemoryTypes).
 using MemoryTypes = uint32_t;
 enum MemoryTypeBit : MemoryTypes {
-  kMemoryDeviceLocal = 1u << 0,   // fastest for the device to access
-  kMemoryHostVisible = 1u << 1,   // the host can map it
-  kMemoryHostCoherent = 1u << 2,  // host and device see each other's writes without flushes
-  kMemoryTypeMask = (1u << 3) - 1,
+  kMemoryDeviceLocal = buffer_bits::kDeviceLocal,    // fastest for the device to access
+  kMemoryHostVisible = buffer_bits::kHostVisible,    // the host can map it
+  kMemoryHostCoherent = buffer_bits::kHostCoherent,  // writes seen both ways without flushes
+  kMemoryTypeMask = buffer_bits::kAllMemoryTypes,
 };
 
 // Usage bits (a bitfield in BufferUsages): what a buffer may be used for.
 // Devices place buffers by usage, and command buffers check it when recording.
 using BufferUsages = uint32_t;
 enum BufferUsageBit : BufferUsages {
-  kUsageTransferSource = 1u << 0,   // copy source
-  kUsageTransferTarget = 1u << 1,   // fill, copy and update target
-  kUsageDispatchStorage = 1u << 2,  // dispatch binding
-  kUsageMapping = 1u << 3,          // host mapping
-  kUsageAll = (1u << 4) - 1,
+  kUsageTransferSource = buffer_bits::kTransferSource,    // copy source
+  kUsageTransferTarget = buffer_bits::kTransferTarget,    // fill, copy and update target
+  kUsageDispatchStorage = buffer_bits::kDispatchStorage,  // dispatch binding
+  kUsageMapping = buffer_bits::kMapping,                  // host mapping
+  kUsageAll = buffer_bits::kAllUsages,
 };
 
 // Access bits (a bitfield in MemoryAccesses).

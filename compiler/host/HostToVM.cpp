@@ -6,6 +6,7 @@
 #include "compiler/host/MemoryPlan.h"
 #include "compiler/vm/IR/VMDialect.h"
 #include "compiler/vm/IR/VMOps.h"
+#include "schemas/buffer_bits.h"
 #include "schemas/element_type.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
@@ -22,15 +23,16 @@ using namespace mlir;
 namespace strata::host {
 namespace {
 
-// hal/buffer.h bits.
-constexpr int32_t kMemoryDeviceLocal = 1, kMemoryHostVisible = 2,
-                  kMemoryHostCoherent = 4;
-constexpr int32_t kUsageTransferSource = 1, kUsageTransferTarget = 2,
-                  kUsageDispatchStorage = 4, kUsageMapping = 8;
-constexpr int32_t kMemoryAll =
-    kMemoryDeviceLocal | kMemoryHostVisible | kMemoryHostCoherent;
-constexpr int32_t kUsageAll = kUsageTransferSource | kUsageTransferTarget |
-                              kUsageDispatchStorage | kUsageMapping;
+// The bits the hal module takes (schemas/buffer_bits.h).
+constexpr int32_t kMemoryDeviceLocal = buffer_bits::kDeviceLocal,
+                  kMemoryHostVisible = buffer_bits::kHostVisible,
+                  kMemoryHostCoherent = buffer_bits::kHostCoherent,
+                  kMemoryAll = buffer_bits::kAllMemoryTypes;
+constexpr int32_t kUsageTransferSource = buffer_bits::kTransferSource,
+                  kUsageTransferTarget = buffer_bits::kTransferTarget,
+                  kUsageDispatchStorage = buffer_bits::kDispatchStorage,
+                  kUsageMapping = buffer_bits::kMapping,
+                  kUsageAll = buffer_bits::kAllUsages;
 
 /// The element type code of schemas/element_type.h, or 0.
 uint32_t elementTypeCode(Type type) {
