@@ -68,13 +68,14 @@ struct CPUSelectTileSizesPass
     // whole (0: not tiled) and the input channels go one at a time, like a
     // matmul's k, so each step is outer products (FMAs) into accumulators
     // that stay in registers.
-    int64_t outLanes =
-        vectorLanes(op.getDpsInitOperand(0)->get().getType(), vectorBits);
+    auto outLanes = [&] {
+      return vectorLanes(op.getDpsInitOperand(0)->get().getType(), vectorBits);
+    };
     if (isa<linalg::Conv2DNhwcHwcfOp>(op))
-      return {1, 1, 8, outLanes, 1, 0, 1}; // n oh ow f kh kw c
+      return {1, 1, 8, outLanes(), 1, 0, 1}; // n oh ow f kh kw c
     if (isa<linalg::DepthwiseConv2DNhwcHwcOp, linalg::PoolingNhwcMaxOp,
             linalg::PoolingNhwcMinOp, linalg::PoolingNhwcSumOp>(op))
-      return {1, 1, 8, outLanes, 1, 0}; // n oh ow c kh kw
+      return {1, 1, 8, outLanes(), 1, 0}; // n oh ow c kh kw
     // Contractions: an m x n register tile of accumulators, one k step at a
     // time; outer (batch, extra m/n/k) loops one at a time.
     FailureOr<linalg::ContractionDimensions> dims =

@@ -30,6 +30,7 @@
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/CSE.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
 
@@ -126,23 +127,29 @@ Operation *downscaleTo1D(IRRewriter &rewriter, linalg::LinalgOp op) {
   Value out = dropUnitDim(rewriter, loc, output, 1);
   DenseIntElementsAttr strides = widthOf(op, "strides");
   DenseIntElementsAttr dilations = widthOf(op, "dilations");
-  Operation *replacement = nullptr;
   SmallVector<Value> ins{in, ker}, outs{out};
-  if (isa<linalg::Conv2DNhwcHwcfOp>(op))
-    replacement = linalg::Conv1DNwcWcfOp::create(rewriter, loc, TypeRange{}, ins,
-                                                 outs, strides, dilations);
-  else if (isa<linalg::DepthwiseConv2DNhwcHwcOp>(op))
-    replacement = linalg::DepthwiseConv1DNwcWcOp::create(
-        rewriter, loc, TypeRange{}, ins, outs, strides, dilations);
-  else if (isa<linalg::PoolingNhwcMaxOp>(op))
-    replacement = linalg::PoolingNwcMaxOp::create(rewriter, loc, TypeRange{}, ins,
-                                                  outs, strides, dilations);
-  else if (isa<linalg::PoolingNhwcMinOp>(op))
-    replacement = linalg::PoolingNwcMinOp::create(rewriter, loc, TypeRange{}, ins,
-                                                  outs, strides, dilations);
-  else
-    replacement = linalg::PoolingNwcSumOp::create(rewriter, loc, TypeRange{}, ins,
-                                                  outs, strides, dilations);
+  auto create = [&](auto opType) -> Operation * {
+    using OpTy = decltype(opType);
+    return OpTy::create(rewriter, loc, TypeRange{}, ins, outs, strides,
+                        dilations);
+  };
+  Operation *replacement =
+      TypeSwitch<Operation *, Operation *>(op)
+          .Case([&](linalg::Conv2DNhwcHwcfOp) {
+            return create(linalg::Conv1DNwcWcfOp());
+          })
+          .Case([&](linalg::DepthwiseConv2DNhwcHwcOp) {
+            return create(linalg::DepthwiseConv1DNwcWcOp());
+          })
+          .Case([&](linalg::PoolingNhwcMaxOp) {
+            return create(linalg::PoolingNwcMaxOp());
+          })
+          .Case([&](linalg::PoolingNhwcMinOp) {
+            return create(linalg::PoolingNwcMinOp());
+          })
+          .Case([&](linalg::PoolingNhwcSumOp) {
+            return create(linalg::PoolingNwcSumOp());
+          });
   rewriter.eraseOp(op);
   return replacement;
 }
@@ -196,7 +203,7 @@ struct CPUTileAndVectorizePass
     func.walk([&](linalg::LinalgOp op) { ops.push_back(op); });
     for (linalg::LinalgOp op : ops) {
       if (Operation *conv1D = downscaleTo1D(rewriter, op))
-        vectorizeConvolution(rewriter, cast<linalg::LinalgOp>(conv1D));
+        vectorizeIfSupported(rewriter, cast<linalg::LinalgOp>(conv1D));
       else
         vectorize(rewriter, op);
     }
@@ -279,24 +286,20 @@ struct CPUTileAndVectorizePass
     // types from uninitialized scalable flags (seen with MLIR 22 release
     // builds on 1-element vectors).
     SmallVector<bool> scalable(vectorSizes.size(), false);
+    vectorizeIfSupported(rewriter, op, vectorSizes, scalable);
+  }
+
+  /// Replaces `op` by vector code when linalg's vectorizer takes it (with
+  /// these vector sizes; none: its static shapes, as for a 1-D convolution
+  /// tile, which it unrolls over output columns and filter taps).
+  static void vectorizeIfSupported(IRRewriter &rewriter, linalg::LinalgOp op,
+                                   ArrayRef<int64_t> vectorSizes = {},
+                                   ArrayRef<bool> scalable = {}) {
     if (failed(linalg::vectorizeOpPrecondition(op, vectorSizes, scalable)))
       return;
     rewriter.setInsertionPoint(op);
     FailureOr<linalg::VectorizationResult> result =
         linalg::vectorize(rewriter, op, vectorSizes, scalable);
-    if (succeeded(result))
-      rewriter.replaceOp(op, result->replacements);
-  }
-
-  /// A 1-D convolution tile (statically shaped): the vectorizer unrolls it
-  /// over its output columns and filter taps into outer products along the
-  /// channels.
-  void vectorizeConvolution(IRRewriter &rewriter, linalg::LinalgOp op) {
-    if (failed(linalg::vectorizeOpPrecondition(op)))
-      return;
-    rewriter.setInsertionPoint(op);
-    FailureOr<linalg::VectorizationResult> result =
-        linalg::vectorize(rewriter, op);
     if (succeeded(result))
       rewriter.replaceOp(op, result->replacements);
   }
