@@ -232,13 +232,17 @@ struct HandlerTable {
 // Everything of one invocation that handlers need only off the hot path.
 struct Interp {
   VMStack* stack;
-  VMStack::Frame* frames;  // frames[0] is the entry function's
-  VMStack::Frame* fp;      // the running function's frame
-  ModuleInstance* instance;  // the running function's module
+  VMStack::Frame* frames;      // frames[0] is the entry function's
+  VMStack::Frame* fp;          // the running function's frame
+  VMStack::Frame* frames_end;  // one past the deepest frame allowed
+  // A frame fits if it starts at or below these: no bank of one function
+  // holds more than kMaxRegistersPerBank registers, so one compare suffices.
+  uint64_t* scalar_guard;
+  RefObject** ref_guard;
   const InvocationOptions* options;
   std::vector<Value>* results;
   Status status;
-  uint32_t max_depth;
+  uint64_t allocation_budget;  // bytes the invocation may still allocate
   bool has_deadline;
   // Step accounting: handlers count down; RefillSteps checks the budget and
   // the deadline every kChunk branches and calls.
@@ -328,14 +332,12 @@ inline void PushFrame(Interp* ix, const uint8_t* pc, const uint8_t* results, uin
   fp->scalars = ns;
   fp->refs = nr;
   ix->fp = fp;
-  ix->instance = ix->callee_instance;
 }
 
 // Leaves the running frame for its caller's registers; the caller sets pc.
 inline void PopFrame(Interp* ix, const FunctionInfo*& fn, uint64_t*& s, RefObject**& r) {
   const VMStack::Frame& caller = ix->fp[-1];
   ix->fp = ix->fp - 1;
-  ix->instance = caller.instance;
   fn = caller.fn;
   s = caller.scalars;
   r = caller.refs;
@@ -376,9 +378,10 @@ inline void PopFrame(Interp* ix, const FunctionInfo*& fn, uint64_t*& s, RefObjec
     nargs.push_back(type == 'r' ? Value::LendRef(r[reg & ~kRefTag])
                                 : Value::FromSlot(ValueTypeFromSignatureChar(type), s[reg]));
   }
-  const uint64_t trace_begin = STRATA_UNLIKELY(stack.tracer != nullptr) ? Tracer::Now() : 0;
+  Tracer* const tracer = ix->options->tracer;
+  const uint64_t trace_begin = STRATA_UNLIKELY(tracer != nullptr) ? Tracer::Now() : 0;
   Status status = CallNative(nf, nargs, &stack.native_results);
-  if (STRATA_UNLIKELY(stack.tracer != nullptr)) TraceNativeCall(stack.tracer, *target.instance, nf, trace_begin);
+  if (STRATA_UNLIKELY(tracer != nullptr)) TraceNativeCall(tracer, *target.instance, nf, trace_begin);
   for (Value& arg : nargs) {
     if (arg.type() == ValueType::kRef) arg.ForgetLentRef();
   }
@@ -430,7 +433,7 @@ OP(CONST_F32) { S(1) = U32(3); NEXT(7); }
 OP(CONST_F64) { S(1) = U64(3); NEXT(11); }
 OP(CONST_REF_ZERO) { AssignRef(R(1), nullptr); NEXT(3); }
 OP(CONST_REF_RODATA) {
-  MakeRodataView(ix->instance, U32(3), &R(1));
+  MakeRodataView(ix->fp->instance, U32(3), &R(1));
   NEXT(7);
 }
 
@@ -655,13 +658,13 @@ ADD_BR(ADD_BR_LE_I64_S, int64_t, uint64_t, <=)
 
 OP(CALL) {
   STEP();
-  ix->callee_instance = ix->instance;
-  ix->callee = &ix->instance->functions[U16(1)];
+  ix->callee_instance = ix->fp->instance;
+  ix->callee = &ix->callee_instance->functions[U16(1)];
   TAIL(DoCall);
 }
 OP(CALL_IMPORT) {
   STEP();
-  const ImportTarget& target = ix->instance->imports[U16(1)];
+  const ImportTarget& target = ix->fp->instance->imports[U16(1)];
   if (target.instance->bytecode) {
     ix->callee_instance = target.instance;
     ix->callee = &target.instance->functions[target.ordinal];
@@ -692,10 +695,10 @@ OP(RETURN) {
 }
 
 OP(FAIL) {
-  FAIL_WITH(AbortedError(ix->instance->bytecode->strings()[U32(1)]));
+  FAIL_WITH(AbortedError(ix->fp->instance->bytecode->strings()[U32(1)]));
 }
 OP(COND_FAIL) {
-  if (static_cast<uint32_t>(S(1))) FAIL_WITH(AbortedError(ix->instance->bytecode->strings()[U32(3)]));
+  if (static_cast<uint32_t>(S(1))) FAIL_WITH(AbortedError(ix->fp->instance->bytecode->strings()[U32(3)]));
   NEXT(7);
 }
 
@@ -703,14 +706,14 @@ OP(COND_FAIL) {
 #define GLOBAL_LOAD(name, width)                                \
 OP(name) {                                                      \
   uint64_t v = 0;                                               \
-  std::memcpy(&v, ix->instance->globals_bytes + U32(3), width); \
+  std::memcpy(&v, ix->fp->instance->globals_bytes + U32(3), width); \
   S(1) = v;                                                     \
   NEXT(7);                                                      \
 }
 #define GLOBAL_STORE(name, width)                               \
 OP(name) {                                                      \
   uint64_t v = S(1);                                            \
-  std::memcpy(ix->instance->globals_bytes + U32(3), &v, width); \
+  std::memcpy(ix->fp->instance->globals_bytes + U32(3), &v, width); \
   NEXT(7);                                                      \
 }
 GLOBAL_LOAD(GLOBAL_LOAD_I32, 4)
@@ -721,8 +724,8 @@ GLOBAL_STORE(GLOBAL_STORE_I32, 4)
 GLOBAL_STORE(GLOBAL_STORE_I64, 8)
 GLOBAL_STORE(GLOBAL_STORE_F32, 4)
 GLOBAL_STORE(GLOBAL_STORE_F64, 8)
-OP(GLOBAL_LOAD_REF) { AssignRef(R(1), ix->instance->ref_globals[U32(3)]); NEXT(7); }
-OP(GLOBAL_STORE_REF) { AssignRef(ix->instance->ref_globals[U32(3)], R(1)); NEXT(7); }
+OP(GLOBAL_LOAD_REF) { AssignRef(R(1), ix->fp->instance->ref_globals[U32(3)]); NEXT(7); }
+OP(GLOBAL_STORE_REF) { AssignRef(ix->fp->instance->ref_globals[U32(3)], R(1)); NEXT(7); }
 
 // ---- buffers ----
 #define BUFFER_OPERAND(var, reg, mnemonic)                                \
@@ -732,7 +735,7 @@ if (STRATA_UNLIKELY(!var)) {                                              \
                                  reg ? reg->type_name() : "null"));       \
 }
 OP(BUFFER_ALLOC) {
-  TRY(AllocateBuffer(static_cast<int64_t>(S(3)), &ix->stack->allocation_budget, &R(1)));
+  TRY(AllocateBuffer(static_cast<int64_t>(S(3)), &ix->allocation_budget, &R(1)));
   NEXT(5);
 }
 OP(BUFFER_LENGTH) {
@@ -798,7 +801,7 @@ if (STRATA_UNLIKELY(!var)) {                                            \
                                  reg ? reg->type_name() : "null"));     \
 }
 OP(LIST_ALLOC) {
-  TRY(AllocateList(RD_I32(S(3)), &ix->stack->allocation_budget, &R(1)));
+  TRY(AllocateList(RD_I32(S(3)), &ix->allocation_budget, &R(1)));
   NEXT(5);
 }
 OP(LIST_SIZE) {
@@ -809,7 +812,7 @@ OP(LIST_SIZE) {
 OP(LIST_RESIZE) {
   LIST_OPERAND(l, R(1), "list.resize");
   TRY(ChargeAllocation("list.resize", uint64_t(static_cast<uint32_t>(S(3))) * sizeof(Value),
-                       &ix->stack->allocation_budget));
+                       &ix->allocation_budget));
   TRY(l->Resize(RD_I32(S(3))));
   NEXT(5);
 }
@@ -864,7 +867,7 @@ STRATA_HANDLER_CC void DoCall(HANDLER_PARAMS) {
   if (STRATA_UNLIKELY(callee->ref_register_count != 0)) TAIL(DoCallWithRefs);
   uint64_t* ns = s + fn->scalar_register_count;
   // The ref bank is not touched: a deeper callee with refs checks its own.
-  if (STRATA_UNLIKELY(ix->fp + 1 == ix->stack->frames_end || ns > ix->stack->scalar_guard)) {
+  if (STRATA_UNLIKELY(ix->fp + 1 == ix->frames_end || ns > ix->scalar_guard)) {
     TAIL(CallOverflow);
   }
   const uint8_t* arg_list = pc + 3;
@@ -884,8 +887,8 @@ STRATA_HANDLER_CC void DoCallWithRefs(HANDLER_PARAMS) {
   const FunctionInfo* callee = ix->callee;
   uint64_t* ns = s + fn->scalar_register_count;
   RefObject** nr = r + fn->ref_register_count;
-  if (STRATA_UNLIKELY(ix->fp + 1 == ix->stack->frames_end || ns > ix->stack->scalar_guard ||
-                      nr > ix->stack->ref_guard)) {
+  if (STRATA_UNLIKELY(ix->fp + 1 == ix->frames_end || ns > ix->scalar_guard ||
+                      nr > ix->ref_guard)) {
     TAIL(CallOverflow);
   }
   std::memset(nr, 0, sizeof(RefObject*) * callee->ref_register_count);
@@ -912,8 +915,8 @@ STRATA_HANDLER_CC void DoCallWithRefs(HANDLER_PARAMS) {
 
 // A call found no room: say which limit it hit.
 STRATA_HANDLER_CC void CallOverflow(HANDLER_PARAMS) {
-  if (ix->fp + 1 == ix->stack->frames_end) {
-    FAIL_WITH(ResourceExhaustedError("call depth limit of ", ix->max_depth, " exceeded"));
+  if (ix->fp + 1 == ix->frames_end) {
+    FAIL_WITH(ResourceExhaustedError("call depth limit of ", ix->frames_end - ix->frames, " exceeded"));
   }
   FAIL_WITH(ResourceExhaustedError("VM stack exhausted at call depth ", ix->fp - ix->frames + 1,
                                    " (register banks full)"));
@@ -972,28 +975,23 @@ Status Execute(VMStack& stack, ModuleInstance* entry_instance, uint32_t entry_or
   const FunctionInfo* fn = &entry_instance->functions[entry_ordinal];
   uint64_t* s = stack.scalars.get();
   RefObject** r = stack.refs.get();
-  // A frame fits if it starts below these guards: no bank of one function
-  // holds more than kMaxRegistersPerBank registers, so one compare suffices.
-  stack.scalar_guard = stack.scalars.get() + VMStack::kScalarSlots - bytecode::kMaxRegistersPerBank;
-  stack.ref_guard = stack.refs.get() + VMStack::kRefSlots - bytecode::kMaxRegistersPerBank;
   static_assert(VMStack::kScalarSlots > bytecode::kMaxRegistersPerBank &&
                 VMStack::kRefSlots > bytecode::kMaxRegistersPerBank);
-  stack.allocation_budget = options.max_allocation_bytes;
-  stack.tracer = options.tracer;
-
   Interp ix;
   ix.stack = &stack;
+  ix.scalar_guard = s + VMStack::kScalarSlots - bytecode::kMaxRegistersPerBank;
+  ix.ref_guard = r + VMStack::kRefSlots - bytecode::kMaxRegistersPerBank;
   ix.options = &options;
   ix.results = results;
-  ix.instance = entry_instance;
-  ix.max_depth = options.max_call_depth ? options.max_call_depth : 1;
+  ix.allocation_budget = options.max_allocation_bytes;
   ix.has_deadline = options.deadline != std::chrono::steady_clock::time_point::max();
   ix.steps_left_total = options.max_steps ? options.max_steps : std::numeric_limits<uint64_t>::max();
   ix.chunk = std::min(Interp::kChunk, ix.steps_left_total);
   // Frames live in a flat array; a caller's pc rests on its call instruction.
-  if (stack.frames.size() < ix.max_depth) stack.frames.resize(ix.max_depth);
+  const uint32_t max_depth = options.max_call_depth ? options.max_call_depth : 1;
+  if (stack.frames.size() < max_depth) stack.frames.resize(max_depth);
   ix.frames = stack.frames.data();
-  stack.frames_end = ix.frames + ix.max_depth;
+  ix.frames_end = ix.frames + max_depth;
   ix.fp = ix.frames;
 
   std::memset(r, 0, sizeof(RefObject*) * fn->ref_register_count);
@@ -1010,10 +1008,8 @@ Status Execute(VMStack& stack, ModuleInstance* entry_instance, uint32_t entry_or
   const uint8_t* pc = fn->code;
   *ix.fp = {entry_instance, fn, pc, nullptr, s, r};
   const int64_t countdown = static_cast<int64_t>(ix.chunk);
-#if STRATA_VM_TAIL_CALLS
   kHandlers.at[*pc](pc, s, r, fn, countdown, nullptr, nullptr, &ix, &kHandlers);
-#else
-  kHandlers.at[*pc](pc, s, r, fn, countdown, nullptr, nullptr, &ix, &kHandlers);
+#if !STRATA_VM_TAIL_CALLS
   while (ix.next != nullptr) {
     Handler next = ix.next;
     ix.next = nullptr;

@@ -53,13 +53,6 @@ struct VMStack {
   std::unique_ptr<RefObject*[]> refs{new RefObject*[kRefSlots]};
   std::vector<Frame> frames;  // sized to the deepest max_call_depth seen
   std::vector<Value> native_args, native_results;
-  uint64_t allocation_budget = 0;  // bytes the running invocation may still allocate
-  Tracer* tracer = nullptr;        // the running invocation's, or null
-  // Limits the call path checks, kept here rather than in locals so that the
-  // interpreter's machine registers go to the pc and the register banks.
-  Frame* frames_end = nullptr;  // one past the deepest frame allowed
-  uint64_t* scalar_guard = nullptr;  // a frame must start at or below these
-  RefObject** ref_guard = nullptr;
 };
 
 // Runs a bytecode function. `args` were already checked against its signature.
