@@ -8,7 +8,9 @@
 // function, the argument and both types. Every failure is a Status that the VM
 // turns into a program failure with its backtrace.
 //
-// Signatures (arguments _ results; i = i32, I = i64, r = ref):
+// Signatures (arguments _ results; i = i32, I = i64, r = ref). The names and
+// signatures themselves live in schemas/hal_functions.def, which the compiler
+// declares its imports from; there vm.buffer and vm.list refs are told apart.
 //
 //   device.default            _r       () -> device the module was created for
 //   device.allocator          r_r      (device) -> allocator

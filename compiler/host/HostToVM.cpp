@@ -225,30 +225,13 @@ public:
     Type r = vm::RefType::get(context), buf = vm::BufferType::get(context),
          list = vm::ListType::get(context), i = b.getI32Type(),
          I = b.getI64Type();
-    static const llvm::StringMap<std::pair<std::vector<char>, std::vector<char>>>
-        kSignatures = {
-            {"device.default", {{}, {'r'}}},
-            {"device.allocator", {{'r'}, {'r'}}},
-            {"allocator.allocate", {{'r', 'i', 'i', 'I'}, {'r'}}},
-            {"allocator.import", {{'r', 'i', 'i', 'b', 'I', 'I'}, {'r'}}},
-            {"buffer.map", {{'r', 'I', 'I'}, {'b'}}},
-            {"buffer_view.create", {{'r', 'I', 'i', 'l'}, {'r'}}},
-            {"buffer_view.buffer", {{'r'}, {'r'}}},
-            {"buffer_view.byte_offset", {{'r'}, {'I'}}},
-            {"buffer_view.byte_length", {{'r'}, {'I'}}},
-            {"buffer_view.dim", {{'r', 'i'}, {'I'}}},
-            {"buffer_view.assert", {{'r', 'b', 'i', 'l'}, {}}},
-            {"executable.create", {{'r', 'b'}, {'r'}}},
-            {"command_buffer.create", {{'r'}, {'r'}}},
-            {"command_buffer.begin", {{'r'}, {}}},
-            {"command_buffer.end", {{'r'}, {}}},
-            {"command_buffer.barrier", {{'r'}, {}}},
-            {"command_buffer.dispatch",
-             {{'r', 'r', 'i', 'i', 'i', 'i', 'l', 'l'}, {}}},
-            {"semaphore.create", {{'r', 'I'}, {'r'}}},
-            {"semaphore.wait", {{'r', 'I', 'I'}, {'i'}}},
-            {"queue.execute", {{'r', 'l', 'l', 'l'}, {}}},
-        };
+    // Names and signatures come from the table the runtime's hal module
+    // registers its functions from.
+    static const llvm::StringMap<StringRef> kSignatures = {
+#define STRATA_HAL_FUNCTION(name, signature) {name, signature},
+#include "schemas/hal_functions.def"
+#undef STRATA_HAL_FUNCTION
+    };
     auto toType = [&](char c) -> Type {
       switch (c) {
       case 'r': return r;
@@ -258,11 +241,11 @@ public:
       default: return I;
       }
     };
-    const auto &signature = kSignatures.at(name);
+    auto [args, rets] = kSignatures.at(name).split('_');
     SmallVector<Type> inputs, results;
-    for (char c : signature.first)
+    for (char c : args)
       inputs.push_back(toType(c));
-    for (char c : signature.second)
+    for (char c : rets)
       results.push_back(toType(c));
     OpBuilder ib = OpBuilder::atBlockBegin(&vmModule.getBody().front());
     auto op = vm::ImportOp::create(ib, top.getLoc(), symbol,
