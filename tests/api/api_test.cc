@@ -108,11 +108,25 @@ TestModule ScalarModule() {
   return m;
 }
 
-strata_module* LoadScalarModule(strata_device* device, ModuleBytes& bytes) {
+// A device with ScalarModule loaded from memory; the module goes with the
+// fixture unless a test releases it first (ReleaseModule).
+struct ScalarFixture : Fixture {
+  ScalarFixture() {
+    EXPECT_OK(strata_module_load_memory(device, bytes.data, bytes.size, ModuleBytes::Release, &bytes, &module));
+  }
+  ~ScalarFixture() { ReleaseModule(); }
+  strata_function* Function(const char* name) {
+    strata_function* function = nullptr;
+    EXPECT_OK(strata_module_lookup_function(module, name, &function));
+    return function;
+  }
+  void ReleaseModule() {
+    strata_module_release(module);
+    module = nullptr;
+  }
+  ModuleBytes bytes{BuildModule(ScalarModule())};
   strata_module* module = nullptr;
-  EXPECT_OK(strata_module_load_memory(device, bytes.data, bytes.size, ModuleBytes::Release, &bytes, &module));
-  return module;
-}
+};
 
 strata_tensor* Scalar(strata_device* device, int64_t value) {
   strata_tensor* tensor = nullptr;
@@ -241,24 +255,21 @@ TEST_CASE("opening a device reports what is wrong") {
 }
 
 TEST_CASE("a module from memory: functions, signatures and the release callback") {
-  Fixture f;
-  ModuleBytes bytes(BuildModule(ScalarModule()));
-  strata_module* module = LoadScalarModule(f.device, bytes);
+  ScalarFixture f;
+  strata_module* module = f.module;
   CHECK(std::string(strata_module_name(module)) == "test");
   REQUIRE(strata_module_function_count(module) == 4);
   CHECK(std::string(strata_function_name(strata_module_function(module, 0))) == "sum");
   CHECK(strata_module_function(module, 4) == nullptr);
 
-  strata_function* swap = nullptr;
-  EXPECT_OK(strata_module_lookup_function(module, "swap", &swap));
+  strata_function* swap = f.Function("swap");
   CHECK(std::string(strata_function_signature(swap)) == "if_fi");
   CHECK(strata_function_input_count(swap) == 2);
   CHECK(strata_function_output_count(swap) == 2);
   CHECK(std::string(strata_function_input_type(swap, 0)) == "i32");  // no source types recorded: VM types
   CHECK(std::string(strata_function_input_type(swap, 1)) == "f32");
   CHECK(strata_function_input_type(swap, 2) == nullptr);
-  strata_function* identity = nullptr;
-  EXPECT_OK(strata_module_lookup_function(module, "identity", &identity));
+  strata_function* identity = f.Function("identity");
   CHECK(std::string(strata_function_output_type(identity, 0)) == "ref");
 
   strata_function* missing = nullptr;
@@ -268,9 +279,9 @@ TEST_CASE("a module from memory: functions, signatures and the release callback"
   // The bytes stay in use until the module goes.
   strata_module_retain(module);
   strata_module_release(module);
-  CHECK(bytes.released == 0);
-  strata_module_release(module);
-  CHECK(bytes.released == 1);
+  CHECK(f.bytes.released == 0);
+  f.ReleaseModule();
+  CHECK(f.bytes.released == 1);
 }
 
 TEST_CASE("loading a module reports what is wrong") {
@@ -304,11 +315,8 @@ TEST_CASE("loading a module reports what is wrong") {
 }
 
 TEST_CASE("scalars travel as 0-d tensors") {
-  Fixture f;
-  ModuleBytes bytes(BuildModule(ScalarModule()));
-  strata_module* module = LoadScalarModule(f.device, bytes);
-  strata_function* sum = nullptr;
-  EXPECT_OK(strata_module_lookup_function(module, "sum", &sum));
+  ScalarFixture f;
+  strata_function* sum = f.Function("sum");
   strata_tensor* n = Scalar(f.device, 100);
   strata_tensor* result = nullptr;
   EXPECT_OK(strata_function_call(sum, &n, 1, &result, 1));
@@ -319,8 +327,7 @@ TEST_CASE("scalars travel as 0-d tensors") {
   strata_tensor_release(result);
   strata_tensor_release(n);
 
-  strata_function* swap = nullptr;
-  EXPECT_OK(strata_module_lookup_function(module, "swap", &swap));
+  strata_function* swap = f.Function("swap");
   int32_t i = -7;
   float x = 2.5f;
   strata_tensor* inputs[2] = {nullptr, nullptr};
@@ -336,15 +343,11 @@ TEST_CASE("scalars travel as 0-d tensors") {
   EXPECT_OK(strata_tensor_data(outputs[1], &data));
   CHECK(*static_cast<const int32_t*>(data) == -7);
   for (strata_tensor* t : {inputs[0], inputs[1], outputs[0], outputs[1]}) strata_tensor_release(t);
-  strata_module_release(module);
 }
 
 TEST_CASE("a call checks its inputs and outputs") {
-  Fixture f;
-  ModuleBytes bytes(BuildModule(ScalarModule()));
-  strata_module* module = LoadScalarModule(f.device, bytes);
-  strata_function* sum = nullptr;
-  EXPECT_OK(strata_module_lookup_function(module, "sum", &sum));
+  ScalarFixture f;
+  strata_function* sum = f.Function("sum");
   strata_tensor* n = Scalar(f.device, 3);
   strata_tensor* result = nullptr;
   CHECK(Take(strata_function_call(sum, nullptr, 0, &result, 1)) == "INVALID_ARGUMENT: sum: expected 1 input, got 0");
@@ -371,15 +374,11 @@ TEST_CASE("a call checks its inputs and outputs") {
   strata_tensor_release(f32);
   strata_tensor_release(vector);
   strata_tensor_release(n);
-  strata_module_release(module);
 }
 
 TEST_CASE("a failure inside the program carries its backtrace") {
-  Fixture f;
-  ModuleBytes bytes(BuildModule(ScalarModule()));
-  strata_module* module = LoadScalarModule(f.device, bytes);
-  strata_function* div = nullptr;
-  EXPECT_OK(strata_module_lookup_function(module, "div", &div));
+  ScalarFixture f;
+  strata_function* div = f.Function("div");
   strata_tensor* inputs[2] = {Scalar(f.device, 7), Scalar(f.device, 0)};
   strata_tensor* result = nullptr;
   std::string error = Take(strata_function_call(div, inputs, 2, &result, 1));
@@ -394,7 +393,6 @@ TEST_CASE("a failure inside the program carries its backtrace") {
   strata_tensor_release(result);
   strata_tensor_release(inputs[0]);
   strata_tensor_release(inputs[1]);
-  strata_module_release(module);
 }
 
 TEST_CASE("tensors: copies, wrapped memory and their checks") {
@@ -457,11 +455,8 @@ TEST_CASE("tensors: copies, wrapped memory and their checks") {
 }
 
 TEST_CASE("a tensor passes through a function and outlives the module") {
-  Fixture f;
-  ModuleBytes bytes(BuildModule(ScalarModule()));
-  strata_module* module = LoadScalarModule(f.device, bytes);
-  strata_function* identity = nullptr;
-  EXPECT_OK(strata_module_lookup_function(module, "identity", &identity));
+  ScalarFixture f;
+  strata_function* identity = f.Function("identity");
   const int64_t shape[1] = {3};
   const int32_t values[3] = {7, 8, 9};
   strata_tensor* input = nullptr;
@@ -470,7 +465,7 @@ TEST_CASE("a tensor passes through a function and outlives the module") {
   strata_tensor* output = nullptr;
   EXPECT_OK(strata_function_call(identity, &input, 1, &output, 1));
   strata_tensor_release(input);
-  strata_module_release(module);
+  f.ReleaseModule();
   const void* data = nullptr;
   EXPECT_OK(strata_tensor_data(output, &data));
   CHECK(data == values);
@@ -533,11 +528,8 @@ TEST_CASE("the compiled MLP: signature, a call and shape errors") {
 constexpr int kThreads = 8;
 
 TEST_CASE("concurrent calls on one module: a program of scalars") {
-  Fixture f;
-  ModuleBytes bytes(BuildModule(ScalarModule()));
-  strata_module* module = LoadScalarModule(f.device, bytes);
-  strata_function* sum = nullptr;
-  EXPECT_OK(strata_module_lookup_function(module, "sum", &sum));
+  ScalarFixture f;
+  strata_function* sum = f.Function("sum");
   std::atomic<int> wrong{0};
   std::vector<std::thread> threads;
   for (int t = 0; t < kThreads; ++t) {
@@ -559,7 +551,6 @@ TEST_CASE("concurrent calls on one module: a program of scalars") {
   }
   for (std::thread& thread : threads) thread.join();
   CHECK(wrong == 0);
-  strata_module_release(module);
 }
 
 void ConcurrentMlp(const char* driver) {
