@@ -37,6 +37,9 @@ struct EntryPointInfo {
   uint32_t read_only_bindings = 0;
   // Invocations per workgroup, {0, 0, 0} when the format does not say.
   uint32_t workgroup_size[3] = {0, 0, 0};
+  // What each of the kernel's checks tests and where in the model it comes
+  // from, for the error when check i fails; empty when the kernel has none.
+  std::vector<std::string> check_messages;
 };
 
 struct ExecutableParams {

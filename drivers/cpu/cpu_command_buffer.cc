@@ -94,6 +94,20 @@ Status CpuCommandBuffer::BarrierImpl() {
   return OkStatus();
 }
 
+Status CpuCommandBuffer::DispatchError(const DispatchCommand& dispatch, int result, uint32_t x, uint32_t y,
+                                       uint32_t z) {
+  const hal::EntryPointInfo& entry = dispatch.executable->entry_points()[dispatch.entry_point];
+  std::string where = StrCat("dispatch of '", entry.name, "' (executable '", dispatch.executable->name(), "')");
+  const int64_t check = int64_t{result} - STRATA_CPU_KERNEL_CHECK_BASE;
+  if (check >= 0 && check < static_cast<int64_t>(entry.check_messages.size())) {
+    // A check of the model itself (a bounds check on an index it computed
+    // from an input, say): the input is what is wrong.
+    return OutOfRangeError(where, " failed a check of the model: ", entry.check_messages[check], " (workgroup (",
+                           x, ", ", y, ", ", z, "))");
+  }
+  return AbortedError(where, " failed: workgroup (", x, ", ", y, ", ", z, ") returned ", result);
+}
+
 Status CpuCommandBuffer::RunWorkgroups(const DispatchCommand& dispatch, uint64_t begin, uint64_t end) const {
   strata_cpu_dispatch_v0_t state;
   const uint32_t count_x = dispatch.workgroup_count[0];
@@ -115,11 +129,7 @@ Status CpuCommandBuffer::RunWorkgroups(const DispatchCommand& dispatch, uint64_t
     state.workgroup_id[1] = y;
     state.workgroup_id[2] = z;
     int result = dispatch.kernel(&state);
-    if (result != 0) [[unlikely]] {
-      return AbortedError("dispatch of '", dispatch.executable->entry_points()[dispatch.entry_point].name,
-                          "' (executable '", dispatch.executable->name(), "') failed: workgroup (", x, ", ", y,
-                          ", ", z, ") returned ", result);
-    }
+    if (result != 0) [[unlikely]] return DispatchError(dispatch, result, x, y, z);
     if (++x == count_x) {
       x = 0;
       if (++y == count_y) {

@@ -74,6 +74,8 @@ class CpuCommandBuffer final : public hal::CommandBuffer {
   // Runs the workgroups with linear ids [begin, end) of a dispatch (x fastest,
   // then y, then z). Fails with the first workgroup that returns nonzero.
   Status RunWorkgroups(const DispatchCommand& dispatch, uint64_t begin, uint64_t end) const;
+  // The error for a workgroup that returned `result` (kernel_abi.h names the codes).
+  static Status DispatchError(const DispatchCommand& dispatch, int result, uint32_t x, uint32_t y, uint32_t z);
   // Runs bytes [begin, end) of a fill, copy or update (ranges that start on a
   // multiple of the fill's pattern length).
   void RunTransfer(const Command& command, uint64_t begin, uint64_t end) const;

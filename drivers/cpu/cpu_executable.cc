@@ -108,6 +108,11 @@ StatusOr<std::vector<hal::EntryPointInfo>> ParseCpuExecutableMetadata(const hal:
       }
       for (int d = 0; d < 3; ++d) info.workgroup_size[d] = size->Get(d);
     }
+    if (const auto* messages = entry->check_messages()) {
+      for (const flatbuffers::String* message : *messages) {
+        info.check_messages.push_back(message ? message->str() : std::string());
+      }
+    }
     for (const hal::EntryPointInfo& other : entry_points) {
       if (other.name == info.name) {
         return InvalidArgumentError(prefix(), "entry point '", info.name, "' is listed twice");

@@ -8,7 +8,17 @@
  *
  * The workgroups of one dispatch may run concurrently on several threads and
  * in any order; a kernel must not assume otherwise. A non-zero return fails
- * the dispatch (and the submission it belongs to) with that code.
+ * the dispatch (and the submission it belongs to) with that code:
+ *
+ *   1   the dispatch brings fewer bindings or push constants than the kernel takes
+ *   2   a binding is shorter than the kernel's view of it
+ *   STRATA_CPU_KERNEL_CHECK_BASE + i
+ *       check i of the entry point failed (a bounds check of the model, say);
+ *       the executable's metadata holds what each check tests and where it
+ *       comes from (EntryPointDef.check_messages in schemas/cpu_executable.fbs)
+ *
+ * A failing check returns before the access it guards, so no workgroup reads
+ * or writes out of bounds; other workgroups may still have run.
  *
  * Executables link no libc. What they need from the runtime (math functions)
  * they import by symbol name; the loader resolves those imports against the
@@ -27,6 +37,9 @@ extern "C" {
 #endif
 
 #define STRATA_CPU_ABI_VERSION 0
+
+/* Return codes from this value on name failed checks (see above). */
+#define STRATA_CPU_KERNEL_CHECK_BASE 16
 
 typedef struct strata_cpu_dispatch_v0 {
   uint32_t workgroup_id[3];     /* x, y, z of this workgroup */

@@ -298,6 +298,9 @@ FailureOr<std::vector<EntryPointInfo>> collectEntryPoints(ModuleOp module) {
     entry.workgroupSize = *size;
     entry.workgroupCount = triple("workgroup_count");
     entry.workgroupCountConstant = integer("workgroup_count_constant");
+    if (auto messages = attr.getAs<ArrayAttr>("check_messages"))
+      for (auto message : messages.getAsValueRange<StringAttr>())
+        entry.checkMessages.push_back(message.str());
     entries.push_back(std::move(entry));
   }
   if (entries.empty())
@@ -336,9 +339,15 @@ serializeMetadata(llvm::ArrayRef<EntryPointInfo> entries,
     auto name = builder.CreateString(entry.name);
     auto readOnlyVector = builder.CreateVector(readOnly);
     auto sizeVector = builder.CreateVector(size);
+    flatbuffers::Offset<
+        flatbuffers::Vector<flatbuffers::Offset<flatbuffers::String>>>
+        checks;
+    if (!entry.checkMessages.empty())
+      checks = builder.CreateVectorOfStrings(entry.checkMessages.begin(),
+                                             entry.checkMessages.end());
     defs.push_back(schema::CreateEntryPointDef(
         builder, name, entry.bindingCount, entry.constantCount, readOnlyVector,
-        sizeVector));
+        sizeVector, checks));
   }
   auto entryPoints = builder.CreateVector(defs);
   flatbuffers::Offset<

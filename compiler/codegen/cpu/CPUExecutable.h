@@ -76,6 +76,8 @@ struct EntryPointInfo {
   /// Any count is correct (workgroups stride over the tiles); these give
   /// the most parallelism without idle workgroups.
   std::optional<uint32_t> workgroupCountConstant;
+  /// What each check of the kernel tests, with its model location.
+  std::vector<std::string> checkMessages;
 };
 
 /// What a module embeds as an ExecutableDef.

@@ -39,6 +39,12 @@ inline constexpr llvm::StringLiteral kWorkgroupCountAttr =
 inline constexpr llvm::StringLiteral kDistributionAttr =
     "strata_cpu.distribution";
 inline constexpr llvm::StringLiteral kEntryPointAttr = "strata_cpu.entry_point";
+/// On a `cf.assert` in a kernel body: its index among the entry point's
+/// checks (the kernel returns STRATA_CPU_KERNEL_CHECK_BASE + index when it
+/// fails).
+inline constexpr llvm::StringLiteral kCheckAttr = "strata_cpu.check";
+/// The first return code of a failed check (drivers/cpu/kernel_abi.h).
+inline constexpr int32_t kCheckReturnCodeBase = 16;
 
 /// The two tile levels of one linalg op, one size per loop.
 struct TileSizes {

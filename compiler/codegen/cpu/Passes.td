@@ -34,6 +34,30 @@ def CPUVerifyKernelsPass : Pass<"strata-cpu-verify-kernels", "::mlir::ModuleOp">
   }];
 }
 
+def CPUComputeInDestinationsPass : Pass<"strata-cpu-compute-in-destinations",
+                                        "::mlir::ModuleOp"> {
+  let summary = "Rewrites what would bufferize into a temporary so that "
+                "kernels compute in their bindings";
+  let description = [{
+    Two constructs of real exports would make one-shot bufferization build a
+    whole result in a temporary and copy it out (a heap allocation when it is
+    larger than the stack limit, which a CPU kernel cannot make):
+
+    - `tensor.pad` allocates its padded result. It becomes a `linalg.fill` of
+      a `tensor.empty` with the padding value plus a `tensor.insert_slice` of
+      the source, so the fill and the copy write the output binding once
+      empty-tensor elimination has made it the destination.
+    - An op whose init is a tensor argument of the kernel (TOSA's convolution
+      starting from the broadcast bias): arguments are read-only bindings, so
+      bufferization would copy the init into a temporary, compute there and
+      copy the result out. The init is instead copied (`linalg.copy`) into a
+      `tensor.empty`, which becomes the output binding, and the op
+      accumulates there in place.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def CPUResultsToBindingsPass : Pass<"strata-cpu-results-to-bindings",
                                     "::mlir::ModuleOp"> {
   let summary = "Turns the tensor results of kernels into memref arguments "
@@ -209,7 +233,12 @@ def CPUWrapKernelABIPass : Pass<"strata-cpu-wrap-kernel-abi",
     sizes from push constants), calls the body, and returns 0.
 
     It returns 1 when the dispatch brings fewer bindings or constants than
-    the kernel takes, and 2 when a binding is shorter than its memref.
+    the kernel takes, and 2 when a binding is shorter than its memref. A
+    kernel with `cf.assert` ops (the bounds checks of torch-mlir exports, for
+    instance) gets them numbered (`strata_cpu.check`), its body returns an
+    i32 status that the wrapper returns, and the entry's description lists
+    each check's message prefixed with its location in the model
+    (`check_messages`); strata-cpu-lower-checks later makes them return.
     Push constants: first each scalar argument in order (`i32` as is, `f32`
     bit-cast, `index` zero-extended), then each dynamic dimension of each
     memref argument, in argument order, outer dimension first. A kernel
@@ -226,6 +255,32 @@ def CPUWrapKernelABIPass : Pass<"strata-cpu-wrap-kernel-abi",
   let dependentDialects = ["::mlir::LLVM::LLVMDialect",
                            "::mlir::arith::ArithDialect",
                            "::mlir::cf::ControlFlowDialect"];
+}
+
+def CPULowerChecksPass : Pass<"strata-cpu-lower-checks", "::mlir::ModuleOp"> {
+  let summary = "Makes a failed `cf.assert` in a kernel return its check's "
+                "code instead of aborting";
+  let description = [{
+    Runs once the kernel bodies are control flow graphs (after
+    `convert-scf-to-cf`). Each `cf.assert %ok, "msg"` numbered i by
+    strata-cpu-wrap-kernel-abi becomes
+
+    ```mlir
+      cf.cond_br %ok, ^continue, ^failed_i
+    ^failed_i:
+      return %c(16 + i) : i32
+    ```
+
+    so the check survives, the access it guards is never made, and the
+    runtime reports the check's message with its model location
+    (drivers/cpu/kernel_abi.h). Upstream's lowering would call `puts` and
+    `abort`, which no CPU executable may import and which would take the
+    whole process down on a bad input. An assert that was not numbered, or
+    sits in a function that does not return an i32 status, is an error at
+    its location.
+  }];
+  let dependentDialects = ["::mlir::cf::ControlFlowDialect",
+                           "::mlir::arith::ArithDialect"];
 }
 
 #endif // STRATA_COMPILER_CODEGEN_CPU_PASSES_TD

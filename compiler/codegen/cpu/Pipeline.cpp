@@ -29,6 +29,7 @@ void buildCPUCodegenPipeline(OpPassManager &pm,
 
   // Tensors to buffers: results are computed in place in output bindings,
   // temporaries go to the stack.
+  pm.addPass(createCPUComputeInDestinationsPass());
   pm.addPass(createCPUResultsToBindingsPass());
   pm.addPass(bufferization::createEmptyTensorEliminationPass());
   bufferization::OneShotBufferizePassOptions bufferize;
@@ -78,6 +79,7 @@ void buildCPUCodegenPipeline(OpPassManager &pm,
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(createCPULowerChecksPass());
   // Math with an LLVM intrinsic becomes one (expf, sqrt instructions, ...);
   // the rest becomes calls to the libm names the runtime provides. (The
   // common transcendental functions were approximated above.)

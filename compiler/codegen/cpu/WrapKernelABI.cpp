@@ -16,6 +16,7 @@
 
 #include "compiler/codegen/cpu/KernelConfig.h"
 #include "compiler/codegen/cpu/Passes.h"
+#include "compiler/support/SourceLocation.h"
 
 #include "mlir/Conversion/LLVMCommon/MemRefBuilder.h"
 #include "mlir/Conversion/LLVMCommon/TypeConverter.h"
@@ -206,6 +207,10 @@ struct CPUWrapKernelABIPass
     if (failed(signature))
       return failure();
 
+    SmallVector<std::string> checks = numberChecks(kernel);
+    if (!checks.empty())
+      returnStatus(kernel);
+
     std::string name = kernel.getSymName().str();
     std::string bodyName = name + ".body";
     if (symbols.lookup(bodyName))
@@ -339,15 +344,51 @@ struct CPUWrapKernelABIPass
       func::ReturnOp::create(doneBuilder, loc, zero);
       b.setInsertionPointToStart(call);
     }
-    func::CallOp::create(b, loc, kernel, bodyArgs);
-    func::ReturnOp::create(b, loc, zero);
+    auto call = func::CallOp::create(b, loc, kernel, bodyArgs);
+    func::ReturnOp::create(b, loc,
+                           checks.empty() ? zero : call.getResult(0));
 
     OpBuilder failBuilder = OpBuilder::atBlockBegin(fail);
     func::ReturnOp::create(failBuilder, loc, failCode);
 
-    wrapper->setAttr(kEntryPointAttr,
-                     describe(kernel, *signature, moduleBuilder));
+    DictionaryAttr description = describe(kernel, *signature, moduleBuilder);
+    if (!checks.empty()) {
+      NamedAttrList entries(description);
+      entries.set("check_messages",
+                  moduleBuilder.getStrArrayAttr(SmallVector<StringRef>(
+                      checks.begin(), checks.end())));
+      description = entries.getDictionary(context);
+    }
+    wrapper->setAttr(kEntryPointAttr, description);
     return success();
+  }
+
+  /// Numbers the kernel's `cf.assert` ops (kCheckAttr) and returns what each
+  /// one tests, prefixed with its location in the model.
+  SmallVector<std::string> numberChecks(func::FuncOp kernel) {
+    SmallVector<std::string> messages;
+    Builder b(kernel.getContext());
+    kernel.walk([&](cf::AssertOp check) {
+      check->setAttr(kCheckAttr, b.getI32IntegerAttr(messages.size()));
+      std::optional<std::string> where = fileLocation(check.getLoc());
+      messages.push_back((where ? *where + ": " : std::string()) +
+                         check.getMsg().str());
+    });
+    return messages;
+  }
+
+  /// Makes the body return an i32 status: 0 where it returned, the failed
+  /// check's code where strata-cpu-lower-checks makes a check return.
+  void returnStatus(func::FuncOp kernel) {
+    OpBuilder b(kernel.getContext());
+    Type i32 = b.getI32Type();
+    kernel.setType(FunctionType::get(kernel.getContext(),
+                                     kernel.getArgumentTypes(), {i32}));
+    kernel.walk([&](func::ReturnOp ret) {
+      b.setInsertionPoint(ret);
+      ret->setOperands(ValueRange{arith::ConstantOp::create(
+          b, ret.getLoc(), i32, b.getIntegerAttr(i32, 0))});
+    });
   }
 
   /// `length >= product(sizes) * element bytes`, where a product that

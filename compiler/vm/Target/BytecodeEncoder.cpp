@@ -2,6 +2,8 @@
 
 #include "compiler/vm/Target/BytecodeEncoder.h"
 
+#include "compiler/support/SourceLocation.h"
+
 #include <cassert>
 #include <cctype>
 #include <limits>
@@ -50,22 +52,6 @@ std::optional<uint64_t> immediateBits(Attribute value) {
   if (auto real = dyn_cast_or_null<FloatAttr>(value))
     return real.getValue().bitcastToAPInt().getZExtValue();
   return std::nullopt;
-}
-
-/// "file:line:col" of the first file location inside `loc` (which may be
-/// fused or named), if any.
-std::optional<std::string> fileLocation(Location loc) {
-  std::optional<std::string> result;
-  loc->walk([&](Location nested) {
-    auto file = dyn_cast<FileLineColLoc>(nested);
-    if (!file)
-      return WalkResult::advance();
-    result = (file.getFilename().getValue() + ":" + Twine(file.getLine()) +
-              ":" + Twine(file.getColumn()))
-                 .str();
-    return WalkResult::interrupt();
-  });
-  return result;
 }
 
 class FunctionEncoder {

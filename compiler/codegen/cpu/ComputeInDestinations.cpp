@@ -1,0 +1,71 @@
+//===- ComputeInDestinations.cpp - No temporaries for pads and inits -----===//
+
+#include "compiler/codegen/cpu/KernelConfig.h"
+#include "compiler/codegen/cpu/Passes.h"
+
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/DestinationStyleOpInterface.h"
+
+using namespace mlir;
+
+namespace strata::cpu {
+
+#define GEN_PASS_DEF_CPUCOMPUTEINDESTINATIONSPASS
+#include "compiler/codegen/cpu/Passes.h.inc"
+
+namespace {
+
+struct CPUComputeInDestinationsPass
+    : impl::CPUComputeInDestinationsPassBase<CPUComputeInDestinationsPass> {
+  void runOnOperation() override {
+    for (auto kernel : getOperation().getOps<func::FuncOp>())
+      if (isKernel(kernel) && failed(rewrite(kernel)))
+        return signalPassFailure();
+  }
+
+  LogicalResult rewrite(func::FuncOp kernel) {
+    IRRewriter rewriter(kernel.getContext());
+    SmallVector<tensor::PadOp> pads;
+    kernel.walk([&](tensor::PadOp pad) { pads.push_back(pad); });
+    for (tensor::PadOp pad : pads) {
+      rewriter.setInsertionPoint(pad);
+      if (failed(linalg::rewriteInDestinationPassingStyle(rewriter, pad)))
+        return pad.emitOpError(
+            "cannot be written as a fill of its destination and a copy of "
+            "its source");
+    }
+
+    // Inits that are kernel arguments: copied once into a fresh tensor,
+    // which becomes the output binding.
+    SmallVector<OpOperand *> inits;
+    kernel.walk([&](DestinationStyleOpInterface op) {
+      if (!op.hasPureTensorSemantics())
+        return;
+      for (OpOperand &init : op.getDpsInitsMutable()) {
+        auto argument = dyn_cast<BlockArgument>(init.get());
+        if (argument && argument.getOwner() == &kernel.front() &&
+            isa<RankedTensorType>(argument.getType()))
+          inits.push_back(&init);
+      }
+    });
+    for (OpOperand *init : inits) {
+      Value argument = init->get();
+      auto type = cast<RankedTensorType>(argument.getType());
+      rewriter.setInsertionPoint(init->getOwner());
+      Location loc = init->getOwner()->getLoc();
+      SmallVector<OpFoldResult> sizes =
+          tensor::getMixedSizes(rewriter, loc, argument);
+      Value empty = tensor::EmptyOp::create(rewriter, loc, sizes,
+                                            type.getElementType());
+      Value copy =
+          linalg::CopyOp::create(rewriter, loc, argument, empty).getResult(0);
+      rewriter.modifyOpInPlace(init->getOwner(), [&] { init->set(copy); });
+    }
+    return success();
+  }
+};
+
+} // namespace
+} // namespace strata::cpu

@@ -1,0 +1,47 @@
+// strata-cpu-compute-in-destinations: a pad fills its destination and copies
+// its source in; an init that is a (read-only) kernel argument is copied into
+// a fresh tensor. After bufferization neither needs a temporary: the fill,
+// the copies and the convolution write the output binding.
+// RUN: strata-opt %s --strata-cpu-compute-in-destinations | FileCheck %s
+// RUN: strata-opt %s --strata-cpu-compute-in-destinations --strata-cpu-results-to-bindings --eliminate-empty-tensors --one-shot-bufferize="bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map" --canonicalize | FileCheck %s --check-prefix=BUFFERS
+
+// CHECK-LABEL: func.func @pad(
+// CHECK-SAME: %[[SOURCE:.*]]: tensor<1x64x32x32xf32>
+// CHECK: %[[EMPTY:.*]] = tensor.empty() : tensor<1x64x34x34xf32>
+// CHECK: %[[FILLED:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[EMPTY]] : tensor<1x64x34x34xf32>)
+// CHECK: %[[PADDED:.*]] = tensor.insert_slice %[[SOURCE]] into %[[FILLED]][0, 0, 1, 1] [1, 64, 32, 32] [1, 1, 1, 1]
+// CHECK: return %[[PADDED]]
+// BUFFERS-LABEL: func.func @pad(
+// BUFFERS-SAME: %[[SOURCE:.*]]: memref<1x64x32x32xf32>, %[[OUT:.*]]: memref<1x64x34x34xf32>
+// BUFFERS-NOT: memref.alloc
+// BUFFERS: linalg.fill ins(%{{.*}} : f32) outs(%[[OUT]] : memref<1x64x34x34xf32>)
+// BUFFERS: %[[INTERIOR:.*]] = memref.subview %[[OUT]][0, 0, 1, 1] [1, 64, 32, 32] [1, 1, 1, 1]
+// BUFFERS: memref.copy %[[SOURCE]], %[[INTERIOR]]
+// BUFFERS-NOT: memref.alloc
+func.func @pad(%source: tensor<1x64x32x32xf32>) -> tensor<1x64x34x34xf32> {
+  %ninf = arith.constant 0xFF800000 : f32
+  %padded = tensor.pad %source low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%n: index, %c: index, %h: index, %w: index):
+    tensor.yield %ninf : f32
+  } : tensor<1x64x32x32xf32> to tensor<1x64x34x34xf32>
+  return %padded : tensor<1x64x34x34xf32>
+}
+
+// CHECK-LABEL: func.func @conv_from_bias(
+// CHECK-SAME: %[[INPUT:.*]]: tensor<1x10x10x8xf32>, %[[FILTER:.*]]: tensor<16x3x3x8xf32>, %[[BIAS:.*]]: tensor<1x8x8x16xf32>
+// CHECK: %[[EMPTY:.*]] = tensor.empty() : tensor<1x8x8x16xf32>
+// CHECK: %[[INIT:.*]] = linalg.copy ins(%[[BIAS]] : tensor<1x8x8x16xf32>) outs(%[[EMPTY]] : tensor<1x8x8x16xf32>)
+// CHECK: linalg.conv_2d_nhwc_fhwc {{.*}} outs(%[[INIT]] : tensor<1x8x8x16xf32>)
+// BUFFERS-LABEL: func.func @conv_from_bias(
+// BUFFERS-SAME: %[[BIAS:[a-z0-9]*]]: memref<1x8x8x16xf32>, %[[OUT:[a-z0-9]*]]: memref<1x8x8x16xf32>
+// BUFFERS-NOT: memref.alloc
+// BUFFERS: linalg.copy ins(%[[BIAS]] : memref<1x8x8x16xf32>) outs(%[[OUT]] : memref<1x8x8x16xf32>)
+// BUFFERS: linalg.conv_2d_nhwc_fhwc {{.*}} outs(%[[OUT]] : memref<1x8x8x16xf32>)
+// BUFFERS-NOT: memref.copy
+func.func @conv_from_bias(%input: tensor<1x10x10x8xf32>, %filter: tensor<16x3x3x8xf32>,
+                          %bias: tensor<1x8x8x16xf32>) -> tensor<1x8x8x16xf32> {
+  %conv = linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%input, %filter : tensor<1x10x10x8xf32>, tensor<16x3x3x8xf32>)
+      outs(%bias : tensor<1x8x8x16xf32>) -> tensor<1x8x8x16xf32>
+  return %conv : tensor<1x8x8x16xf32>
+}
