@@ -699,6 +699,48 @@ LogicalResult FunctionLowering::lowerOp(Operation &op) {
             tensors[reshape.getResult()] = result;
             return success();
           })
+      .Case([&](tensor::ReshapeOp reshape) -> LogicalResult {
+        // A view with the dims a shape tensor lists (torch-mlir's view and
+        // reshape), checked to hold as many elements as the source.
+        auto shape =
+            reshape.getShape().getDefiningOp<tensor::FromElementsOp>();
+        auto it = tensors.find(reshape.getSource());
+        if (!shape || it == tensors.end())
+          return reshape.emitOpError(
+              "needs its shape as a tensor.from_elements of host scalars");
+        TensorValue source = it->second;
+        TensorValue result = source;
+        result.view = Value();
+        result.type = cast<RankedTensorType>(reshape.getResult().getType());
+        result.dims.clear();
+        Value before = i64(1), after = i64(1);
+        for (Value dim : source.dims)
+          before = op1("mul.i64", {before, dim}, b.getI64Type());
+        for (auto [d, element] : llvm::enumerate(shape.getElements())) {
+          Value size = result.type.isDynamicDim(d)
+                           ? scalars.lookup(element)
+                           : i64(result.type.getDimSize(d));
+          if (!size)
+            return reshape.emitOpError("reads a shape the host does not hold");
+          result.dims.push_back(size);
+          after = op1("mul.i64", {after, size}, b.getI64Type());
+        }
+        Value mismatch = op1("cmp.ne.i64", {before, after}, b.getI32Type());
+        vm::CondFailOp::create(
+            b, loc, mismatch,
+            "tensor.reshape: the new shape holds a different number of "
+            "elements than the tensor");
+        tensors[reshape.getResult()] = result;
+        return success();
+      })
+      .Case([&](tensor::FromElementsOp elements) -> LogicalResult {
+        if (llvm::all_of(elements->getUses(), [](OpOperand &use) {
+              auto reshape = dyn_cast<tensor::ReshapeOp>(use.getOwner());
+              return reshape && use.get() == reshape.getShape();
+            }))
+          return success(); // read by the reshapes above
+        return lowerScalar(op);
+      })
       .Case([&](arith::ConstantOp constant) -> LogicalResult {
         if (isa<RankedTensorType>(constant.getType()))
           return lowerConstantTensor(constant);
@@ -839,7 +881,13 @@ LogicalResult FunctionLowering::lowerDispatch(flow::DispatchOp op) {
     if (!value)
       return op.emitOpError("reads a scalar the host does not hold");
     Type type = argument.getType();
-    if (type.isIndex())
+    if (type.isSignlessInteger(64)) {
+      // Two push constants, the low word first.
+      constants.push_back(op1("trunc.i64.i32", {value}, b.getI32Type()));
+      value = op1("trunc.i64.i32",
+                  {op1("shr.i64.u", {value, i64(32)}, b.getI64Type())},
+                  b.getI32Type());
+    } else if (type.isIndex())
       value = op1("trunc.i64.i32", {value}, b.getI32Type());
     else if (type.isF32())
       value = op1("bitcast.f32.i32", {value}, b.getI32Type());

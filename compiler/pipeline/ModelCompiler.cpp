@@ -310,6 +310,8 @@ compileModel(ModuleOp module, const ModelCompileOptions &options) {
           kernel.setPrivate();
         }
         if (failed(runner.runPasses(Phase::kVM, [](OpPassManager &pm) {
+              // Index arithmetic on shapes (affine.apply) becomes arith.
+              pm.addPass(createLowerAffinePass());
               pm.addPass(createSCFToControlFlowPass());
               pm.addPass(createCanonicalizerPass());
               pm.addPass(createCSEPass());

@@ -567,8 +567,8 @@ TEST_CASE("unsupported input is a diagnostic with its location, not a crash") {
       {R"mlir(func.func private @malloc(i64) -> !llvm.ptr
           func.func @k(%a: memref<4xf32>) { return })mlir",
        "declares 'malloc', which the runtime does not provide"},
-      {R"mlir(func.func @k(%a: memref<4xf32>, %n: i64) { return })mlir",
-       "argument 1 has type 'i64'"},
+      {R"mlir(func.func @k(%a: memref<4xf32>, %n: f64) { return })mlir",
+       "argument 1 has type 'f64'"},
       {R"mlir(func.func @k(%a: memref<4xf32, strided<[2]>>) { return })mlir",
        "expected a memref with the identity layout"},
       {R"mlir(func.func @k(%a: memref<4xf32>) {

@@ -24,7 +24,7 @@ def CPUVerifyKernelsPass : Pass<"strata-cpu-verify-kernels", "::mlir::ModuleOp">
       helpers) and immutable `memref.global` constants only;
     - a kernel returns nothing (or tensors, before bufferization) and takes
       ranked memrefs with the identity layout (or ranked tensors), and
-      `i32`, `f32` or `index` scalars (push constants);
+      `i32`, `i64`, `f32` or `index` scalars (push constants);
     - bodies use the arith, math, memref, scf, cf, linalg (structured ops),
       affine, vector, tensor, bufferization, ub and func dialects only;
     - no heap allocation (`memref.alloc` after stack promotion, `realloc`),
@@ -240,7 +240,7 @@ def CPUWrapKernelABIPass : Pass<"strata-cpu-wrap-kernel-abi",
     each check's message prefixed with its location in the model
     (`check_messages`); strata-cpu-lower-checks later makes them return.
     Push constants: first each scalar argument in order (`i32` as is, `f32`
-    bit-cast, `index` zero-extended), then each dynamic dimension of each
+    bit-cast, `i64` as two, low word first, `index` zero-extended), then each dynamic dimension of each
     memref argument, in argument order, outer dimension first. A kernel
     without workgroup arguments runs on workgroup 0 only.
 

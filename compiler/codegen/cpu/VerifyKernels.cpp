@@ -59,12 +59,13 @@ LogicalResult verifyKernelSignature(func::FuncOp kernel) {
                << i << ": expected integer or float elements, got " << type;
       continue;
     }
-    if (type.isInteger(32) || type.isF32() || type.isIndex())
+    if (type.isInteger(32) || type.isInteger(64) || type.isF32() ||
+        type.isIndex())
       continue;
     return kernel.emitOpError("argument ")
            << i << " has type " << type
            << "; a kernel takes memrefs (bindings), ranked tensors, and i32, "
-              "f32 or index scalars (push constants)";
+              "i64, f32 or index scalars (push constants)";
   }
   for (auto [i, type] : llvm::enumerate(kernel.getResultTypes())) {
     auto tensor = dyn_cast<RankedTensorType>(type);

@@ -56,7 +56,7 @@ enum EntryPointError : int32_t {
 /// Where each kernel argument comes from.
 struct ArgumentSource {
   enum Kind { kBinding, kConstant, kWorkgroupId, kWorkgroupCount } kind;
-  unsigned index = 0; // binding or constant number
+  unsigned index = 0; // binding or (first) constant number
 };
 
 struct KernelSignature {
@@ -67,8 +67,8 @@ struct KernelSignature {
   unsigned constantCount = 0;
 };
 
-/// Numbers the arguments: memrefs are bindings in order; scalars, then
-/// dynamic dimensions, are push constants.
+/// Numbers the arguments: memrefs are bindings in order; scalars (an i64 as
+/// two, low word first), then dynamic dimensions, are push constants.
 FailureOr<KernelSignature> classifyArguments(func::FuncOp kernel) {
   KernelSignature signature;
   for (auto [i, type] : llvm::enumerate(kernel.getArgumentTypes())) {
@@ -82,11 +82,16 @@ FailureOr<KernelSignature> classifyArguments(func::FuncOp kernel) {
     } else if (type.isInteger(32) || type.isF32() || type.isIndex()) {
       signature.arguments.push_back(
           {ArgumentSource::kConstant, signature.constantCount++});
+    } else if (type.isInteger(64)) {
+      // Two constants: the low word, then the high word.
+      signature.arguments.push_back(
+          {ArgumentSource::kConstant, signature.constantCount});
+      signature.constantCount += 2;
     } else {
       return kernel.emitOpError("argument ")
              << i << " has type " << type
-             << ", which is neither a memref nor an i32, f32 or index push "
-                "constant";
+             << ", which is neither a memref nor an i32, i64, f32 or index "
+                "push constant";
     }
   }
   for (auto [i, type] : llvm::enumerate(kernel.getArgumentTypes()))
@@ -296,7 +301,12 @@ struct CPUWrapKernelABIPass
         break;
       case ArgumentSource::kConstant: {
         Value raw = constantValues[source.index];
-        if (type.isF32())
+        if (type.isInteger(64)) {
+          Value high = w.zext64(constantValues[source.index + 1]);
+          bodyArgs.push_back(arith::OrIOp::create(
+              b, loc, w.zext64(raw),
+              arith::ShLIOp::create(b, loc, high, w.constant(w.i64, 32))));
+        } else if (type.isF32())
           bodyArgs.push_back(arith::BitcastOp::create(b, loc, type, raw));
         else if (type.isIndex())
           bodyArgs.push_back(arith::IndexCastUIOp::create(b, loc, type, raw));

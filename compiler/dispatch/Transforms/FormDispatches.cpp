@@ -18,7 +18,7 @@
 //        becomes the value), or it is small enough to stay on the kernel's
 //        stack.
 // 2. Each region becomes a kernel: values it reads from outside become
-//    arguments (tensors: bindings; index, i32, f32: push constants), except
+//    arguments (tensors: bindings; index, i32, i64, f32: push constants), except
 //    scalar and splat constants, tensor.empty ops and linalg.fill ops of
 //    empty tensors that only initialise outputs, which are cloned in. Values used after the region become results. The region is
 //    replaced by a flow.dispatch, whose result dims the host computes from
@@ -34,6 +34,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/DestinationStyleOpInterface.h"
 #include "mlir/Transforms/RegionUtils.h"
@@ -234,10 +235,15 @@ private:
                            int64_t dim, const Region_ &region) {
     Operation *producer = value.getDefiningOp();
     if (producer && (inRegion(producer, region) || isInitFill(producer))) {
+      unsigned resultNumber = cast<OpResult>(value).getResultNumber();
       if (auto dps = dyn_cast<DestinationStyleOpInterface>(producer))
-        return hostDim(
-            b, loc, dps.getDpsInitOperand(cast<OpResult>(value).getResultNumber())->get(),
-            dim, region);
+        return hostDim(b, loc, dps.getDpsInitOperand(resultNumber)->get(),
+                       dim, region);
+      // Slices, reshapes, pads, concatenations: their sizes follow from
+      // their operands' (a dimension of a region value is asked of its
+      // producer in turn).
+      if (isa<ReifyRankedShapedTypeOpInterface>(producer))
+        return reifiedHostDim(b, loc, producer, resultNumber, dim, region);
       return producer->emitOpError(
           "has a result of dynamic size that the host cannot compute before "
           "the dispatch");
@@ -245,6 +251,63 @@ private:
     if (auto empty = dyn_cast_or_null<tensor::EmptyOp>(producer))
       return empty.getDynamicSize(dim);
     return tensor::DimOp::create(b, loc, value, dim).getResult();
+  }
+
+  /// hostDim of a result of `producer`, which reifies its result shapes.
+  FailureOr<Value> reifiedHostDim(OpBuilder &b, Location loc,
+                                  Operation *producer, unsigned resultNumber,
+                                  int64_t dim, const Region_ &region) {
+    // What reification builds beyond the one size used must go again: it may
+    // read region values, which outlining erases.
+    struct Recorder : OpBuilder::Listener {
+      void notifyOperationInserted(Operation *op,
+                                   OpBuilder::InsertPoint) override {
+        ops.push_back(op);
+      }
+      SmallVector<Operation *> ops;
+    } recorder;
+    OpBuilder::Listener *previous = b.getListener();
+    b.setListener(&recorder);
+    ReifiedRankedShapedTypeDims shapes;
+    LogicalResult reified = reifyResultShapes(b, producer, shapes);
+    b.setListener(previous);
+    FailureOr<Value> size = failure();
+    if (failed(reified)) {
+      size = producer->emitOpError("has a result of dynamic size that the "
+                                   "host cannot compute before the dispatch");
+    } else if (auto attr =
+                   dyn_cast<Attribute>(shapes[resultNumber][dim])) {
+      size = arith::ConstantIndexOp::create(
+                 b, loc, cast<IntegerAttr>(attr).getInt())
+                 .getResult();
+    } else {
+      size = cast<Value>(shapes[resultNumber][dim]);
+      // A dimension of a region value becomes its host value.
+      for (Operation *op : recorder.ops) {
+        auto dimOp = dyn_cast<tensor::DimOp>(op);
+        if (!dimOp || dimOp->use_empty())
+          continue;
+        Operation *source = dimOp.getSource().getDefiningOp();
+        std::optional<int64_t> index = dimOp.getConstantIndex();
+        if (!source || !(inRegion(source, region) || isInitFill(source)))
+          continue;
+        FailureOr<Value> inner =
+            index ? hostDim(b, loc, dimOp.getSource(), *index, region)
+                  : FailureOr<Value>(dimOp->emitOpError(
+                        "has a dynamic index that the host cannot compute"));
+        if (failed(inner)) {
+          size = failure();
+          break;
+        }
+        if (*size == dimOp.getResult())
+          size = *inner;
+        dimOp.getResult().replaceAllUsesWith(*inner);
+      }
+    }
+    for (Operation *op : llvm::reverse(recorder.ops))
+      if (op->use_empty() && (failed(size) || op != size->getDefiningOp()))
+        op->erase();
+    return size;
   }
 
   LogicalResult outline(Region_ &region) {
@@ -286,10 +349,12 @@ private:
     for (Value argument : arguments) {
       Type type = argument.getType();
       if (!isa<RankedTensorType>(type) && !type.isIndex() &&
-          !type.isSignlessInteger(32) && !type.isF32())
+          !type.isSignlessInteger(32) && !type.isSignlessInteger(64) &&
+          !type.isF32())
         return last->emitOpError("reads the host value of type ")
                << type
-               << "; a kernel takes ranked tensors, index, i32 and f32 only";
+               << "; a kernel takes ranked tensors, index, i32, i64 and f32 "
+                  "only";
     }
 
     // What the host uses afterwards.

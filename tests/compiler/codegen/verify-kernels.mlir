@@ -36,8 +36,8 @@ func.func private @malloc(i64) -> !llvm.ptr
 
 // -----
 
-// expected-error @+1 {{'func.func' op argument 1 has type 'i64'; a kernel takes memrefs (bindings), ranked tensors, and i32, f32 or index scalars (push constants)}}
-func.func @wide(%a: memref<4xf32>, %n: i64) {
+// expected-error @+1 {{'func.func' op argument 1 has type 'f64'; a kernel takes memrefs (bindings), ranked tensors, and i32, i64, f32 or index scalars (push constants)}}
+func.func @wide(%a: memref<4xf32>, %n: f64) {
   return
 }
 

@@ -105,3 +105,25 @@ func.func private @clash.body()
 func.func @clash(%a: memref<4xf32>) {
   return
 }
+
+// -----
+
+// An i64 scalar takes two push constants, the low word first: the wrapper
+// joins them as low | high << 32.
+// CHECK-LABEL: func.func @offset(
+// CHECK-SAME: constant_count = 2 : i64
+// CHECK: llvm.getelementptr %{{.*}}[0, 6]
+// CHECK-NEXT: %[[CONSTANTS:.*]] = llvm.load %{{.*}} : !llvm.ptr -> !llvm.ptr
+// CHECK-NEXT: %[[LOW:.*]] = llvm.load %[[CONSTANTS]] : !llvm.ptr -> i32
+// CHECK-NEXT: %[[SECOND:.*]] = llvm.getelementptr %[[CONSTANTS]][1]
+// CHECK-NEXT: %[[HIGH:.*]] = llvm.load %[[SECOND]] : !llvm.ptr -> i32
+// CHECK-DAG: %[[HIGH64:.*]] = arith.extui %[[HIGH]] : i32 to i64
+// CHECK-DAG: %[[LOW64:.*]] = arith.extui %[[LOW]] : i32 to i64
+// CHECK: %[[SHIFTED:.*]] = arith.shli %[[HIGH64]], %c32_i64 : i64
+// CHECK: %[[VALUE:.*]] = arith.ori %[[LOW64]], %[[SHIFTED]] : i64
+// CHECK: call @offset.body(%{{.*}}, %[[VALUE]])
+func.func @offset(%out: memref<4xi64>, %n: i64) {
+  %c0 = arith.constant 0 : index
+  memref.store %n, %out[%c0] : memref<4xi64>
+  return
+}
