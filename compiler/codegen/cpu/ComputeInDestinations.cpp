@@ -37,6 +37,18 @@ struct CPUComputeInDestinationsPass
             "its source");
     }
 
+    SmallVector<tensor::ConcatOp> concats;
+    kernel.walk([&](tensor::ConcatOp concat) { concats.push_back(concat); });
+    for (tensor::ConcatOp concat : concats) {
+      rewriter.setInsertionPoint(concat);
+      FailureOr<SmallVector<Value>> parts = concat.decomposeOperation(rewriter);
+      if (failed(parts))
+        return concat.emitOpError(
+            "cannot be written as copies of its operands into its "
+            "destination");
+      rewriter.replaceOp(concat, *parts);
+    }
+
     // Inits that are kernel arguments: copied once into a fresh tensor,
     // which becomes the output binding.
     SmallVector<OpOperand *> inits;

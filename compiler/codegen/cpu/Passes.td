@@ -46,7 +46,9 @@ def CPUComputeInDestinationsPass : Pass<"strata-cpu-compute-in-destinations",
     - `tensor.pad` allocates its padded result. It becomes a `linalg.fill` of
       a `tensor.empty` with the padding value plus a `tensor.insert_slice` of
       the source, so the fill and the copy write the output binding once
-      empty-tensor elimination has made it the destination.
+      empty-tensor elimination has made it the destination. Likewise a
+      `tensor.concat` (ViT's class token before the patches) becomes one
+      `tensor.insert_slice` of each operand into a `tensor.empty`.
     - An op whose init is a tensor argument of the kernel (TOSA's convolution
       starting from the broadcast bias): arguments are read-only bindings, so
       bufferization would copy the init into a temporary, compute there and

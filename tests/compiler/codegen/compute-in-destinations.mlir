@@ -45,3 +45,19 @@ func.func @conv_from_bias(%input: tensor<1x10x10x8xf32>, %filter: tensor<16x3x3x
       outs(%bias : tensor<1x8x8x16xf32>) -> tensor<1x8x8x16xf32>
   return %conv : tensor<1x8x8x16xf32>
 }
+
+// CHECK-LABEL: func.func @concat(
+// CHECK-SAME: %[[TOKEN:.*]]: tensor<?x1x64xf32>, %[[PATCHES:.*]]: tensor<?x16x64xf32>
+// CHECK: %[[EMPTY:.*]] = tensor.empty(%{{.*}}) : tensor<?x17x64xf32>
+// CHECK: %[[FIRST:.*]] = tensor.insert_slice %[[TOKEN]] into %[[EMPTY]][0, 0, 0]
+// CHECK: tensor.insert_slice %[[PATCHES]] into %[[FIRST]][0, 1, 0]
+// BUFFERS-LABEL: func.func @concat(
+// BUFFERS-SAME: %[[TOKEN:[a-z0-9]*]]: memref<?x1x64xf32>, %[[PATCHES:[a-z0-9]*]]: memref<?x16x64xf32>, %[[OUT:[a-z0-9]*]]: memref<?x17x64xf32>
+// BUFFERS-NOT: memref.alloc
+// BUFFERS: memref.copy %[[TOKEN]]
+// BUFFERS: memref.copy %[[PATCHES]]
+// BUFFERS-NOT: memref.alloc
+func.func @concat(%token: tensor<?x1x64xf32>, %patches: tensor<?x16x64xf32>) -> tensor<?x17x64xf32> {
+  %joined = tensor.concat dim(1) %token, %patches : (tensor<?x1x64xf32>, tensor<?x16x64xf32>) -> tensor<?x17x64xf32>
+  return %joined : tensor<?x17x64xf32>
+}
