@@ -9,6 +9,12 @@
 // matmul's dispatch. Here a reshape stays where it is and costs nothing: the
 // host program treats it as a view of the same buffer.
 //
+// A linalg op on tensors whose results nobody uses is erased even when its
+// body holds cf.assert checks (torch-mlir's bounds checks make upstream keep
+// such an op, since an assert has side effects): the checks guard accesses
+// that then never happen, and the op would otherwise cost a dispatch and a
+// temporary.
+//
 //===----------------------------------------------------------------------===//
 
 #include "compiler/dispatch/Transforms/Passes.h"
@@ -30,6 +36,18 @@ bool singleUseProducer(OpOperand *fused) {
   Operation *producer = fused->get().getDefiningOp();
   return producer && producer->hasOneUse();
 }
+
+struct EraseUnusedLinalgOp : OpInterfaceRewritePattern<linalg::LinalgOp> {
+  using OpInterfaceRewritePattern::OpInterfaceRewritePattern;
+  LogicalResult matchAndRewrite(linalg::LinalgOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!op.hasPureTensorSemantics() || op->getNumResults() == 0 ||
+        !op->use_empty())
+      return failure();
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
 
 struct FuseElementwisePass
     : PassWrapper<FuseElementwisePass, OperationPass<>> {
@@ -55,6 +73,7 @@ struct FuseElementwisePass
     context->getLoadedDialect<linalg::LinalgDialect>()
         ->getCanonicalizationPatterns(patterns);
     linalg::populateConstantFoldLinalgOperations(patterns, singleUseProducer);
+    patterns.add<EraseUnusedLinalgOp>(context);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }

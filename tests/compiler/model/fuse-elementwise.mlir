@@ -75,3 +75,24 @@ func.func @head_split(%x: tensor<16x8xf32>, %w: tensor<8x8xf32>, %b: tensor<8xf3
   %t = linalg.transpose ins(%heads : tensor<16x2x4xf32>) outs(%te : tensor<2x16x4xf32>) permutation = [1, 0, 2]
   return %t : tensor<2x16x4xf32>
 }
+
+// A look-up whose result nobody uses goes, checks and all.
+// CHECK-LABEL: func.func @unused_lookup(
+// CHECK-NOT: linalg.generic
+// CHECK-NOT: cf.assert
+// CHECK: return %arg0
+func.func @unused_lookup(%ids: tensor<4xi64>, %table: tensor<10xf32>) -> tensor<4xi64> {
+  %c10 = arith.constant 10 : index
+  %e = tensor.empty() : tensor<4xf32>
+  %unused = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>],
+                            iterator_types = ["parallel"]}
+      ins(%ids : tensor<4xi64>) outs(%e : tensor<4xf32>) {
+  ^bb0(%id: i64, %o: f32):
+    %i = arith.index_cast %id : i64 to index
+    %ok = arith.cmpi slt, %i, %c10 : index
+    cf.assert %ok, "index must be smaller than dim size"
+    %v = tensor.extract %table[%i] : tensor<10xf32>
+    linalg.yield %v : f32
+  } -> tensor<4xf32>
+  return %ids : tensor<4xi64>
+}
