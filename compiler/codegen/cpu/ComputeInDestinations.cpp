@@ -17,6 +17,16 @@ namespace strata::cpu {
 
 namespace {
 
+/// The element of a splat tensor constant, or null.
+TypedAttr splatValue(Value value) {
+  auto constant = value.getDefiningOp<arith::ConstantOp>();
+  auto dense =
+      constant ? dyn_cast<DenseElementsAttr>(constant.getValue()) : nullptr;
+  if (!dense || !dense.isSplat())
+    return nullptr;
+  return dyn_cast<TypedAttr>(dense.getSplatValue<Attribute>());
+}
+
 struct CPUComputeInDestinationsPass
     : impl::CPUComputeInDestinationsPassBase<CPUComputeInDestinationsPass> {
   void runOnOperation() override {
@@ -50,30 +60,41 @@ struct CPUComputeInDestinationsPass
     }
 
     // Inits that are kernel arguments: copied once into a fresh tensor,
-    // which becomes the output binding.
+    // which becomes the output binding. Inits that are splat constants
+    // (ONNX convolutions starting from a folded zero bias): a fill of a
+    // fresh tensor, rather than a copy of a constant the size of the result.
     SmallVector<OpOperand *> inits;
     kernel.walk([&](DestinationStyleOpInterface op) {
       if (!op.hasPureTensorSemantics())
         return;
       for (OpOperand &init : op.getDpsInitsMutable()) {
+        if (!isa<RankedTensorType>(init.get().getType()))
+          continue;
         auto argument = dyn_cast<BlockArgument>(init.get());
-        if (argument && argument.getOwner() == &kernel.front() &&
-            isa<RankedTensorType>(argument.getType()))
+        if ((argument && argument.getOwner() == &kernel.front()) ||
+            splatValue(init.get()))
           inits.push_back(&init);
       }
     });
     for (OpOperand *init : inits) {
-      Value argument = init->get();
-      auto type = cast<RankedTensorType>(argument.getType());
+      Value value = init->get();
+      auto type = cast<RankedTensorType>(value.getType());
       rewriter.setInsertionPoint(init->getOwner());
       Location loc = init->getOwner()->getLoc();
       SmallVector<OpFoldResult> sizes =
-          tensor::getMixedSizes(rewriter, loc, argument);
+          tensor::getMixedSizes(rewriter, loc, value);
       Value empty = tensor::EmptyOp::create(rewriter, loc, sizes,
                                             type.getElementType());
-      Value copy =
-          linalg::CopyOp::create(rewriter, loc, argument, empty).getResult(0);
-      rewriter.modifyOpInPlace(init->getOwner(), [&] { init->set(copy); });
+      Value start;
+      if (TypedAttr splat = splatValue(value))
+        start = linalg::FillOp::create(
+                    rewriter, loc,
+                    arith::ConstantOp::create(rewriter, loc, splat).getResult(),
+                    empty)
+                    .getResult(0);
+      else
+        start = linalg::CopyOp::create(rewriter, loc, value, empty).getResult(0);
+      rewriter.modifyOpInPlace(init->getOwner(), [&] { init->set(start); });
     }
     return success();
   }

@@ -54,7 +54,10 @@ def CPUComputeInDestinationsPass : Pass<"strata-cpu-compute-in-destinations",
       bufferization would copy the init into a temporary, compute there and
       copy the result out. The init is instead copied (`linalg.copy`) into a
       `tensor.empty`, which becomes the output binding, and the op
-      accumulates there in place.
+      accumulates there in place. An init that is a splat constant (ONNX
+      convolutions starting from a folded zero bias) becomes a `linalg.fill`
+      of a `tensor.empty` instead of a copy of a constant as large as the
+      result.
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect",
                            "::mlir::tensor::TensorDialect"];

@@ -61,3 +61,21 @@ func.func @concat(%token: tensor<?x1x64xf32>, %patches: tensor<?x16x64xf32>) -> 
   %joined = tensor.concat dim(1) %token, %patches : (tensor<?x1x64xf32>, tensor<?x16x64xf32>) -> tensor<?x17x64xf32>
   return %joined : tensor<?x17x64xf32>
 }
+
+// CHECK-LABEL: func.func @conv_from_zero(
+// CHECK: %[[EMPTY:.*]] = tensor.empty() : tensor<1x8x8x16xf32>
+// CHECK: %[[INIT:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[EMPTY]] : tensor<1x8x8x16xf32>)
+// CHECK: linalg.conv_2d_nhwc_fhwc {{.*}} outs(%[[INIT]] : tensor<1x8x8x16xf32>)
+// BUFFERS-LABEL: func.func @conv_from_zero(
+// BUFFERS-SAME: %[[OUT:[a-z0-9]*]]: memref<1x8x8x16xf32>)
+// BUFFERS-NOT: memref.alloc
+// BUFFERS-NOT: memref.get_global
+// BUFFERS: linalg.fill ins(%{{.*}} : f32) outs(%[[OUT]] : memref<1x8x8x16xf32>)
+// BUFFERS: linalg.conv_2d_nhwc_fhwc {{.*}} outs(%[[OUT]] : memref<1x8x8x16xf32>)
+func.func @conv_from_zero(%input: tensor<1x10x10x8xf32>, %filter: tensor<16x3x3x8xf32>) -> tensor<1x8x8x16xf32> {
+  %zero = arith.constant dense<0.0> : tensor<1x8x8x16xf32>
+  %conv = linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%input, %filter : tensor<1x10x10x8xf32>, tensor<16x3x3x8xf32>)
+      outs(%zero : tensor<1x8x8x16xf32>) -> tensor<1x8x8x16xf32>
+  return %conv : tensor<1x8x8x16xf32>
+}
