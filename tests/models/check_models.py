@@ -13,6 +13,9 @@ family in zoo.FAMILIES (or those --only names) and each way in:
 - onnx (ResNet-18, MobileNetV2, BERT): torch.onnx.export, then
   tools/import/strata-import-onnx run with torch made unimportable, to prove
   ONNX users need no PyTorch;
+- BERT and GPT-2 (linalg, batch 1) also with a token id one past the
+  vocabulary, which must fail with OUT_OF_RANGE naming the model's bounds
+  check and its location;
 - the transformers (BERT, GPT-2, ViT) also at their second size (a longer
   sequence, a larger image: a separate export), and exported with a dynamic
   batch (--dynamic-batch) and run at batches 1, 3 and 8;
@@ -55,6 +58,8 @@ ATOL = 1e-4
 DEVICES = ["cpu-sync", "cpu-task"]
 DYNAMIC_BATCHES = [1, 3, 8]
 ONNX_FAMILIES = ["resnet18", "mobilenet_v2", "bert"]
+# The text models' vocabulary sizes (zoo.py's): a token id this large must be refused.
+VOCABULARY = {"bert": "BERT_VOCAB", "gpt2": "GPT2_VOCAB"}
 # Seconds a tool may take before its check fails (the rest go on).
 IMPORT_TIMEOUT, COMPILE_TIMEOUT, RUN_TIMEOUT = 600, 300, 120
 # Runs strata-import-onnx with torch unimportable: 'import torch' raises ImportError.
@@ -323,8 +328,39 @@ def check(variant, args, report):
                 failed = True
             else:
                 report.ok("%s: max abs error %.3g (%.2f s)" % (name, worst, detail))
+    if variant.family.name in VOCABULARY and variant.way == "linalg" and not variant.dynamic:
+        check_token_bounds(variant, module, record, args, report)
     if not failed and not args.keep_modules:
         os.remove(module)
+
+
+def check_token_bounds(variant, module, record, args, report):
+    """A token id one past the vocabulary: an OUT_OF_RANGE error naming the
+    model's bounds check and its location, on every device; no result."""
+    inputs = [variant.inputs_path(1, i) for i in range(record["inputs"])]
+    import zoo
+    vocabulary = getattr(zoo, VOCABULARY[variant.family.name])
+    ids = np.load(inputs[0])
+    ids[0, ids.shape[1] // 2] = vocabulary
+    bad = variant.path(".b1.bad_ids.npy")
+    np.save(bad, ids)
+    for device in args.devices:
+        name = "%s token id %d out of range on %s" % (variant.label, vocabulary, device)
+        cmd = [os.path.join(args.bin, "run-module"), "--module=" + module,
+               "--function=main", "--device=" + device, "--input=@" + bad]
+        cmd += ["--input=@" + p for p in inputs[1:]]
+        result = subprocess.run(cmd, capture_output=True, text=True, timeout=RUN_TIMEOUT)
+        wanted = ["OUT_OF_RANGE", "failed a check of the model",
+                  os.path.basename(variant.path(".mlir")) + ":",
+                  "index must be smaller than dim size"]
+        missing = [w for w in wanted if w not in result.stderr]
+        if result.returncode == 0 or result.returncode < 0 or missing or result.stdout.strip():
+            report.fail(name, "expected exit 1 and an error naming the bounds check (%s); got "
+                        "exit %d, stdout %r, stderr %r" % (", ".join(missing) or "all there",
+                                                           result.returncode, result.stdout[:200],
+                                                           one_line(result.stderr, 400)))
+        else:
+            report.ok("%s: %s" % (name, one_line(result.stderr.splitlines()[0], 200)))
 
 
 def main():
