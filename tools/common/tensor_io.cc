@@ -10,6 +10,7 @@
 #include <cstring>
 #include <new>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "hal/semaphore.h"
@@ -782,10 +783,26 @@ StatusOr<std::vector<uint8_t>> ReadFile(const std::string& path) {
     if (error == ENOENT) return NotFoundError("cannot open '", path, "': ", std::strerror(error));
     return InvalidArgumentError("cannot open '", path, "': ", std::strerror(error));
   }
+  // The size is checked before anything is read: a file larger than this
+  // machine's memory (a sparse one, or a device) is refused at once rather
+  // than read until the allocator gives up.
+  struct stat info;
+  const bool regular = fstat(fileno(file), &info) == 0 && S_ISREG(info.st_mode);
+  if (regular && static_cast<uint64_t>(info.st_size) > PhysicalMemoryBytes()) {
+    std::fclose(file);
+    return ResourceExhaustedError("'", path, "' holds ", static_cast<uint64_t>(info.st_size),
+                                  " bytes, more than this machine's ", PhysicalMemoryBytes(), " bytes of memory");
+  }
   std::vector<uint8_t> bytes;
-  uint8_t chunk[1 << 16];
-  size_t n;
-  while ((n = std::fread(chunk, 1, sizeof(chunk), file)) > 0) bytes.insert(bytes.end(), chunk, chunk + n);
+  try {
+    if (regular) bytes.reserve(static_cast<size_t>(info.st_size));
+    uint8_t chunk[1 << 16];
+    size_t n;
+    while ((n = std::fread(chunk, 1, sizeof(chunk), file)) > 0) bytes.insert(bytes.end(), chunk, chunk + n);
+  } catch (const std::exception&) {  // bad_alloc or length_error: nothing else throws here
+    std::fclose(file);
+    return ResourceExhaustedError("cannot hold '", path, "' in memory (", bytes.size(), " bytes read)");
+  }
   const bool failed = std::ferror(file);
   const int error = errno;
   std::fclose(file);
