@@ -348,23 +348,51 @@ Value FunctionLowering::byteSize(TensorValue &tensor) {
 }
 
 /// The bytes of a tensor of `type` whose dynamic dimensions are `dims`.
+/// Dynamic sizes come from inputs, so the host checks at run time that none
+/// is negative and that the product does not wrap around 64 bits (a wrapped
+/// size would allocate a buffer smaller than the kernels write).
 Value FunctionLowering::byteSize(RankedTensorType type, ArrayRef<Value> dims) {
   int64_t staticBytes = elementBytes(type.getElementType());
-  Value size;
+  Type i64Type = b.getI64Type(), i32Type = b.getI32Type();
+  Value size, wrong;
+  // size * factor, noting in `wrong` when the unsigned product wraps.
+  auto multiply = [&](Value factor) {
+    Value product = op1("mul.i64", {size, factor}, i64Type);
+    Value zero = op1("cmp.eq.i64", {factor, i64(0)}, i32Type);
+    Value divisor = op1("select.i64", {zero, i64(1), factor}, i64Type);
+    Value wrapped = op1(
+        "and.i32",
+        {op1("xor.i32", {zero, i32(1)}, i32Type),
+         op1("cmp.ne.i64", {op1("div.i64.u", {product, divisor}, i64Type), size},
+             i32Type)},
+        i32Type);
+    wrong = op1("or.i32", {wrong, wrapped}, i32Type);
+    size = product;
+  };
   auto dim = dims.begin();
   for (int64_t d = 0; d < type.getRank(); ++d) {
     if (!type.isDynamicDim(d)) {
       staticBytes *= type.getDimSize(d);
       continue;
     }
-    size = size ? op1("mul.i64", {size, *dim}, b.getI64Type()) : *dim;
+    Value negative = op1("cmp.lt.i64.s", {*dim, i64(0)}, i32Type);
+    if (!size) {
+      size = *dim;
+      wrong = negative;
+    } else {
+      wrong = op1("or.i32", {wrong, negative}, i32Type);
+      multiply(*dim);
+    }
     ++dim;
   }
   if (!size)
     return i64(staticBytes);
-  return staticBytes == 1 ? size
-                          : op1("mul.i64", {size, i64(staticBytes)},
-                                b.getI64Type());
+  if (staticBytes != 1)
+    multiply(i64(staticBytes));
+  vm::CondFailOp::create(b, loc, wrong,
+                         "a tensor's size is negative or overflows 64 bits "
+                         "of bytes");
+  return size;
 }
 
 Value FunctionLowering::viewOf(TensorValue &tensor, Location at) {
