@@ -788,10 +788,10 @@ StatusOr<std::vector<uint8_t>> ReadFile(const std::string& path) {
   // than read until the allocator gives up.
   struct stat info;
   const bool regular = fstat(fileno(file), &info) == 0 && S_ISREG(info.st_mode);
-  if (regular && static_cast<uint64_t>(info.st_size) > PhysicalMemoryBytes()) {
+  if (const uint64_t memory = PhysicalMemoryBytes(); regular && static_cast<uint64_t>(info.st_size) > memory) {
     std::fclose(file);
     return ResourceExhaustedError("'", path, "' holds ", static_cast<uint64_t>(info.st_size),
-                                  " bytes, more than this machine's ", PhysicalMemoryBytes(), " bytes of memory");
+                                  " bytes, more than this machine's ", memory, " bytes of memory");
   }
   std::vector<uint8_t> bytes;
   try {

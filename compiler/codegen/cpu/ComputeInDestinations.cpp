@@ -37,26 +37,28 @@ struct CPUComputeInDestinationsPass
 
   LogicalResult rewrite(func::FuncOp kernel) {
     IRRewriter rewriter(kernel.getContext());
-    SmallVector<tensor::PadOp> pads;
-    kernel.walk([&](tensor::PadOp pad) { pads.push_back(pad); });
-    for (tensor::PadOp pad : pads) {
-      rewriter.setInsertionPoint(pad);
-      if (failed(linalg::rewriteInDestinationPassingStyle(rewriter, pad)))
-        return pad.emitOpError(
-            "cannot be written as a fill of its destination and a copy of "
-            "its source");
-    }
-
-    SmallVector<tensor::ConcatOp> concats;
-    kernel.walk([&](tensor::ConcatOp concat) { concats.push_back(concat); });
-    for (tensor::ConcatOp concat : concats) {
-      rewriter.setInsertionPoint(concat);
-      FailureOr<SmallVector<Value>> parts = concat.decomposeOperation(rewriter);
-      if (failed(parts))
-        return concat.emitOpError(
-            "cannot be written as copies of its operands into its "
-            "destination");
-      rewriter.replaceOp(concat, *parts);
+    // Pads and concatenations: a fill and copies into a tensor.empty.
+    SmallVector<Operation *> composites;
+    kernel.walk([&](Operation *op) {
+      if (isa<tensor::PadOp, tensor::ConcatOp>(op))
+        composites.push_back(op);
+    });
+    for (Operation *op : composites) {
+      rewriter.setInsertionPoint(op);
+      bool rewritten;
+      if (auto pad = dyn_cast<tensor::PadOp>(op)) {
+        rewritten =
+            succeeded(linalg::rewriteInDestinationPassingStyle(rewriter, pad));
+      } else {
+        FailureOr<SmallVector<Value>> parts =
+            cast<tensor::ConcatOp>(op).decomposeOperation(rewriter);
+        rewritten = succeeded(parts);
+        if (rewritten)
+          rewriter.replaceOp(op, *parts);
+      }
+      if (!rewritten)
+        return op->emitOpError("cannot be written as a fill and copies into "
+                               "its destination");
     }
 
     // Inits that are kernel arguments: copied once into a fresh tensor,

@@ -361,15 +361,8 @@ struct CPUWrapKernelABIPass
     OpBuilder failBuilder = OpBuilder::atBlockBegin(fail);
     func::ReturnOp::create(failBuilder, loc, failCode);
 
-    DictionaryAttr description = describe(kernel, *signature, moduleBuilder);
-    if (!checks.empty()) {
-      NamedAttrList entries(description);
-      entries.set("check_messages",
-                  moduleBuilder.getStrArrayAttr(SmallVector<StringRef>(
-                      checks.begin(), checks.end())));
-      description = entries.getDictionary(context);
-    }
-    wrapper->setAttr(kEntryPointAttr, description);
+    wrapper->setAttr(kEntryPointAttr,
+                     describe(kernel, *signature, checks, moduleBuilder));
     return success();
   }
 
@@ -452,7 +445,7 @@ struct CPUWrapKernelABIPass
 
   /// The entry point's metadata (strata_cpu.entry_point).
   DictionaryAttr describe(func::FuncOp kernel, const KernelSignature &signature,
-                          Builder &b) {
+                          ArrayRef<std::string> checks, Builder &b) {
     SmallVector<bool> readOnly;
     for (auto [i, source] : llvm::enumerate(signature.arguments))
       if (source.kind == ArgumentSource::kBinding)
@@ -486,6 +479,10 @@ struct CPUWrapKernelABIPass
     if (count)
       entries.push_back(b.getNamedAttr("workgroup_count",
                                        b.getDenseI64ArrayAttr({*count, 1, 1})));
+    if (!checks.empty())
+      entries.push_back(b.getNamedAttr(
+          "check_messages", b.getStrArrayAttr(SmallVector<StringRef>(
+                                checks.begin(), checks.end()))));
     return b.getDictionaryAttr(entries);
   }
 };
