@@ -114,6 +114,11 @@ Status CommandBuffer::Dispatch(Executable* executable, uint32_t entry_point, Wor
     }
     resolved[i] = {binding.buffer, binding.offset, *length};
   }
+  if (info.scratch_bytes != 0 && (bindings.empty() || resolved[bindings.size() - 1].length < info.scratch_bytes)) {
+    return OutOfRangeError(DispatchContext(executable, entry_point), ": the scratch binding (", bindings.size() - 1,
+                           ") holds ", bindings.empty() ? 0 : resolved[bindings.size() - 1].length,
+                           " bytes, the kernel needs ", info.scratch_bytes);
+  }
   if (counts[0] == 0 || counts[1] == 0 || counts[2] == 0) return OkStatus();
   STRATA_RETURN_IF_ERROR(DispatchImpl(executable, entry_point, workgroups, constants, {resolved, bindings.size()}));
   ++dispatch_count_;

@@ -40,6 +40,9 @@ struct EntryPointInfo {
   // What each of the kernel's checks tests and where in the model it comes
   // from, for the error when check i fails; empty when the kernel has none.
   std::vector<std::string> check_messages;
+  // Bytes of scratch the kernel takes as its last binding, for temporaries
+  // too large for its stack (0: none).
+  uint64_t scratch_bytes = 0;
 };
 
 struct ExecutableParams {

@@ -119,6 +119,8 @@ private:
   Value commandBuffer;
   Value arena;
   DenseMap<Value, int64_t> arenaOffsets;
+  // Dispatches of kernels that take scratch: its offset in the arena.
+  DenseMap<Operation *, int64_t> scratchOffsets;
   int64_t transientBytes = 0;
   // Transients whose sizes the host computes (dynamic shapes): slots shared
   // by values whose lifetimes do not overlap, each as large as its largest
@@ -435,10 +437,12 @@ void FunctionLowering::flush() {
   commandBuffer = Value();
 }
 
-/// Dispatch results that die in this block go to one arena.
+/// Dispatch results that die in this block, and the scratch of its kernels,
+/// go to one arena.
 void FunctionLowering::planArena(Block &block) {
   arena = Value();
   arenaOffsets.clear();
+  scratchOffsets.clear();
   dynamicSlots.clear();
   dynamicArenaAt = nullptr;
   dynamicOffsets.clear();
@@ -449,10 +453,20 @@ void FunctionLowering::planArena(Block &block) {
     position[&op] = index++;
   SmallVector<Value> values, dynamicValues;
   SmallVector<Lifetime> lifetimes, dynamicLifetimes;
+  SmallVector<Operation *> scratchUsers;
+  SmallVector<Lifetime> scratchLifetimes;
   for (Operation &op : block) {
     auto dispatch = dyn_cast<flow::DispatchOp>(op);
     if (!dispatch)
       continue;
+    // A kernel's scratch lives for its dispatch only.
+    auto kernel = module.options.kernels.find(dispatch.getKernel());
+    if (kernel != module.options.kernels.end() &&
+        kernel->second.scratchBytes != 0) {
+      scratchUsers.push_back(&op);
+      scratchLifetimes.push_back({position[&op], position[&op],
+                                  int64_t(kernel->second.scratchBytes)});
+    }
     for (Value result : dispatch.getResults()) {
       auto type = cast<RankedTensorType>(result.getType());
       int64_t last = position[&op];
@@ -479,11 +493,15 @@ void FunctionLowering::planArena(Block &block) {
     }
   }
   planDynamicSlots(block, dynamicValues, dynamicLifetimes);
-  if (values.empty())
+  if (values.empty() && scratchUsers.empty())
     return;
+  lifetimes.append(scratchLifetimes);
   ArenaPlan plan = host::planArena(lifetimes);
   for (auto [value, offset] : llvm::zip(values, plan.offsets))
     arenaOffsets[value] = offset;
+  for (auto [op, offset] :
+       llvm::zip(scratchUsers, ArrayRef(plan.offsets).drop_front(values.size())))
+    scratchOffsets[op] = offset;
   transientBytes += plan.size;
   arena = call1("allocator.allocate",
                 {allocator, i32(kMemoryDeviceLocal),
@@ -966,6 +984,13 @@ LogicalResult FunctionLowering::lowerDispatch(flow::DispatchOp op) {
     bindings.append({input->buffer, input->offset, input->length});
   for (TensorValue &output : outputs)
     bindings.append({output.buffer, output.offset, output.length});
+  if (info.scratchBytes != 0) {
+    auto scratch = scratchOffsets.find(op);
+    if (scratch == scratchOffsets.end())
+      return op.emitOpError("dispatches a kernel that takes scratch outside "
+                            "a planned block");
+    bindings.append({arena, i64(scratch->second), i64(info.scratchBytes)});
+  }
 
   Value x, y = i32(1), z = i32(1);
   if (info.workgroupCount) {

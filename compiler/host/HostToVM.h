@@ -38,6 +38,8 @@ struct KernelInfo {
   std::array<uint32_t, 3> workgroupSize = {1, 1, 1};
   std::optional<std::array<uint32_t, 3>> workgroupCount;
   std::optional<uint32_t> workgroupCountConstant;
+  /// Bytes of scratch the kernel takes as its last binding (0: none).
+  uint64_t scratchBytes = 0;
 };
 
 struct HostToVMOptions {

@@ -251,10 +251,12 @@ compileModel(ModuleOp module, const ModelCompileOptions &options) {
             info.workgroupSize = entry.workgroupSize;
             info.workgroupCount = entry.workgroupCount;
             info.workgroupCountConstant = entry.workgroupCountConstant;
+            info.scratchBytes = entry.scratchBytes;
             auto [it, inserted] =
                 hostOptions.kernels.try_emplace(entry.name, info);
             if (!inserted && (it->second.ordinal != info.ordinal ||
-                              it->second.workgroupSize != info.workgroupSize))
+                              it->second.workgroupSize != info.workgroupSize ||
+                              it->second.scratchBytes != info.scratchBytes))
               return emitError(loc)
                      << "kernel '" << entry.name
                      << "' is laid out differently for " << target.triple

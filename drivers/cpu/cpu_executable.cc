@@ -108,6 +108,11 @@ StatusOr<std::vector<hal::EntryPointInfo>> ParseCpuExecutableMetadata(const hal:
       }
       for (int d = 0; d < 3; ++d) info.workgroup_size[d] = size->Get(d);
     }
+    info.scratch_bytes = entry->scratch_bytes();
+    if (info.scratch_bytes != 0 && info.binding_count == 0) {
+      return InvalidArgumentError(prefix(), "entry point '", info.name, "' needs ", info.scratch_bytes,
+                                  " bytes of scratch but takes no binding to hold them");
+    }
     if (const auto* messages = entry->check_messages()) {
       for (const flatbuffers::String* message : *messages) {
         info.check_messages.push_back(message ? message->str() : std::string());

@@ -35,6 +35,7 @@ std::string DescribeEntryPoint(const hal::EntryPointInfo& entry) {
   }
   std::string out = StrCat(entry.binding_count, " binding", entry.binding_count == 1 ? "" : "s");
   if (!read_only.empty()) out += StrCat(" (", read_only, " read-only)");
+  if (entry.scratch_bytes) out += StrCat(", binding ", entry.binding_count - 1, " is ", entry.scratch_bytes, " bytes of scratch");
   out += StrCat(", ", entry.constant_count, " push constant", entry.constant_count == 1 ? "" : "s");
   const uint32_t* size = entry.workgroup_size;
   if (size[0] || size[1] || size[2]) out += StrCat(", workgroup size ", size[0], "x", size[1], "x", size[2]);

@@ -298,6 +298,8 @@ FailureOr<std::vector<EntryPointInfo>> collectEntryPoints(ModuleOp module) {
     entry.workgroupSize = *size;
     entry.workgroupCount = triple("workgroup_count");
     entry.workgroupCountConstant = integer("workgroup_count_constant");
+    if (auto scratch = attr.getAs<IntegerAttr>("scratch_bytes"))
+      entry.scratchBytes = scratch.getInt();
     if (auto messages = attr.getAs<ArrayAttr>("check_messages"))
       for (auto message : messages.getAsValueRange<StringAttr>())
         entry.checkMessages.push_back(message.str());
@@ -347,7 +349,7 @@ serializeMetadata(llvm::ArrayRef<EntryPointInfo> entries,
                                              entry.checkMessages.end());
     defs.push_back(schema::CreateEntryPointDef(
         builder, name, entry.bindingCount, entry.constantCount, readOnlyVector,
-        sizeVector, checks));
+        sizeVector, checks, entry.scratchBytes));
   }
   auto entryPoints = builder.CreateVector(defs);
   flatbuffers::Offset<

@@ -78,6 +78,9 @@ struct EntryPointInfo {
   std::optional<uint32_t> workgroupCountConstant;
   /// What each check of the kernel tests, with its model location.
   std::vector<std::string> checkMessages;
+  /// Bytes of the scratch buffer the kernel takes as its last binding (0:
+  /// none); the host provides it.
+  uint64_t scratchBytes = 0;
 };
 
 /// What a module embeds as an ExecutableDef.

@@ -91,6 +91,9 @@ checkDistributable(func::FuncOp kernel,
   };
   if (!kernel.getBody().hasOneBlock())
     return fail(kernel, "the kernel has more than one block");
+  // One scratch buffer serves the whole dispatch.
+  if (kernel->hasAttr(kScratchBytesAttr))
+    return fail(kernel, "its temporaries share one scratch binding");
 
   // Pass 1: each op's distributed loop, and the buffers the ops write.
   llvm::SmallVector<linalg::LinalgOp> ops;

@@ -11,6 +11,9 @@
 //   strata_cpu.workgroup_count workgroup's linear id / the workgroup count
 //   strata_cpu.distribution    on a distributed kernel: {tile = T, extent = N}
 //                              or {tile = T, extent_arg = a, extent_dim = d}
+//   strata_cpu.scratch         on the kernel argument that holds the
+//                              temporaries too large for the stack
+//   strata_cpu.scratch_bytes   on a kernel with one: that argument's size
 //   strata_cpu.entry_point     on an ABI wrapper: its metadata
 //
 // This header also holds the rule that decides whether a kernel's ops may be
@@ -39,6 +42,9 @@ inline constexpr llvm::StringLiteral kWorkgroupCountAttr =
 inline constexpr llvm::StringLiteral kDistributionAttr =
     "strata_cpu.distribution";
 inline constexpr llvm::StringLiteral kEntryPointAttr = "strata_cpu.entry_point";
+inline constexpr llvm::StringLiteral kScratchAttr = "strata_cpu.scratch";
+inline constexpr llvm::StringLiteral kScratchBytesAttr =
+    "strata_cpu.scratch_bytes";
 /// On a `cf.assert` in a kernel body: its index among the entry point's
 /// checks (the kernel returns STRATA_CPU_KERNEL_CHECK_BASE + index when it
 /// fails).
@@ -70,8 +76,9 @@ std::optional<unsigned> defaultDistributedLoop(mlir::linalg::LinalgOp op);
 /// Checks that splitting `kernel` along `distributedLoop(op)` of each of its
 /// linalg ops, with the same tile for all, keeps every workgroup to the data
 /// it writes itself: the body is one block of linalg ops, allocations (each
-/// workgroup gets its own temporaries) and ops without memory effects, and
-/// every buffer written by one of the ops is accessed
+/// workgroup gets its own temporaries) and ops without memory effects, there
+/// is no scratch binding (one for the whole dispatch), and every buffer
+/// written by one of the ops is accessed
 /// directly (not through a view) in dimension 0 by the distributed loop of
 /// each op that touches it. On failure, `emitErrors` says whether to report
 /// why on the offending op.

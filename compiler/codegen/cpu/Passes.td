@@ -99,6 +99,26 @@ def CPUCopiesToLinalgPass : Pass<"strata-cpu-copies-to-linalg",
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def CPUScratchToBindingPass : Pass<"strata-cpu-scratch-to-binding",
+                                   "::mlir::ModuleOp"> {
+  let summary = "Moves temporaries too large for the stack into a scratch "
+                "binding the host provides";
+  let description = [{
+    After stack promotion, a `memref.alloc` left in a kernel is a temporary
+    larger than the stack limit. When its size is static (and it does not
+    leave the region it is made in), it becomes a `memref.view` at a
+    64-byte-aligned offset of one `memref<Nxi8>` argument appended to the
+    kernel, marked `strata_cpu.scratch`; the kernel gets
+    `strata_cpu.scratch_bytes = N`. The entry point's metadata carries N and
+    the host dispatches the kernel with a buffer of N bytes from its
+    transient arena as the last binding. A kernel with scratch runs as one
+    workgroup, since its temporaries are shared. Dynamically sized
+    allocations are left for strata-cpu-verify-kernels to reject.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
 def CPUSelectTileSizesPass : Pass<"strata-cpu-select-tile-sizes",
                                   "::mlir::func::FuncOp"> {
   let summary = "Chooses workgroup and vector tile sizes for each linalg op";

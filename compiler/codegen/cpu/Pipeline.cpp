@@ -47,7 +47,9 @@ void buildCPUCodegenPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createCPUCopiesToLinalgPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
-  // Again, on what bufferization made: allocations too large for the stack.
+  // Static temporaries too large for the stack go to a scratch binding.
+  pm.addPass(createCPUScratchToBindingPass());
+  // Again, on what bufferization made: dynamically sized allocations.
   pm.addPass(createCPUVerifyKernelsPass());
 
   // Workgroups, then register tiles as vector code.

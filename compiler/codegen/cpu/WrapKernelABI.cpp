@@ -479,6 +479,8 @@ struct CPUWrapKernelABIPass
     if (count)
       entries.push_back(b.getNamedAttr("workgroup_count",
                                        b.getDenseI64ArrayAttr({*count, 1, 1})));
+    if (auto scratch = kernel->getAttrOfType<IntegerAttr>(kScratchBytesAttr))
+      entries.push_back(b.getNamedAttr("scratch_bytes", scratch));
     if (!checks.empty())
       entries.push_back(b.getNamedAttr(
           "check_messages", b.getStrArrayAttr(SmallVector<StringRef>(

@@ -1,0 +1,120 @@
+//===- ScratchToBinding.cpp - Heap temporaries to a scratch binding -------===//
+//
+// A CPU kernel cannot allocate on the heap. Bufferization moves temporaries
+// up to the stack limit onto the stack; one that is larger but of a static
+// size becomes a view into one scratch buffer that the kernel takes as its
+// last binding, and that the host places in its transient arena like any
+// other buffer (compiler/host/HostToVM.cpp). Dynamically sized temporaries
+// stay allocations, which strata-cpu-verify-kernels then rejects.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/codegen/cpu/KernelConfig.h"
+#include "compiler/codegen/cpu/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/PatternMatch.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+
+namespace strata::cpu {
+
+#define GEN_PASS_DEF_CPUSCRATCHTOBINDINGPASS
+#include "compiler/codegen/cpu/Passes.h.inc"
+
+namespace {
+
+/// Offsets within the scratch buffer are multiples of this, enough for any
+/// vector load of the target.
+constexpr uint64_t kScratchAlignment = 64;
+
+/// Whether `alloc` can live in the scratch buffer: a static size, the
+/// identity layout (a view has no other), element types of whole bytes, and
+/// a buffer that does not leave the region it is allocated in (a view into
+/// one slot cannot carry a buffer from one loop iteration to the next).
+bool isScratchCandidate(memref::AllocOp alloc) {
+  MemRefType type = alloc.getType();
+  if (!type.hasStaticShape() || !type.getLayout().isIdentity() ||
+      type.getMemorySpace() || !alloc.getDynamicSizes().empty() ||
+      !alloc.getSymbolOperands().empty())
+    return false;
+  Type element = type.getElementType();
+  if (!element.isIntOrIndexOrFloat() || element.isIndex() ||
+      element.getIntOrFloatBitWidth() % 8 != 0)
+    return false;
+  for (Operation *user : alloc->getUsers())
+    if (user->hasTrait<OpTrait::ReturnLike>() ||
+        user->hasTrait<OpTrait::IsTerminator>())
+      return false;
+  return true;
+}
+
+struct CPUScratchToBindingPass
+    : impl::CPUScratchToBindingPassBase<CPUScratchToBindingPass> {
+  void runOnOperation() override {
+    for (auto func : getOperation().getOps<func::FuncOp>())
+      if (isKernel(func) && failed(moveToScratch(func)))
+        return signalPassFailure();
+  }
+
+  LogicalResult moveToScratch(func::FuncOp kernel) {
+    SmallVector<memref::AllocOp> allocs;
+    kernel.walk([&](memref::AllocOp alloc) {
+      if (isScratchCandidate(alloc))
+        allocs.push_back(alloc);
+    });
+    if (allocs.empty())
+      return success();
+
+    // Each temporary gets its own slot: a kernel that needs this much
+    // memory spends its time computing, not waiting for a smaller buffer.
+    SmallVector<uint64_t> offsets;
+    uint64_t size = 0;
+    for (memref::AllocOp alloc : allocs) {
+      MemRefType type = alloc.getType();
+      uint64_t bytes = type.getNumElements() *
+                       (type.getElementType().getIntOrFloatBitWidth() / 8);
+      uint64_t alignment =
+          std::max<uint64_t>(kScratchAlignment, alloc.getAlignment().value_or(1));
+      size = llvm::alignTo(size, alignment);
+      offsets.push_back(size);
+      size += bytes;
+    }
+    size = llvm::alignTo(std::max<uint64_t>(size, 1), kScratchAlignment);
+
+    MLIRContext *context = kernel.getContext();
+    Builder b(context);
+    auto scratchType = MemRefType::get({int64_t(size)}, b.getI8Type());
+    unsigned index = kernel.getNumArguments();
+    // After the results: the scratch binding comes last, and the marker
+    // lets later passes and the ABI wrapper tell it from the outputs.
+    if (failed(kernel.insertArgument(
+            index, scratchType,
+            b.getDictionaryAttr(
+                b.getNamedAttr(kScratchAttr, b.getUnitAttr())),
+            kernel.getLoc())))
+      return kernel.emitOpError("cannot append the scratch argument");
+    Value scratch = kernel.getArgument(index);
+
+    IRRewriter rewriter(context);
+    for (auto [alloc, offset] : llvm::zip(allocs, offsets)) {
+      rewriter.setInsertionPoint(alloc);
+      Value shift = arith::ConstantIndexOp::create(rewriter, alloc.getLoc(),
+                                                   int64_t(offset));
+      Value view = memref::ViewOp::create(rewriter, alloc.getLoc(),
+                                          alloc.getType(), scratch, shift,
+                                          ValueRange{});
+      for (Operation *user : llvm::make_early_inc_range(alloc->getUsers()))
+        if (isa<memref::DeallocOp>(user))
+          rewriter.eraseOp(user);
+      rewriter.replaceOp(alloc, view);
+    }
+    kernel->setAttr(kScratchBytesAttr, b.getI64IntegerAttr(int64_t(size)));
+    return success();
+  }
+};
+
+} // namespace
+} // namespace strata::cpu
