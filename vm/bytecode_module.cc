@@ -50,7 +50,7 @@ std::string_view View(const flatbuffers::String* s) {
 
 }  // namespace
 
-StatusOr<Ref<BytecodeModule>> BytecodeModule::LoadFile(const std::string& path) {
+StatusOr<Ref<BytecodeModule>> BytecodeModule::LoadFile(const std::string& path, const IntegrityOptions& integrity) {
   int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     return NotFoundError("cannot open module file '", path, "': ", std::strerror(errno));
@@ -73,7 +73,7 @@ StatusOr<Ref<BytecodeModule>> BytecodeModule::LoadFile(const std::string& path) 
   close(fd);
   auto mapped = MakeRef<MappedFile>(data, size);
   std::span<const uint8_t> bytes = mapped->bytes();
-  auto module = LoadBytes(bytes, std::move(mapped));
+  auto module = LoadBytes(bytes, std::move(mapped), integrity);
   if (!module.ok()) {
     Status status = std::move(module).status();
     status.Annotate("module '" + path + "': ");
@@ -82,15 +82,17 @@ StatusOr<Ref<BytecodeModule>> BytecodeModule::LoadFile(const std::string& path) 
   return module;
 }
 
-StatusOr<Ref<BytecodeModule>> BytecodeModule::LoadOwned(std::vector<uint8_t> bytes) {
+StatusOr<Ref<BytecodeModule>> BytecodeModule::LoadOwned(std::vector<uint8_t> bytes,
+                                                         const IntegrityOptions& integrity) {
   auto owned = MakeRef<OwnedBytes>(std::move(bytes));
   std::span<const uint8_t> span = owned->bytes();
-  return LoadBytes(span, std::move(owned));
+  return LoadBytes(span, std::move(owned), integrity);
 }
 
-StatusOr<Ref<BytecodeModule>> BytecodeModule::LoadBytes(std::span<const uint8_t> bytes,
-                                                         Ref<RefObject> owner) {
-  auto module = Ref<BytecodeModule>::Adopt(new BytecodeModule(bytes, std::move(owner)));
+StatusOr<Ref<BytecodeModule>> BytecodeModule::LoadBytes(std::span<const uint8_t> bytes, Ref<RefObject> owner,
+                                                         const IntegrityOptions& integrity) {
+  STRATA_ASSIGN_OR_RETURN(std::span<const uint8_t> checked, CheckIntegrity(bytes, integrity));
+  auto module = Ref<BytecodeModule>::Adopt(new BytecodeModule(bytes, checked, std::move(owner)));
   STRATA_RETURN_IF_ERROR(module->Parse());
   return module;
 }

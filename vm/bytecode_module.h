@@ -1,6 +1,8 @@
 // BytecodeModule: a loaded, verified .smod file.
 //
-// Loading checks, in order: the file identifier, the size prefix against the
+// Loading checks, in order: the integrity record (integrity.h: digests of
+// every part, and a signature when a key is trusted), the file identifier,
+// the size prefix against the
 // file length, the FlatBuffer structure (flatbuffers::Verifier), the format
 // version, every range into external data, and then each function's bytecode
 // (verifier.h). A module that loads is safe to run: the interpreter does not
@@ -19,6 +21,7 @@
 #include <string_view>
 #include <vector>
 
+#include "vm/integrity.h"
 #include "vm/module.h"
 #include "vm/status.h"
 
@@ -75,13 +78,13 @@ struct ExecutableInfo {
 class BytecodeModule final : public Module {
  public:
   // Maps the file read-only; the mapping lives as long as the module.
-  static StatusOr<Ref<BytecodeModule>> LoadFile(const std::string& path);
+  static StatusOr<Ref<BytecodeModule>> LoadFile(const std::string& path, const IntegrityOptions& integrity = {});
   // Uses `bytes` in place; `owner` (may be null) is kept alive for as long
   // as the module is. With a null owner the caller keeps the bytes alive.
-  static StatusOr<Ref<BytecodeModule>> LoadBytes(std::span<const uint8_t> bytes,
-                                                 Ref<RefObject> owner = nullptr);
+  static StatusOr<Ref<BytecodeModule>> LoadBytes(std::span<const uint8_t> bytes, Ref<RefObject> owner = nullptr,
+                                                 const IntegrityOptions& integrity = {});
   // Takes the bytes over.
-  static StatusOr<Ref<BytecodeModule>> LoadOwned(std::vector<uint8_t> bytes);
+  static StatusOr<Ref<BytecodeModule>> LoadOwned(std::vector<uint8_t> bytes, const IntegrityOptions& integrity = {});
 
   std::string_view name() const override { return name_; }
   std::vector<ExportedFunction> exports() const override { return exports_; }
@@ -96,17 +99,20 @@ class BytecodeModule final : public Module {
   uint32_t global_scalar_bytes() const { return global_scalar_bytes_; }
   std::span<const uint8_t> global_scalar_init() const { return global_scalar_init_; }
   uint32_t global_ref_count() const { return global_ref_count_; }
-  uint64_t file_size() const { return bytes_.size(); }
+  uint64_t file_size() const { return file_.size(); }
+  // The whole file, integrity record included.
+  std::span<const uint8_t> file_bytes() const { return file_; }
 
   // "module.function@pc (file:line:col)" for backtraces.
   std::string DescribeLocation(uint32_t function_ordinal, uint32_t pc) const;
 
  private:
-  BytecodeModule(std::span<const uint8_t> bytes, Ref<RefObject> owner)
-      : Module(Kind::kBytecode), bytes_(bytes), owner_(std::move(owner)) {}
+  BytecodeModule(std::span<const uint8_t> file, std::span<const uint8_t> bytes, Ref<RefObject> owner)
+      : Module(Kind::kBytecode), file_(file), bytes_(bytes), owner_(std::move(owner)) {}
   Status Parse();
 
-  std::span<const uint8_t> bytes_;
+  std::span<const uint8_t> file_;
+  std::span<const uint8_t> bytes_;  // the module, without its integrity record
   Ref<RefObject> owner_;
   std::string_view name_;
   uint16_t version_major_ = 0;

@@ -35,6 +35,7 @@ enum class StatusCode : int {
   kIncompatible,        // a module newer than, or built for other than, this runtime
   kDataLoss,            // truncated or corrupt file
   kInternal,            // a bug in Strata
+  kPermissionDenied,    // a module not signed by a trusted key
 };
 
 const char* StatusCodeName(StatusCode code);
@@ -100,6 +101,7 @@ STRATA_STATUS_CTOR(UnavailableError, kUnavailable)
 STRATA_STATUS_CTOR(IncompatibleError, kIncompatible)
 STRATA_STATUS_CTOR(DataLossError, kDataLoss)
 STRATA_STATUS_CTOR(InternalError, kInternal)
+STRATA_STATUS_CTOR(PermissionDeniedError, kPermissionDenied)
 #undef STRATA_STATUS_CTOR
 
 template <typename T>

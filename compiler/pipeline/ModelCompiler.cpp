@@ -336,7 +336,7 @@ compileModel(ModuleOp module, const ModelCompileOptions &options) {
   // module
   FailureOr<std::vector<uint8_t>> file;
   if (failed(runner.timed(Phase::kModule, [&]() -> LogicalResult {
-        file = vm::serializeModule(vmModule, executables);
+        file = vm::serializeModule(vmModule, executables, options.signingKey);
         return failure(failed(file));
       })))
     return failure();

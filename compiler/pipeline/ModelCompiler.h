@@ -44,6 +44,9 @@ struct ModelCompileOptions {
   cpu::CPUCodegenPipelineOptions codegen;
   /// Writes each executable (ELF) here when non-empty.
   std::string dumpExecutablesDir;
+  /// A 64-byte Ed25519 secret key: the module is signed with it (empty: not
+  /// signed). schemas/integrity.h describes the signature.
+  std::vector<uint8_t> signingKey;
   /// Applied to every pass manager (IR printing, timing).
   std::function<mlir::LogicalResult(mlir::PassManager &)> configure;
   /// Called with each pass pipeline before it runs (--print-pipeline).

@@ -17,7 +17,8 @@ static_assert(static_cast<int>(StatusCode::kInvalidArgument) == STRATA_INVALID_A
                   static_cast<int>(StatusCode::kUnavailable) == STRATA_UNAVAILABLE &&
                   static_cast<int>(StatusCode::kIncompatible) == STRATA_INCOMPATIBLE &&
                   static_cast<int>(StatusCode::kDataLoss) == STRATA_DATA_LOSS &&
-                  static_cast<int>(StatusCode::kInternal) == STRATA_INTERNAL,
+                  static_cast<int>(StatusCode::kInternal) == STRATA_INTERNAL &&
+                  static_cast<int>(StatusCode::kPermissionDenied) == STRATA_PERMISSION_DENIED,
               "strata_code mirrors strata::StatusCode");
 
 // Handed out when there is no memory for a status of its own; never freed.

@@ -110,6 +110,7 @@ typedef enum strata_code {
   STRATA_INCOMPATIBLE = 10,        /* a module newer than, or built for other than, this runtime */
   STRATA_DATA_LOSS = 11,           /* truncated or corrupt file */
   STRATA_INTERNAL = 12,            /* a bug in Strata */
+  STRATA_PERMISSION_DENIED = 13,   /* a module not signed by the trusted key */
   STRATA_CODE_MAX_ENUM = 0x7FFFFFFF /* not a code: keeps the enum 32 bits wide */
 } strata_code;
 

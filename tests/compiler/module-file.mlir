@@ -3,7 +3,13 @@
 // RUN: compile-module %s -o %t.smod
 // RUN: %python %S/check_module_file.py %t.smod 0 64 | FileCheck %s
 
-// CHECK: identifier: SMOD
+// The integrity record names each part: the description, then the two
+// external rodata segments (ordinals 1 and 2), which tile the module.
+// CHECK: record: SMODSUM1
+// CHECK-NEXT: part: description 0 [0, [[BASE:[0-9]+]])
+// CHECK-NEXT: part: rodata 1 {{\[}}[[BASE]], [[END1:[0-9]+]])
+// CHECK-NEXT: part: rodata 2 {{\[}}[[END1]], {{[0-9]+}})
+// CHECK-NEXT: identifier: SMOD
 // CHECK-NEXT: zero padding: True
 // CHECK-NEXT: external data: 164 bytes
 // CHECK-NEXT: external[0]: 00 01 02 03 04 05 06 07

@@ -12,6 +12,7 @@
 #include "strata/schemas/module_generated.h"
 #include "tests/hal/hal_test_util.h"
 #include "tests/hal/kernels/test_kernels.h"
+#include "tests/vm/module_builder.h"
 #include "vm/buffer.h"
 #include "vm/context.h"
 #include "vm/list.h"
@@ -49,6 +50,7 @@ std::vector<uint8_t> BuildProgram(const std::vector<EmbeddedExecutable>& executa
   std::vector<uint8_t> file(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());
   while (file.size() % bytecode::kExternalAlignment) file.push_back(0);
   file.insert(file.end(), external.begin(), external.end());
+  testing::Seal(file);
   return file;
 }
 

@@ -1,8 +1,13 @@
 #include "tests/vm/module_builder.h"
 
+#include "schemas/integrity.h"
 #include "strata/schemas/module_generated.h"
 
 namespace strata::testing {
+
+void Seal(std::vector<uint8_t>& file) {
+  integrity::Seal(file, {{0, file.size(), integrity::PartKind::kDescription, 0}});
+}
 
 std::vector<uint8_t> BuildModule(const TestModule& m) {
   flatbuffers::FlatBufferBuilder fbb;
@@ -47,6 +52,7 @@ std::vector<uint8_t> BuildModule(const TestModule& m) {
   std::vector<uint8_t> out(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());
   while (out.size() % bytecode::kExternalAlignment) out.push_back(0);
   out.insert(out.end(), external.begin(), external.end());
+  if (m.seal) Seal(out);
   return out;
 }
 

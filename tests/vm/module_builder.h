@@ -70,10 +70,17 @@ struct TestModule {
   bool omit_bytecode = false;
   uint32_t global_scalar_bytes = 0;
   uint32_t global_ref_count = 0;
+  // Ends the file in an integrity record (schemas/integrity.h), as
+  // compile-module does; a test of the loader's other checks corrupts the
+  // module first and seals it after.
+  bool seal = true;
 };
 
 // Serialises `module` to the on-disk format (size-prefixed FlatBuffer, padding,
-// 64-byte aligned external data).
+// 64-byte aligned external data, integrity record).
 std::vector<uint8_t> BuildModule(const TestModule& module);
+
+// Appends an integrity record whose one part is the whole file.
+void Seal(std::vector<uint8_t>& file);
 
 }  // namespace strata::testing

@@ -27,7 +27,14 @@ TestModule ValidModule() {
   return m;
 }
 
+// The checks behind the integrity record: these tests change modules after
+// they were sealed, which the digest alone would catch.
 Status LoadStatus(const std::vector<uint8_t>& bytes) {
+  auto module = vm::BytecodeModule::LoadOwned(bytes, {.verify = false});
+  return module.ok() ? OkStatus() : module.status();
+}
+
+Status LoadVerified(const std::vector<uint8_t>& bytes) {
   auto module = vm::BytecodeModule::LoadOwned(bytes);
   return module.ok() ? OkStatus() : module.status();
 }
@@ -54,18 +61,54 @@ TEST_CASE("a valid module loads and runs") {
 }
 
 TEST_CASE("truncated file") {
-  auto bytes = BuildModule(ValidModule());
+  TestModule m = ValidModule();
+  m.seal = false;
+  auto bytes = BuildModule(m);
   bytes.resize(bytes.size() / 2);
-  ExpectRejected(bytes, StatusCode::kDataLoss, "truncated module");
+  Seal(bytes);
+  CHECK(LoadVerified(bytes).message().find("truncated module") != std::string::npos);
 }
 
 TEST_CASE("every truncation is rejected without a crash") {
   auto bytes = BuildModule(ValidModule());
   for (size_t n = 0; n < bytes.size(); ++n) {
     std::vector<uint8_t> prefix(bytes.begin(), bytes.begin() + n);
-    // Trailing zero padding may be cut without harm; anything shorter fails.
-    if (LoadStatus(prefix).ok()) CHECK(n >= bytes.size() - bytecode::kExternalAlignment);
+    Status status = LoadVerified(prefix);
+    CHECK_FALSE(status.ok());
+    CHECK(status.code() == StatusCode::kDataLoss);
+    // Without the integrity check, only trailing zero padding and the
+    // record itself may be cut without harm.
+    if (LoadStatus(prefix).ok()) CHECK(n >= bytes.size() - 32 - 40 - bytecode::kExternalAlignment);
   }
+}
+
+TEST_CASE("integrity: a changed byte anywhere is found before the module is read") {
+  auto bytes = BuildModule(ValidModule());
+  REQUIRE(LoadVerified(bytes).ok());
+  for (size_t i = 0; i < bytes.size(); ++i) {
+    std::vector<uint8_t> changed = bytes;
+    changed[i] ^= 0x10;
+    Status status = LoadVerified(changed);
+    INFO("byte " << i << ": " << status.ToString());
+    REQUIRE_FALSE(status.ok());
+    CHECK(status.code() == StatusCode::kDataLoss);
+  }
+  std::vector<uint8_t> changed = bytes;
+  changed[20] ^= 1;
+  Status status = LoadVerified(changed);
+  CHECK(status.message().find("the module is damaged: the module description (header, bytecode, metadata) (bytes "
+                              "0 to ") == 0);
+  CHECK(status.message().find(", the module records ") != std::string::npos);
+}
+
+TEST_CASE("integrity: a module without a record is refused unless the check is off") {
+  TestModule m = ValidModule();
+  m.seal = false;
+  auto bytes = BuildModule(m);
+  Status status = LoadVerified(bytes);
+  CHECK(status.code() == StatusCode::kDataLoss);
+  CHECK(status.message().find("the module has no integrity record") == 0);
+  CHECK(LoadStatus(bytes).ok());
 }
 
 TEST_CASE("too short to be a module") {

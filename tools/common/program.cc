@@ -4,6 +4,7 @@
 
 #include "drivers/registry.h"
 #include "hal/hal_module.h"
+#include "schemas/integrity.h"
 #include "tools/common/flags.h"
 #include "tools/common/tensor_io.h"
 
@@ -16,7 +17,9 @@ const char* const kProgramFlagsHelp =
     "  f32 f64 i1 i8 i16 i32 i64 ui8 ui16 ui32 ui64. Results print in the same syntax.\n"
     "  --device        the device to run on (default cpu-task; e.g. cpu-sync,\n"
     "                  cpu-task?threads=2; --list-devices shows them)\n"
-    "  --function      may be left out when the module exports one function\n";
+    "  --function      may be left out when the module exports one function\n"
+    "  --trusted-key   FILE.pub from compile-module --generate-sign-key: refuse\n"
+    "                  modules not signed with its secret key\n";
 
 namespace {
 
@@ -71,6 +74,8 @@ bool ParseProgramFlag(const std::string& arg, ProgramOptions* options) {
     options->device = value;
   } else if (ParseFlag(arg, "input", &value)) {
     options->inputs.push_back(value);
+  } else if (ParseFlag(arg, "trusted-key", &value)) {
+    options->trusted_key_path = value;
   } else if (ParseSwitch(arg, "list-functions")) {
     options->list_functions = true;
   } else if (ParseSwitch(arg, "list-devices")) {
@@ -81,14 +86,33 @@ bool ParseProgramFlag(const std::string& arg, ProgramOptions* options) {
   return true;
 }
 
+// The module of --module, checked against --trusted-key when given.
+static StatusOr<vm::Ref<vm::BytecodeModule>> LoadModule(const ProgramOptions& options) {
+  if (options.module_path.empty()) return InvalidArgumentError("missing --module=FILE.smod");
+  vm::IntegrityOptions integrity;
+  if (!options.trusted_key_path.empty()) {
+    auto text = ReadFile(options.trusted_key_path);
+    if (!text.ok()) {
+      Status status = text.status();
+      status.Annotate("--trusted-key: ");
+      return status;
+    }
+    std::string_view hex(reinterpret_cast<const char*>(text->data()), text->size());
+    if (!integrity::ParseHexKey(hex, integrity::kPublicKeyBytes, &integrity.trusted_public_key)) {
+      return InvalidArgumentError("--trusted-key='", options.trusted_key_path, "' does not hold an Ed25519 public key: expected ",
+                                  2 * integrity::kPublicKeyBytes, " hex digits (compile-module --generate-sign-key writes one)");
+    }
+  }
+  return vm::BytecodeModule::LoadFile(options.module_path, integrity);
+}
+
 StatusOr<bool> PrintListing(const ProgramOptions& options) {
   if (options.list_devices) {
     ListDevices();
     return true;
   }
   if (!options.list_functions) return false;
-  if (options.module_path.empty()) return InvalidArgumentError("missing --module=FILE.smod");
-  STRATA_ASSIGN_OR_RETURN(vm::Ref<vm::BytecodeModule> module, vm::BytecodeModule::LoadFile(options.module_path));
+  STRATA_ASSIGN_OR_RETURN(vm::Ref<vm::BytecodeModule> module, LoadModule(options));
   for (const auto& fn : module->exports()) {
     std::printf("%s\n", DescribeFunction(fn.name, module->functions()[fn.ordinal]).c_str());
   }
@@ -104,9 +128,8 @@ std::string DefaultDevice() {
 }
 
 StatusOr<std::unique_ptr<Program>> Program::Load(const ProgramOptions& options) {
-  if (options.module_path.empty()) return InvalidArgumentError("missing --module=FILE.smod");
   auto program = std::make_unique<Program>();
-  STRATA_ASSIGN_OR_RETURN(program->module, vm::BytecodeModule::LoadFile(options.module_path));
+  STRATA_ASSIGN_OR_RETURN(program->module, LoadModule(options));
   const vm::BytecodeModule& module = *program->module;
   std::string function = options.function;
   if (function.empty()) {

@@ -41,6 +41,7 @@ struct ProgramOptions {
   std::string function;  // empty: the module's only export
   std::string device;    // empty: DefaultDevice()
   std::vector<std::string> inputs;
+  std::string trusted_key_path;  // --trusted-key: the module must be signed by it
   bool list_functions = false;
   bool list_devices = false;
 };

@@ -37,10 +37,16 @@
 #include "mlir/Support/Timing.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/Support/CommandLine.h"
+#include "schemas/integrity.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
+
+#include <optional>
+#include <sodium.h>
 
 namespace {
 
@@ -49,8 +55,7 @@ using namespace mlir;
 
 enum class Emit { kModule, kBytecodeListing, kRegisterAllocation, kVM };
 
-cl::opt<std::string> inputFilename(cl::Positional, cl::desc("<input .mlir>"),
-                                   cl::Required);
+cl::opt<std::string> inputFilename(cl::Positional, cl::desc("<input .mlir>"));
 cl::opt<std::string> outputFilename("o",
                                     cl::desc("Output file ('-' is stdout)"),
                                     cl::value_desc("filename"), cl::init("-"));
@@ -86,9 +91,83 @@ cl::opt<std::string>
                     cl::desc("Write each embedded executable to DIR"));
 cl::opt<bool> timePhases("time-phases",
                          cl::desc("Print the wall time of each phase"));
+cl::opt<std::string> signKey(
+    "sign-key", cl::value_desc("file"),
+    cl::desc("Sign the module with the Ed25519 secret key in FILE (128 hex "
+             "digits, as --generate-sign-key writes)"));
+cl::opt<std::string> generateSignKey(
+    "generate-sign-key", cl::value_desc("prefix"),
+    cl::desc("Write a new Ed25519 key pair to PREFIX.key (secret, for "
+             "--sign-key) and PREFIX.pub (public, for run-module "
+             "--trusted-key), then exit"));
 cl::opt<std::string> codegenOptions(
     "codegen-options",
     cl::desc("Options of the CPU codegen pipeline, e.g. \"vector-bits=256\""));
+
+/// The secret key of --sign-key, or an empty vector without one; nullopt
+/// after reporting a problem.
+std::optional<std::vector<uint8_t>> readSigningKey() {
+  if (signKey.empty())
+    return std::vector<uint8_t>();
+  auto text = llvm::MemoryBuffer::getFile(signKey);
+  if (!text) {
+    llvm::errs() << "compile-module: cannot read --sign-key='" << signKey
+                 << "': " << text.getError().message() << "\n";
+    return std::nullopt;
+  }
+  std::vector<uint8_t> key;
+  if (!strata::integrity::ParseHexKey((*text)->getBuffer(),
+                                      strata::integrity::kSecretKeyBytes,
+                                      &key)) {
+    llvm::errs() << "compile-module: --sign-key='" << signKey
+                 << "' does not hold an Ed25519 secret key: expected "
+                 << 2 * strata::integrity::kSecretKeyBytes
+                 << " hex digits (compile-module --generate-sign-key writes "
+                    "one)\n";
+    return std::nullopt;
+  }
+  return key;
+}
+
+/// --generate-sign-key: a key pair as two hex files, the secret one
+/// readable by its owner only.
+int generateKeyPair() {
+  if (sodium_init() < 0) {
+    llvm::errs() << "compile-module: libsodium failed to initialize\n";
+    return 1;
+  }
+  uint8_t publicKey[crypto_sign_PUBLICKEYBYTES];
+  uint8_t secretKey[crypto_sign_SECRETKEYBYTES];
+  static_assert(sizeof(publicKey) == strata::integrity::kPublicKeyBytes &&
+                sizeof(secretKey) == strata::integrity::kSecretKeyBytes);
+  crypto_sign_keypair(publicKey, secretKey);
+  auto write = [](const std::string &path, llvm::ArrayRef<uint8_t> key,
+                  unsigned mode) {
+    int fd = -1;
+    std::error_code error = llvm::sys::fs::openFileForWrite(
+        path, fd, llvm::sys::fs::CD_CreateAlways, llvm::sys::fs::OF_Text,
+        mode);
+    if (!error) {
+      // The mode applies when the file is created; an existing one keeps
+      // its own, so set it again.
+      error = llvm::sys::fs::setPermissions(
+          path, static_cast<llvm::sys::fs::perms>(mode));
+      llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
+      os << strata::integrity::HexKey(key) << "\n";
+      os.close();
+      if (!error)
+        error = os.error();
+    }
+    if (error)
+      llvm::errs() << "compile-module: cannot write '" << path
+                   << "': " << error.message() << "\n";
+    return !error;
+  };
+  bool ok = write(generateSignKey + ".key", secretKey, 0600) &&
+            write(generateSignKey + ".pub", publicKey, 0644);
+  sodium_memzero(secretKey, sizeof(secretKey));
+  return ok ? 0 : 1;
+}
 
 /// Whether the input is one vm.module (rather than a model).
 bool isVMInput(mlir::ModuleOp top) {
@@ -130,7 +209,11 @@ LogicalResult writeOutput(strata::vm::ModuleOp module, llvm::raw_ostream &os) {
   case Emit::kBytecodeListing:
     break;
   }
-  FailureOr<std::vector<uint8_t>> file = strata::vm::serializeModule(module);
+  std::optional<std::vector<uint8_t>> key = readSigningKey();
+  if (!key)
+    return failure();
+  FailureOr<std::vector<uint8_t>> file =
+      strata::vm::serializeModule(module, {}, *key);
   if (failed(file))
     return failure();
   if (emit == Emit::kModule) {
@@ -189,6 +272,10 @@ int compileModel(mlir::ModuleOp top) {
     return 1;
   }
   options.dumpExecutablesDir = dumpExecutables;
+  std::optional<std::vector<uint8_t>> key = readSigningKey();
+  if (!key)
+    return 1;
+  options.signingKey = std::move(*key);
   options.configure = [](PassManager &pm) {
     return applyPassManagerCLOptions(pm);
   };
@@ -267,5 +354,12 @@ int main(int argc, char **argv) {
   cl::ParseCommandLineOptions(argc, argv,
                               "Strata module compiler: vm dialect to a module "
                               "file\n");
+  if (!generateSignKey.empty())
+    return generateKeyPair();
+  if (inputFilename.empty()) {
+    llvm::errs() << "compile-module: no input file given (compile-module "
+                    "model.mlir -o model.smod)\n";
+    return 1;
+  }
   return compile();
 }

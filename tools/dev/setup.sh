@@ -8,6 +8,7 @@ packages=(
   cmake ninja-build git python3 python3-numpy pkgconf
   clang-22 lld-22 llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools libclang-rt-22-dev
   libflatbuffers-dev flatbuffers-compiler doctest-dev libtbb-dev libbenchmark-dev
+  libxxhash-dev libsodium-dev
   lua5.4 valgrind
   # aarch64: cross toolchain and qemu, so CTest runs the runtime's tests on aarch64 too
   g++-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user

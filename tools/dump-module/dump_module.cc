@@ -86,11 +86,21 @@ Status Run(int argc, char** argv) {
     }
   }
   if (path.empty()) return InvalidArgumentError(kUsage);
-  STRATA_ASSIGN_OR_RETURN(auto module, vm::BytecodeModule::LoadFile(path));
+  // A damaged module is still shown as far as it parses; the integrity
+  // check is reported on its own line and fails the exit status.
+  STRATA_ASSIGN_OR_RETURN(auto module, vm::BytecodeModule::LoadFile(path, {.verify = false}));
+  Status integrity_status = vm::CheckIntegrity(module->file_bytes(), {}).status();
 
   std::printf("module %s (format %u.%u, %llu bytes)\n", std::string(module->name()).c_str(),
               module->version_major(), module->version_minor(),
               static_cast<unsigned long long>(module->file_size()));
+  if (integrity_status.ok()) {
+    vm::IntegrityInfo integrity = vm::DescribeIntegrity(module->file_bytes());
+    std::printf("integrity: %u parts match their digests, %s\n", integrity.part_count,
+                integrity.is_signed ? "signed" : "unsigned");
+  } else {
+    std::printf("integrity: %s\n", integrity_status.ToString().c_str());
+  }
   std::printf("imports: %zu\n", module->imports().size());
   for (size_t i = 0; i < module->imports().size(); ++i) {
     const auto& imp = module->imports()[i];
@@ -137,6 +147,7 @@ Status Run(int argc, char** argv) {
       pc += inst.size;
     }
   }
+  if (!integrity_status.ok()) return integrity_status;
   return metadata_status;
 }
 

@@ -10,9 +10,12 @@
 
 #include "compiler/vm/Target/BytecodeEncoder.h"
 #include "compiler/vm/Target/RegisterAllocation.h"
+#include "schemas/integrity.h"
 #include "strata/schemas/module_generated.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/MathExtras.h"
+
+#include <sodium.h>
 
 using namespace mlir;
 
@@ -105,7 +108,8 @@ struct ScalarGlobals {
 } // namespace
 
 FailureOr<std::vector<uint8_t>>
-serializeModule(ModuleOp module, ArrayRef<EmbeddedExecutable> executables) {
+serializeModule(ModuleOp module, ArrayRef<EmbeddedExecutable> executables,
+                ArrayRef<uint8_t> signingKey) {
   ModuleSymbols symbols;
   SmallVector<FuncOp> functions;
   SmallVector<ImportOp> imports;
@@ -201,6 +205,8 @@ serializeModule(ModuleOp module, ArrayRef<EmbeddedExecutable> executables) {
         symbols.functionOrdinals.at(exportOp.getFunctionRef())));
 
   std::vector<uint8_t> externalData;
+  // The external segments as integrity parts (offsets in external data).
+  std::vector<integrity::Part> segments;
   std::vector<flatbuffers::Offset<schema::RodataDef>> rodataDefs;
   for (RodataOp segment : rodata) {
     std::vector<uint8_t> bytes = rodataBytes(segment);
@@ -213,6 +219,9 @@ serializeModule(ModuleOp module, ArrayRef<EmbeddedExecutable> executables) {
     externalData.resize(
         llvm::alignTo(externalData.size(), bytecode::kExternalAlignment), 0);
     schema::ExternalRange range(externalData.size(), bytes.size());
+    segments.push_back({externalData.size(), bytes.size(),
+                        integrity::PartKind::kRodata,
+                        uint32_t(rodataDefs.size())});
     externalData.insert(externalData.end(), bytes.begin(), bytes.end());
     rodataDefs.push_back(schema::CreateRodataDefDirect(
         fbb, name.c_str(), /*inline_data=*/nullptr, &range));
@@ -223,6 +232,9 @@ serializeModule(ModuleOp module, ArrayRef<EmbeddedExecutable> executables) {
     externalData.resize(
         llvm::alignTo(externalData.size(), bytecode::kExternalAlignment), 0);
     schema::ExternalRange range(externalData.size(), executable.data.size());
+    segments.push_back({externalData.size(), executable.data.size(),
+                        integrity::PartKind::kExecutable,
+                        uint32_t(executableDefs.size())});
     externalData.insert(externalData.end(), executable.data.begin(),
                         executable.data.end());
     executableDefs.push_back(schema::CreateExecutableDefDirect(
@@ -247,7 +259,46 @@ serializeModule(ModuleOp module, ArrayRef<EmbeddedExecutable> executables) {
   std::vector<uint8_t> file(fbb.GetBufferPointer(),
                             fbb.GetBufferPointer() + fbb.GetSize());
   file.resize(llvm::alignTo(file.size(), bytecode::kExternalAlignment), 0);
+  uint64_t externalBase = file.size();
   file.insert(file.end(), externalData.begin(), externalData.end());
+
+  // The integrity record: the description, then each segment, with the
+  // alignment bytes between them as padding parts.
+  std::vector<integrity::Part> parts = {
+      {0, externalBase, integrity::PartKind::kDescription, 0}};
+  uint64_t end = 0;
+  for (integrity::Part segment : segments) {
+    if (segment.offset > end)
+      parts.push_back({externalBase + end, segment.offset - end,
+                       integrity::PartKind::kPadding, 0});
+    segment.offset += externalBase;
+    parts.push_back(segment);
+    end = segment.offset - externalBase + segment.length;
+  }
+  if (externalData.size() > end)
+    parts.push_back({externalBase + end, externalData.size() - end,
+                     integrity::PartKind::kPadding, 0});
+  if (signingKey.empty()) {
+    integrity::Seal(file, std::move(parts));
+    return file;
+  }
+  if (signingKey.size() != integrity::kSecretKeyBytes)
+    return module.emitError("a signing key has ")
+           << integrity::kSecretKeyBytes << " bytes, got "
+           << signingKey.size();
+  if (sodium_init() < 0)
+    return module.emitError("libsodium failed to initialize");
+  bool sealed = integrity::Seal(
+      file, std::move(parts),
+      [&](std::span<const uint8_t> bytes, uint8_t *signature) {
+        uint8_t hash[integrity::kSignedHashBytes];
+        crypto_generichash(hash, sizeof(hash), bytes.data(), bytes.size(),
+                           nullptr, 0);
+        return crypto_sign_detached(signature, nullptr, hash, sizeof(hash),
+                                    signingKey.data()) == 0;
+      });
+  if (!sealed)
+    return module.emitError("signing the module failed");
   return file;
 }
 

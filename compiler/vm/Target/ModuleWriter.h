@@ -3,7 +3,9 @@
 // Writes a module file (schemas/module.fbs): the size-prefixed ModuleDef
 // FlatBuffer with identifier "SMOD", zero padding to a 64-byte boundary, then
 // the external data (rodata segments of 64 bytes or more, each 64-byte
-// aligned, so the runtime uses them in place).
+// aligned, so the runtime uses them in place), then the integrity record of
+// schemas/integrity.h (a digest of each part and of the whole file, and a
+// signature when a key is given).
 //
 // Numbering: functions, imports, rodata segments and ref globals take
 // ordinals in the order they appear in the vm.module; scalar globals are laid
@@ -36,10 +38,12 @@ struct EmbeddedExecutable {
 /// returns the bytes of the module file with `executables` embedded. A
 /// function's `strata.argument_types` / `strata.result_types` (arrays of
 /// strings) and `strata.transient_bytes` attributes become its reflection.
-/// Fails with diagnostics.
+/// With `signingKey` (a 64-byte Ed25519 secret key, libsodium's layout) the
+/// integrity record carries a signature. Fails with diagnostics.
 mlir::FailureOr<std::vector<uint8_t>>
 serializeModule(ModuleOp module,
-                llvm::ArrayRef<EmbeddedExecutable> executables = {});
+                llvm::ArrayRef<EmbeddedExecutable> executables = {},
+                llvm::ArrayRef<uint8_t> signingKey = {});
 
 } // namespace strata::vm
 
