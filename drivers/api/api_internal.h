@@ -81,6 +81,7 @@ struct strata_module : strata_counted {
   strata::vm::Ref<strata::vm::BytecodeModule> program;
   strata::vm::Ref<strata::vm::NativeModule> hal_module;
   std::vector<std::unique_ptr<strata_function>> functions;
+  strata_call_limits call_limits = {0, 0};  // the default of every call
   // Idle contexts; a call takes one (or creates one) and puts it back.
   std::mutex pool_mutex;
   std::vector<std::unique_ptr<strata_call_context>> idle_contexts;

@@ -6,6 +6,7 @@
 // each running call needs one of its own; the pool keeps them between calls
 // so a call does not pay for linking, and grows to the number of calls that
 // ever ran at once.
+#include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -13,6 +14,7 @@
 
 #include "drivers/api/api_internal.h"
 #include "hal/hal_module.h"
+#include "schemas/integrity.h"
 #include "vm/value.h"
 
 namespace strata::api {
@@ -180,9 +182,21 @@ void ReturnCallContext(strata_module& module, std::unique_ptr<strata_call_contex
   module.idle_contexts.push_back(std::move(call));
 }
 
-Status LoadModule(strata_device* device, StatusOr<Ref<vm::BytecodeModule>> program, strata_module** out_module) {
+// The loader's integrity options from the C ones.
+vm::IntegrityOptions Integrity(const strata_module_options* options) {
+  vm::IntegrityOptions integrity;
+  if (options && options->trusted_public_key) {
+    integrity.trusted_public_key.assign(options->trusted_public_key,
+                                        options->trusted_public_key + integrity::kPublicKeyBytes);
+  }
+  return integrity;
+}
+
+Status LoadModule(strata_device* device, StatusOr<Ref<vm::BytecodeModule>> program,
+                  const strata_module_options* options, strata_module** out_module) {
   STRATA_RETURN_IF_ERROR(program.status());
   auto module = std::make_unique<strata_module>();
+  if (options) module->call_limits = options->call_limits;
   module->device = device->device;
   module->program = std::move(program).value();
   STRATA_RETURN_IF_ERROR(DescribeFunctions(module.get()));
@@ -281,7 +295,7 @@ StatusOr<strata_tensor*> OutputTensor(const strata_function& fn, size_t i, const
 }
 
 Status Call(strata_function* fn, strata_tensor* const* inputs, size_t input_count, strata_tensor** outputs,
-            size_t output_count) {
+            size_t output_count, const strata_call_limits* limits) {
   if (!fn) return InvalidArgumentError("strata_function_call: function is null");
   if (input_count != fn->arg_types.size()) {
     return InvalidArgumentError(fn->name, ": expected ", fn->arg_types.size(), " input",
@@ -302,7 +316,13 @@ Status Call(strata_function* fn, strata_tensor* const* inputs, size_t input_coun
 
   strata_module& module = *fn->module;
   STRATA_ASSIGN_OR_RETURN(std::unique_ptr<strata_call_context> call, AcquireCallContext(module));
-  auto results = call->context->Invoke(call->handles[fn->index], args);
+  const strata_call_limits& applied = limits ? *limits : module.call_limits;
+  vm::InvocationOptions invocation;
+  invocation.max_steps = applied.max_steps;
+  if (applied.timeout_us) {
+    invocation.deadline = std::chrono::steady_clock::now() + std::chrono::microseconds(applied.timeout_us);
+  }
+  auto results = call->context->Invoke(call->handles[fn->index], args, invocation);
   // A context whose call failed may hold half-updated globals; drop it.
   if (!results.ok()) return results.status();
   ReturnCallContext(module, std::move(call));
@@ -332,17 +352,31 @@ using strata::api::Guard;
 extern "C" {
 
 strata_status* strata_module_load_file(strata_device* device, const char* path, strata_module** out_module) {
+  return strata_module_load_file_with_options(device, path, nullptr, out_module);
+}
+
+strata_status* strata_module_load_file_with_options(strata_device* device, const char* path,
+                                                    const strata_module_options* options,
+                                                    strata_module** out_module) {
   return Guard([&]() -> Status {
     if (!device) return InvalidArgumentError("strata_module_load_file: device is null");
     if (!path) return InvalidArgumentError("strata_module_load_file: path is null");
     if (!out_module) return InvalidArgumentError("strata_module_load_file: out_module is null");
-    return strata::api::LoadModule(device, strata::vm::BytecodeModule::LoadFile(path), out_module);
+    return strata::api::LoadModule(
+        device, strata::vm::BytecodeModule::LoadFile(path, strata::api::Integrity(options)), options, out_module);
   });
 }
 
 strata_status* strata_module_load_memory(strata_device* device, const void* data, size_t byte_length,
                                          void (*release)(void* user_data), void* user_data,
                                          strata_module** out_module) {
+  return strata_module_load_memory_with_options(device, data, byte_length, release, user_data, nullptr, out_module);
+}
+
+strata_status* strata_module_load_memory_with_options(strata_device* device, const void* data, size_t byte_length,
+                                                      void (*release)(void* user_data), void* user_data,
+                                                      const strata_module_options* options,
+                                                      strata_module** out_module) {
   return Guard([&]() -> Status {
     if (!device) return InvalidArgumentError("strata_module_load_memory: device is null");
     if (!data) return InvalidArgumentError("strata_module_load_memory: data is null");
@@ -356,8 +390,9 @@ strata_status* strata_module_load_memory(strata_device* device, const void* data
     // module on success and before returning on failure, as documented.
     auto owner = strata::vm::MakeRef<strata::api::CallerBytes>(release, user_data);
     std::span<const uint8_t> bytes(static_cast<const uint8_t*>(data), byte_length);
-    return strata::api::LoadModule(device, strata::vm::BytecodeModule::LoadBytes(bytes, std::move(owner)),
-                                   out_module);
+    return strata::api::LoadModule(
+        device, strata::vm::BytecodeModule::LoadBytes(bytes, std::move(owner), strata::api::Integrity(options)),
+        options, out_module);
   });
 }
 
@@ -419,7 +454,13 @@ const char* strata_function_output_type(const strata_function* function, size_t 
 
 strata_status* strata_function_call(strata_function* function, strata_tensor* const* inputs, size_t input_count,
                                     strata_tensor** outputs, size_t output_count) {
-  return Guard([&] { return strata::api::Call(function, inputs, input_count, outputs, output_count); });
+  return Guard([&] { return strata::api::Call(function, inputs, input_count, outputs, output_count, nullptr); });
+}
+
+strata_status* strata_function_call_with_limits(strata_function* function, strata_tensor* const* inputs,
+                                                size_t input_count, strata_tensor** outputs, size_t output_count,
+                                                const strata_call_limits* limits) {
+  return Guard([&] { return strata::api::Call(function, inputs, input_count, outputs, output_count, limits); });
 }
 
 }  // extern "C"

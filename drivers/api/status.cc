@@ -52,7 +52,7 @@ const char* strata_status_message(const strata_status* status) {
 }
 
 const char* strata_code_name(strata_code code) {
-  if (code < STRATA_OK || code > STRATA_INTERNAL) return "UNKNOWN";
+  if (code < STRATA_OK || code > STRATA_PERMISSION_DENIED) return "UNKNOWN";
   return strata::StatusCodeName(static_cast<strata::StatusCode>(code));
 }
 

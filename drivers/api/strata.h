@@ -202,6 +202,44 @@ STRATA_API strata_status* strata_module_load_file(strata_device* device, const c
 STRATA_API strata_status* strata_module_load_memory(strata_device* device, const void* data, size_t byte_length,
                                                     void (*release)(void* user_data), void* user_data,
                                                     strata_module** out_module);
+/* Limits on one call of a module's function; 0 means none. `max_steps`
+ * counts the branches and calls of the module's program (straight-line code
+ * between them is bounded by the program's size), beyond which the call
+ * fails with RESOURCE_EXHAUSTED; `timeout_us` is wall time from the start of
+ * the call, after which it fails with DEADLINE_EXCEEDED (checked every 65536
+ * steps of the program; a kernel already running on the device finishes
+ * first). A call stopped this way leaves the module usable. */
+typedef struct strata_call_limits {
+  uint64_t max_steps;
+  uint64_t timeout_us;
+} strata_call_limits;
+
+/* How a module is loaded; a zeroed struct (or NULL options) gives the
+ * defaults of strata_module_load_file. */
+typedef struct strata_module_options {
+  /* NULL, or the 32 bytes of an Ed25519 public key (compile-module
+   * --generate-sign-key writes it, as hex, to NAME.pub): the module must then
+   * be signed with its secret key (compile-module --sign-key), or loading
+   * fails with PERMISSION_DENIED. Checking a signature opens libsodium
+   * (libsodium.so.23) at run time; UNAVAILABLE when it is missing. */
+  const uint8_t* trusted_public_key;
+  /* The limits of every call of the module's functions, unless a call gives
+   * its own (strata_function_call_with_limits). */
+  strata_call_limits call_limits;
+} strata_module_options;
+
+/* strata_module_load_file and strata_module_load_memory with options. Every
+ * module file ends in an integrity record (digests of its parts, written by
+ * compile-module) that loading checks before it reads anything: a changed
+ * byte fails with DATA_LOSS naming the part (an executable, a weight
+ * segment, the description), a file without the record likewise. */
+STRATA_API strata_status* strata_module_load_file_with_options(strata_device* device, const char* path,
+                                                               const strata_module_options* options,
+                                                               strata_module** out_module);
+STRATA_API strata_status* strata_module_load_memory_with_options(strata_device* device, const void* data,
+                                                                 size_t byte_length, void (*release)(void* user_data),
+                                                                 void* user_data, const strata_module_options* options,
+                                                                 strata_module** out_module);
 STRATA_API void strata_module_retain(strata_module* module);
 STRATA_API void strata_module_release(strata_module* module);
 
@@ -334,6 +372,12 @@ STRATA_API size_t strata_tensor_describe(const strata_tensor* tensor, char* buff
  * concurrent calls on one module each run in a context of their own. */
 STRATA_API strata_status* strata_function_call(strata_function* function, strata_tensor* const* inputs,
                                                size_t input_count, strata_tensor** outputs, size_t output_count);
+
+/* strata_function_call with its own limits (NULL: the module's, from
+ * strata_module_options.call_limits). */
+STRATA_API strata_status* strata_function_call_with_limits(strata_function* function, strata_tensor* const* inputs,
+                                                           size_t input_count, strata_tensor** outputs,
+                                                           size_t output_count, const strata_call_limits* limits);
 
 #ifdef __cplusplus
 }  /* extern "C" */

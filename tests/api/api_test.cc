@@ -11,10 +11,12 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <string>
 #include <thread>
@@ -314,6 +316,64 @@ TEST_CASE("loading a module reports what is wrong") {
   CHECK(module == nullptr);
 }
 
+TEST_CASE("calls are bounded by a step budget and a deadline, per module and per call") {
+  Fixture f;
+  ModuleBytes bytes{BuildModule(ScalarModule())};
+  strata_module_options options = {};
+  options.call_limits.max_steps = 1000;  // the module's default
+  strata_module* module = nullptr;
+  EXPECT_OK(strata_module_load_memory_with_options(f.device, bytes.data, bytes.size, nullptr, nullptr, &options,
+                                                   &module));
+  strata_function* sum = nullptr;
+  EXPECT_OK(strata_module_lookup_function(module, "sum", &sum));
+  // sum(n) loops n times: 10^15 iterations never end within a test.
+  strata_tensor* endless = Scalar(f.device, 1000000000000000);
+  strata_tensor* result = nullptr;
+  std::string error = Take(strata_function_call(sum, &endless, 1, &result, 1));
+  CHECK(error.rfind("RESOURCE_EXHAUSTED: ", 0) == 0);
+  CHECK(error.find("step budget of 1000") != std::string::npos);
+  CHECK(result == nullptr);
+
+  // A call's own limits replace the module's: a deadline of 50 ms.
+  strata_call_limits limits = {0, 50000};
+  auto begin = std::chrono::steady_clock::now();
+  error = Take(strata_function_call_with_limits(sum, &endless, 1, &result, 1, &limits));
+  double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - begin).count();
+  CHECK(error.rfind("DEADLINE_EXCEEDED: ", 0) == 0);
+  CHECK(ms >= 50);
+  MESSAGE("a 50 ms deadline stopped the program after " << ms << " ms");
+  CHECK(ms < 2000);
+
+  // The module stays usable within its budget.
+  strata_tensor* n = Scalar(f.device, 100);
+  EXPECT_OK(strata_function_call(sum, &n, 1, &result, 1));
+  CHECK(ReadI64(result) == 5050);
+  strata_tensor_release(result);
+  strata_tensor_release(n);
+  strata_tensor_release(endless);
+  strata_module_release(module);
+}
+
+TEST_CASE("a trusted key refuses modules it did not sign") {
+  Fixture f;
+  ModuleBytes bytes{BuildModule(ScalarModule())};
+  uint8_t key[32] = {1, 2, 3};
+  strata_module_options options = {};
+  options.trusted_public_key = key;
+  strata_module* module = nullptr;
+  std::string error = Take(
+      strata_module_load_memory_with_options(f.device, bytes.data, bytes.size, nullptr, nullptr, &options, &module));
+  CHECK(error == "PERMISSION_DENIED: the module is not signed, and a trusted key requires a signature");
+  CHECK(module == nullptr);
+
+  // Without the record, the module is damaged or foreign: refused either way.
+  TestModule unsealed = ScalarModule();
+  unsealed.seal = false;
+  ModuleBytes plain{BuildModule(unsealed)};
+  error = Take(strata_module_load_memory(f.device, plain.data, plain.size, nullptr, nullptr, &module));
+  CHECK(error.rfind("DATA_LOSS: the module has no integrity record", 0) == 0);
+}
+
 TEST_CASE("scalars travel as 0-d tensors") {
   ScalarFixture f;
   strata_function* sum = f.Function("sum");
@@ -589,6 +649,63 @@ void ConcurrentMlp(const char* driver) {
   for (std::thread& thread : threads) thread.join();
   CHECK(wrong == 0);
   strata_module_release(module);
+}
+
+// 1000 random single-bit changes over the compiled MLP, each loaded from
+// memory as an app would: a change must never crash, hang or silently change
+// the scores. Every outcome is counted and printed.
+TEST_CASE("1000 random bit flips over a compiled module: each refused or harmless") {
+  REQUIRE_MLP();
+  Fixture f;
+  FILE* file = std::fopen(MlpPath(), "rb");
+  REQUIRE(file != nullptr);
+  std::vector<uint8_t> contents;
+  uint8_t chunk[65536];
+  for (size_t n; (n = std::fread(chunk, 1, sizeof(chunk), file)) > 0;) contents.insert(contents.end(), chunk, chunk + n);
+  std::fclose(file);
+
+  ModuleBytes pristine(contents);
+  strata_module* module = nullptr;
+  EXPECT_OK(strata_module_load_memory(f.device, pristine.data, pristine.size, nullptr, nullptr, &module));
+  strata_function* predict = nullptr;
+  EXPECT_OK(strata_module_lookup_function(module, "predict", &predict));
+  const std::vector<float> expected = Predict(predict, f.device, MlpInput(3));
+  strata_module_release(module);
+
+  uint64_t state = 0x9E3779B97F4A7C15ull;  // a fixed seed: the same flips every run
+  auto next = [&state] {
+    state ^= state << 13, state ^= state >> 7, state ^= state << 17;
+    return state;
+  };
+  int refused = 0, same = 0, changed = 0;
+  std::map<std::string, int> reasons;
+  ModuleBytes flipped(contents);
+  for (int trial = 0; trial < 1000; ++trial) {
+    size_t at = next() % contents.size();
+    uint8_t bit = static_cast<uint8_t>(1u << (next() % 8));
+    flipped.data[at] ^= bit;
+    strata_module* damaged = nullptr;
+    strata_status* status =
+        strata_module_load_memory(f.device, flipped.data, flipped.size, nullptr, nullptr, &damaged);
+    if (status) {
+      ++refused;
+      std::string message = strata_status_message(status);
+      reasons[std::string(strata_code_name(strata_status_code(status))) + ": " +
+              message.substr(0, message.find(" (bytes"))]++;
+      strata_status_free(status);
+    } else {
+      strata_function* fn = nullptr;
+      EXPECT_OK(strata_module_lookup_function(damaged, "predict", &fn));
+      (Predict(fn, f.device, MlpInput(3)) == expected ? same : changed)++;
+      strata_module_release(damaged);
+    }
+    flipped.data[at] ^= bit;
+  }
+  MESSAGE("1000 flips over " << contents.size() << " bytes: " << refused << " refused at load, " << same
+                             << " loaded with unchanged results, " << changed << " loaded with changed results");
+  for (const auto& [reason, count] : reasons) MESSAGE("  " << count << " x " << reason);
+  CHECK(changed == 0);
+  CHECK(refused + same == 1000);
 }
 
 TEST_CASE("concurrent calls on one module: the MLP on cpu-sync") {
