@@ -114,10 +114,12 @@ Status CommandBuffer::Dispatch(Executable* executable, uint32_t entry_point, Wor
     }
     resolved[i] = {binding.buffer, binding.offset, *length};
   }
-  if (info.scratch_bytes != 0 && (bindings.empty() || resolved[bindings.size() - 1].length < info.scratch_bytes)) {
+  // The loader guarantees a binding to hold the scratch, and the count was
+  // checked above.
+  if (info.scratch_bytes != 0 && resolved[bindings.size() - 1].length < info.scratch_bytes) {
     return OutOfRangeError(DispatchContext(executable, entry_point), ": the scratch binding (", bindings.size() - 1,
-                           ") holds ", bindings.empty() ? 0 : resolved[bindings.size() - 1].length,
-                           " bytes, the kernel needs ", info.scratch_bytes);
+                           ") holds ", resolved[bindings.size() - 1].length, " bytes, the kernel needs ",
+                           info.scratch_bytes);
   }
   if (counts[0] == 0 || counts[1] == 0 || counts[2] == 0) return OkStatus();
   STRATA_RETURN_IF_ERROR(DispatchImpl(executable, entry_point, workgroups, constants, {resolved, bindings.size()}));

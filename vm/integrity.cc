@@ -93,12 +93,13 @@ IntegrityInfo DescribeIntegrity(std::span<const uint8_t> file) {
 StatusOr<std::span<const uint8_t>> CheckIntegrity(std::span<const uint8_t> file, const IntegrityOptions& options) {
   integrity::Record record;
   std::string why;
+  const bool required = options.verify || !options.trusted_public_key.empty();
   switch (integrity::ParseRecord(file, &record, &why)) {
     case integrity::ParseResult::kOk:
       break;
     case integrity::ParseResult::kNoRecord:
+      if (!required) return file;
       // Not a module at all: the loader's identifier check says so better.
-      if (!options.verify && options.trusted_public_key.empty()) return file;
       if (file.size() < 12 || !flatbuffers::BufferHasIdentifier(file.data(), schema::ModuleDefIdentifier(),
                                                                 /*size_prefixed=*/true)) {
         return file;
@@ -106,7 +107,7 @@ StatusOr<std::span<const uint8_t>> CheckIntegrity(std::span<const uint8_t> file,
       return DataLossError("the module has no integrity record (its last 8 bytes are not 'SMODSUM1'): it is "
                            "truncated, damaged at its end, or was not written by compile-module");
     case integrity::ParseResult::kMalformed:
-      if (!options.verify && options.trusted_public_key.empty()) return file;
+      if (!required) return file;
       return DataLossError("the module's integrity record is damaged: ", why);
   }
   std::span<const uint8_t> module = file.first(record.module_length);

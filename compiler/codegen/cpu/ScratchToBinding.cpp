@@ -37,8 +37,7 @@ constexpr uint64_t kScratchAlignment = 64;
 bool isScratchCandidate(memref::AllocOp alloc) {
   MemRefType type = alloc.getType();
   if (!type.hasStaticShape() || !type.getLayout().isIdentity() ||
-      type.getMemorySpace() || !alloc.getDynamicSizes().empty() ||
-      !alloc.getSymbolOperands().empty())
+      type.getMemorySpace() || !alloc.getSymbolOperands().empty())
     return false;
   Type element = type.getElementType();
   if (!element.isIntOrIndexOrFloat() || element.isIndex() ||
