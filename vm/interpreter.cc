@@ -701,6 +701,14 @@ OP(COND_FAIL) {
   if (static_cast<uint32_t>(S(1))) FAIL_WITH(AbortedError(ix->fp->instance->bytecode->strings()[U32(3)]));
   NEXT(7);
 }
+OP(CHECK_EQ_I64) {
+  int64_t a = static_cast<int64_t>(S(1)), b = static_cast<int64_t>(S(3));
+  if (STRATA_UNLIKELY(a != b)) {
+    FAIL_WITH(InvalidArgumentError(ix->fp->instance->bytecode->strings()[U32(5)], "; they are ", a,
+                                   " and ", b));
+  }
+  NEXT(9);
+}
 
 // ---- globals ----
 #define GLOBAL_LOAD(name, width)                                \

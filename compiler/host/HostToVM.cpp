@@ -1,6 +1,7 @@
 //===- HostToVM.cpp - Host functions to a vm.module -----------------------===//
 
 #include "compiler/host/HostToVM.h"
+#include "compiler/support/SourceLocation.h"
 
 #include "compiler/dispatch/IR/FlowOps.h"
 #include "compiler/host/MemoryPlan.h"
@@ -97,6 +98,11 @@ private:
   LogicalResult lowerConstantTensor(arith::ConstantOp op);
   FailureOr<SmallVector<Value>> operandsOf(Operation *op, ValueRange values);
   Value viewOf(TensorValue &tensor, Location loc);
+  /// "'fn': tensor.cast at m.mlir:3:8 <what>", the message of a host check.
+  std::string describeCheck(Operation *op, const Twine &what) {
+    return ("'" + source.getSymName() + "': " + opWithLocation(op) + " " + what)
+        .str();
+  }
   TensorValue fromView(Value view, RankedTensorType type);
   Value byteSize(TensorValue &tensor);
   Value byteSize(RankedTensorType type, ArrayRef<Value> dims);
@@ -737,10 +743,23 @@ LogicalResult FunctionLowering::lowerOp(Operation &op) {
                   result.dims.push_back(scalars.lookup(cast<Value>(size)));
               }
             } else {
-              for (int64_t d = 0; d < type.getRank(); ++d)
-                result.dims.push_back(type.isDynamicDim(d)
-                                          ? source.dims[d]
-                                          : i64(type.getDimSize(d)));
+              // A cast to a more static type asserts the sizes it names.
+              auto from = cast<RankedTensorType>(reshape->getOperand(0).getType());
+              for (int64_t d = 0; d < type.getRank(); ++d) {
+                if (type.isDynamicDim(d)) {
+                  result.dims.push_back(source.dims[d]);
+                  continue;
+                }
+                result.dims.push_back(i64(type.getDimSize(d)));
+                if (from.isDynamicDim(d))
+                  vm::CheckEqI64Op::create(
+                      b, loc, source.dims[d], result.dims.back(),
+                      describeCheck(reshape, "needs dimension " + Twine(d) +
+                                                 " of " +
+                                                 describeValue(reshape->getOperand(0)) +
+                                                 " to be " +
+                                                 Twine(type.getDimSize(d))));
+              }
             }
             tensors[reshape.getResult()] = result;
             return success();
@@ -771,11 +790,10 @@ LogicalResult FunctionLowering::lowerOp(Operation &op) {
           result.dims.push_back(size);
           after = op1("mul.i64", {after, size}, b.getI64Type());
         }
-        Value mismatch = op1("cmp.ne.i64", {before, after}, b.getI32Type());
-        vm::CondFailOp::create(
-            b, loc, mismatch,
-            "tensor.reshape: the new shape holds a different number of "
-            "elements than the tensor");
+        vm::CheckEqI64Op::create(
+            b, loc, before, after,
+            describeCheck(reshape, "needs the new shape to hold as many "
+                                   "elements as the tensor"));
         tensors[reshape.getResult()] = result;
         return success();
       })
@@ -861,6 +879,15 @@ LogicalResult FunctionLowering::lowerOp(Operation &op) {
           return failure();
         Value failed = op1("xor.i32", {(*c)[0], i32(1)}, b.getI32Type());
         vm::CondFailOp::create(b, loc, failed, assertOp.getMsg());
+        return success();
+      })
+      .Case([&](flow::CheckEqualOp check) -> LogicalResult {
+        FailureOr<SmallVector<Value>> sides = operandsOf(
+            check, ValueRange{check.getLhs(), check.getRhs()});
+        if (failed(sides))
+          return failure();
+        vm::CheckEqI64Op::create(b, loc, (*sides)[0], (*sides)[1],
+                                 check.getMessage());
         return success();
       })
       .Default([&](Operation *) { return lowerScalar(op); });

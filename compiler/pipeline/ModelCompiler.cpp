@@ -209,6 +209,7 @@ compileModel(ModuleOp module, const ModelCompileOptions &options) {
   // dispatch
   if (failed(runner.timed(Phase::kDispatch, [&] {
         return runner.runPasses(Phase::kDispatch, [](OpPassManager &pm) {
+          pm.addPass(flow::createAssertShapesPass());
           pm.addPass(flow::createFormDispatchesPass());
           pm.addPass(createCanonicalizerPass());
           pm.addPass(createCSEPass());

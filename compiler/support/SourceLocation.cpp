@@ -4,6 +4,7 @@
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Visitors.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/Twine.h"
 
 using namespace mlir;
@@ -22,6 +23,30 @@ std::optional<std::string> fileLocation(Location loc) {
     return WalkResult::interrupt();
   });
   return result;
+}
+
+std::string opWithLocation(Operation *op) {
+  std::string name = op->getName().getStringRef().str();
+  if (std::optional<std::string> file = fileLocation(op->getLoc()))
+    return name + " at " + *file;
+  return name;
+}
+
+std::string describeValue(Value value) {
+  if (auto arg = dyn_cast<BlockArgument>(value)) {
+    if (arg.getOwner()->isEntryBlock() &&
+        isa<FunctionOpInterface>(arg.getOwner()->getParentOp()))
+      return ("argument " + Twine(arg.getArgNumber())).str();
+    return "a block argument";
+  }
+  Operation *producer = value.getDefiningOp();
+  StringRef name = producer->getName().getStringRef();
+  if (name == "tensor.empty")
+    return "its output";
+  if (name == "arith.constant")
+    if (std::optional<std::string> file = fileLocation(producer->getLoc()))
+      return "the constant at " + *file;
+  return "the result of " + opWithLocation(producer);
 }
 
 } // namespace strata

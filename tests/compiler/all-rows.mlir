@@ -351,6 +351,8 @@ vm.module @rows {
     vm.call.import @check.expect_true(%i) : (i32) -> ()
     // CHECK-NEXT: cond_fail s{{[0-9]+}}, "cond_fail"
     vm.cond_fail %i, "cond_fail"
+    // CHECK-NEXT: check.eq.i64 s{{[0-9]+}}, s{{[0-9]+}}, "check.eq.i64"
+    vm.check.eq.i64 %l, %l, "check.eq.i64"
     // CHECK-NEXT: br ^{{[0-9a-f]+}}, []
     vm.br ^cond
   ^fail:

@@ -139,7 +139,8 @@ Status Run(int argc, char** argv) {
       // The module was verified at load, so decoding cannot fail here.
       STRATA_RETURN_IF_ERROR(vm::DecodeInstruction(fn.code, fn.code_length, pc, &inst));
       std::string text = vm::FormatInstruction(inst);
-      if (inst.opcode == bytecode::Opcode::FAIL || inst.opcode == bytecode::Opcode::COND_FAIL) {
+      if (inst.opcode == bytecode::Opcode::FAIL || inst.opcode == bytecode::Opcode::COND_FAIL ||
+          inst.opcode == bytecode::Opcode::CHECK_EQ_I64) {
         uint64_t index = inst.operands[inst.operand_count - 1].value;
         text += StrCat("  \"", module->strings()[index], "\"");
       }

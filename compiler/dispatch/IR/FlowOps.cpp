@@ -4,6 +4,8 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/OpImplementation.h"
 
 using namespace mlir;
@@ -50,6 +52,18 @@ DispatchOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
            << FunctionType::get(getContext(), getArguments().getTypes(),
                                 getResultTypes())
            << ", but the kernel '" << getKernel() << "' has type " << type;
+  return success();
+}
+
+LogicalResult CheckEqualOp::canonicalize(CheckEqualOp op,
+                                         PatternRewriter &rewriter) {
+  APInt lhs, rhs;
+  bool same = op.getLhs() == op.getRhs() ||
+              (matchPattern(op.getLhs(), m_ConstantInt(&lhs)) &&
+               matchPattern(op.getRhs(), m_ConstantInt(&rhs)) && lhs == rhs);
+  if (!same)
+    return failure();
+  rewriter.eraseOp(op);
   return success();
 }
 

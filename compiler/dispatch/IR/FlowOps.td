@@ -11,6 +11,7 @@
 
 include "mlir/IR/OpBase.td"
 include "mlir/IR/SymbolInterfaces.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
 
 def Flow_Dialect : Dialect {
   let name = "flow";
@@ -42,6 +43,27 @@ def Flow_DispatchOp : Op<Flow_Dialect, "dispatch", [
     functional-type($arguments, $results)
   }];
   let hasVerifier = 1;
+}
+
+def Flow_CheckEqualOp : Op<Flow_Dialect, "check_equal", [
+    MemoryEffects<[MemWrite]>]> {
+  let summary = "fails the call when two sizes differ, naming both";
+  let description = [{
+    A relation between dimensions that the program relies on (the operands
+    of an elementwise op, a matmul's K, a reshape's element count), checked
+    on the host before any kernel runs. The host program fails with
+    INVALID_ARGUMENT: the message, then both values.
+
+    ```mlir
+    flow.check_equal %n, %m, "'f': dimension 0 of argument 0 and argument 1"
+    ```
+
+    A check of one value against itself or of two equal constants folds
+    away.
+  }];
+  let arguments = (ins Index:$lhs, Index:$rhs, StrAttr:$message);
+  let assemblyFormat = "$lhs `,` $rhs `,` $message attr-dict";
+  let hasCanonicalizeMethod = 1;
 }
 
 #endif  // STRATA_COMPILER_DISPATCH_IR_FLOWOPS_TD

@@ -495,6 +495,7 @@ std::unique_ptr<Pass> createFormDispatchesPass(FormDispatchesOptions options) {
 void registerDispatchPasses() {
   PassRegistration<FormDispatchesPass>();
   PassRegistration<Pass>([] { return createFuseElementwisePass(); });
+  PassRegistration<Pass>([] { return createAssertShapesPass(); });
 }
 
 } // namespace strata::flow

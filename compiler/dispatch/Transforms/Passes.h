@@ -33,8 +33,13 @@ createFormDispatchesPass(FormDispatchesOptions options = {});
 /// their named form (see FuseElementwise.cpp).
 std::unique_ptr<mlir::Pass> createFuseElementwisePass();
 
+/// strata-assert-shapes: states on the host, as flow.check_equal, every
+/// relation between dynamic dimensions that a linalg op, a tensor.concat or a
+/// tensor.expand_shape relies on (see AssertShapes.cpp).
+std::unique_ptr<mlir::Pass> createAssertShapesPass();
+
 /// Registers the passes for strata-opt (--strata-form-dispatches,
-/// --strata-fuse-elementwise).
+/// --strata-fuse-elementwise, --strata-assert-shapes).
 void registerDispatchPasses();
 
 } // namespace strata::flow

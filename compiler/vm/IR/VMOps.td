@@ -565,6 +565,12 @@ def VM_CondFailOp : VM_BytecodeOp<"cond_fail"> {
   let assemblyFormat = "$condition `,` $message attr-dict";
 }
 
+def VM_CheckEqI64Op : VM_BytecodeOp<"check.eq.i64"> {
+  let summary = "fails with the message and both values if they differ";
+  let arguments = (ins I64:$lhs, I64:$rhs, StrAttr:$message);
+  let assemblyFormat = "$lhs `,` $rhs `,` $message attr-dict";
+}
+
 //===----------------------------------------------------------------------===//
 // Globals
 //===----------------------------------------------------------------------===//

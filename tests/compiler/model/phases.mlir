@@ -15,7 +15,7 @@
 // EXEC: // executable 'kernels' format 'cpu-elf-x86_64':
 // EXEC: func.func @relu_dispatch_0({{.*}}) -> tensor<7xf32> attributes {flow.kernel, flow.ordinal = 0 : i32, flow.workgroup_size = array<i32: {{[0-9]+}}, 1, 1>}
 // PIPELINE: // input: any(func.func(tosa-to-linalg-named
-// PIPELINE: // dispatch: any(strata-form-dispatches
+// PIPELINE: // dispatch: any(strata-assert-shapes,strata-form-dispatches
 // PIPELINE: // vm: any(lower-affine,convert-scf-to-cf
 // PHASE: unknown phase 'nowhere' for --compile-to; expected one of input, global-opt, dispatch, executables, vm, module
 // BADOP: unsupported.mlir:3:8: error: unsupported op 'gpu.thread_id' in a model

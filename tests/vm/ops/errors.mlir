@@ -3,8 +3,8 @@
 // RUN: compile-module %s -o %t.smod
 // RUN: not vm-test-runner %t.smod --function=fail_div_zero 2>&1 | FileCheck --check-prefix=DIV %s
 // DIV: INVALID_ARGUMENT: division by zero in div.i32.s
-// DIV-NEXT: at errors.divide@{{[0-9]+}} ({{.*}}errors.mlir:[[@LINE+19]]:{{[0-9]+}})
-// DIV-NEXT: at errors.fail_div_zero@{{[0-9]+}} ({{.*}}errors.mlir:[[@LINE+25]]:{{[0-9]+}})
+// DIV-NEXT: at errors.divide@{{[0-9]+}} ({{.*}}errors.mlir:[[@LINE+21]]:{{[0-9]+}})
+// DIV-NEXT: at errors.fail_div_zero@{{[0-9]+}} ({{.*}}errors.mlir:[[@LINE+27]]:{{[0-9]+}})
 // RUN: not vm-test-runner %t.smod --function=fail_overflow 2>&1 | FileCheck --check-prefix=OVF %s
 // OVF: INVALID_ARGUMENT: signed division overflow in div.i64.s: -9223372036854775808 / -1
 // RUN: not vm-test-runner %t.smod --function=fail_rem_zero 2>&1 | FileCheck --check-prefix=REM %s
@@ -13,6 +13,8 @@
 // MSG: ABORTED: the model refused: input out of range
 // RUN: not vm-test-runner %t.smod --function=fail_cond 2>&1 | FileCheck --check-prefix=COND %s
 // COND: ABORTED: condition held
+// RUN: not vm-test-runner %t.smod --function=fail_check_eq 2>&1 | FileCheck --check-prefix=EQ %s
+// EQ: INVALID_ARGUMENT: dimension 0 of 'a' and 'b' differ; they are 8 and -1
 // RUN: not vm-test-runner %t.smod --function=fail_check 2>&1 | FileCheck --check-prefix=CHK %s
 // CHK: INVALID_ARGUMENT: in check.expect_eq_i32: expect_eq_i32: expected i32=4, got i32=3
 // RUN: vm-test-runner %t.smod | FileCheck --check-prefix=PASS %s
@@ -57,6 +59,13 @@ vm.module @errors {
     vm.return
   }
 
+  vm.func @fail_check_eq() {
+    %a = vm.const.i64 8
+    %b = vm.const.i64 -1
+    vm.check.eq.i64 %a, %b, "dimension 0 of 'a' and 'b' differ"
+    vm.return
+  }
+
   vm.func @fail_check() {
     %a = vm.const.i32 3
     %b = vm.const.i32 4
@@ -64,10 +73,13 @@ vm.module @errors {
     vm.return
   }
 
-  // cond_fail with a false condition passes.
+  // cond_fail with a false condition and check.eq with equal values pass.
   vm.func @test_cond_fail_false() {
     %f = vm.const.i32 0
     vm.cond_fail %f, "must not fire"
+    %a = vm.const.i64 8
+    %b = vm.const.i64 8
+    vm.check.eq.i64 %a, %b, "must not fire"
     vm.return
   }
 
@@ -77,5 +89,6 @@ vm.module @errors {
   vm.export @fail_message
   vm.export @fail_cond
   vm.export @fail_check
+  vm.export @fail_check_eq
   vm.export @test_cond_fail_false
 }
