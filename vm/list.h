@@ -3,6 +3,14 @@
 // Element access is bounds-checked and typed: reading an f32 element as i32 is
 // an error naming both types, never a reinterpretation.
 //
+// A list never holds itself, directly or through other lists: storing a list
+// where it would form such a cycle is an error, so reference counting frees
+// every list a program makes (a cycle would never be freed). The check needs
+// no walk when the caller's reference to the list stored into is its only
+// one (the common case: a list being filled); otherwise it walks the lists
+// that hold lists, at most kMaxCycleCheck elements of them per store.
+// Releasing a deeply nested chain does not recurse.
+//
 // Thread safety: not thread-safe; a list shared between threads needs the
 // caller's lock.
 #pragma once
@@ -20,6 +28,9 @@ class List final : public RefObject {
   static const RefTypeInfo kType;
   // Lists hold at most this many elements, so a corrupt size is an error.
   static constexpr uint32_t kMaxSize = 1u << 26;
+  // Elements of nested lists a store may walk looking for a cycle; a store
+  // of a list holding more fails with RESOURCE_EXHAUSTED.
+  static constexpr uint64_t kMaxCycleCheck = 1u << 16;
 
   static StatusOr<Ref<List>> Create(uint32_t initial_capacity);
 
@@ -27,14 +38,22 @@ class List final : public RefObject {
   // New elements are empty (type none) until set.
   Status Resize(int64_t new_size);
   Status Get(int64_t index, ValueType expected, Value* out) const;
+  // The caller holds a reference to this list (see the cycle check above).
   Status Set(int64_t index, Value value);
-  void PushBack(Value value) { items_.push_back(std::move(value)); }
+  // Appends a value that is not a list (host code building shapes and
+  // argument lists).
+  void PushBack(Value value);
+
+  ~List() override;
 
  private:
   List() : RefObject(&kType) {}
   Status CheckIndex(int64_t index) const;
+  // OK when storing `value` into this list forms no cycle.
+  Status CheckNoCycle(const Value& value, int64_t index) const;
 
   std::vector<Value> items_;
+  uint32_t list_items_ = 0;  // elements that are lists
 };
 
 }  // namespace strata::vm

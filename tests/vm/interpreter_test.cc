@@ -240,5 +240,25 @@ TEST_CASE("a buffer type error names both types") {
   CHECK(r.status().backtrace().at(0) == "test.f@12");
 }
 
+TEST_CASE("lists cannot form reference cycles, so counting frees them") {
+  auto a = vm::List::Create(1);
+  auto b = vm::List::Create(1);
+  REQUIRE(a.ok());
+  REQUIRE(b.ok());
+  REQUIRE((*a)->Resize(1).ok());
+  REQUIRE((*b)->Resize(1).ok());
+  vm::Ref<vm::List> inner = *b;
+  REQUIRE((*a)->Set(0, Value::FromRef(inner)).ok());
+  CHECK(inner->ref_count() == 3);  // b, inner, a's element
+  Status cycle = inner->Set(0, Value::FromRef(*a));
+  CHECK(cycle.code() == StatusCode::kInvalidArgument);
+  CHECK(cycle.message() == "list.set: storing a list into element 0 would make the list hold itself (a "
+                           "reference cycle)");
+  CHECK((*a)->ref_count() == 1);  // the refused store kept nothing
+  a = vm::List::Create(0);        // releases the first a and its element
+  b = vm::List::Create(0);
+  CHECK(inner->ref_count() == 1);
+}
+
 }  // namespace
 }  // namespace strata::testing

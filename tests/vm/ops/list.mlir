@@ -1,11 +1,16 @@
 // Lists of variants: every element type, resize, typed reads and their errors.
 // RUN: compile-module %s -o %t.smod
 // RUN: vm-test-runner %t.smod | FileCheck %s
-// CHECK: 1 passed, 0 failed
+// CHECK: 2 passed, 0 failed
 // RUN: not vm-test-runner %t.smod --function=fail_wrong_type 2>&1 | FileCheck --check-prefix=TYPE %s
 // TYPE: INVALID_ARGUMENT: list element 0: expected f32, got i32
 // RUN: not vm-test-runner %t.smod --function=fail_out_of_range 2>&1 | FileCheck --check-prefix=OOR %s
 // OOR: OUT_OF_RANGE: list index 2 is out of range of a list of 2 elements
+// Reference cycles cannot be formed, so every list is freed by counting.
+// RUN: not vm-test-runner %t.smod --function=fail_self_cycle 2>&1 | FileCheck --check-prefix=SELF %s
+// SELF: INVALID_ARGUMENT: list.set: storing a list into element 0 would make the list hold itself (a reference cycle)
+// RUN: not vm-test-runner %t.smod --function=fail_cycle 2>&1 | FileCheck --check-prefix=CYCLE %s
+// CYCLE: INVALID_ARGUMENT: list.set: storing a list into element 1 would make the list hold itself (a reference cycle)
 
 vm.module @list {
   vm.import @check.expect_eq_i32(i32, i32)
@@ -35,7 +40,8 @@ vm.module @list {
     vm.list.set.i64 %l[%c1], %w : i64
     vm.list.set.f32 %l[%c2], %f : f32
     vm.list.set.f64 %l[%c3], %d : f64
-    vm.list.set.ref %l[%c4], %l : !vm.list
+    %other = vm.list.alloc %c1
+    vm.list.set.ref %l[%c4], %other : !vm.list
     %gi = vm.list.get.i32 %l[%c0] : i32
     vm.call.import @check.expect_eq_i32(%gi, %i) : (i32, i32) -> ()
     %gw = vm.list.get.i64 %l[%c1] : i64
@@ -45,7 +51,7 @@ vm.module @list {
     %gd = vm.list.get.f64 %l[%c3] : f64
     vm.call.import @check.expect_eq_f64(%gd, %d) : (f64, f64) -> ()
     %gl = vm.list.get.ref %l[%c4] : !vm.list
-    %same = vm.cmp.eq.ref %gl, %l : !vm.list
+    %same = vm.cmp.eq.ref %gl, %other : !vm.list
     vm.call.import @check.expect_true(%same) : (i32) -> ()
     // Break the self-reference so the list can be freed.
     %null = vm.const.ref.zero : !vm.list
@@ -74,7 +80,60 @@ vm.module @list {
     vm.return
   }
 
+  vm.func @fail_self_cycle() {
+    %c0 = vm.const.i32 0
+    %c1 = vm.const.i32 1
+    %l = vm.list.alloc %c1
+    vm.list.resize %l, %c1
+    vm.list.set.ref %l[%c0], %l : !vm.list
+    vm.return
+  }
+
+  // a holds b holds c; storing a into c closes the loop.
+  vm.func @fail_cycle() {
+    %c0 = vm.const.i32 0
+    %c1 = vm.const.i32 1
+    %c2 = vm.const.i32 2
+    %a = vm.list.alloc %c1
+    %b = vm.list.alloc %c1
+    %c = vm.list.alloc %c2
+    vm.list.resize %a, %c1
+    vm.list.resize %b, %c1
+    vm.list.resize %c, %c2
+    vm.list.set.ref %a[%c0], %b : !vm.list
+    vm.list.set.ref %b[%c0], %c : !vm.list
+    vm.list.set.ref %c[%c1], %a : !vm.list
+    vm.return
+  }
+
+  // The same list twice, and lists nested a million deep, are no cycle;
+  // releasing the chain does not recurse.
+  vm.func @test_nesting() {
+    %c0 = vm.const.i32 0
+    %c1 = vm.const.i32 1
+    %c2 = vm.const.i32 2
+    %n = vm.const.i32 1000000
+    %shared = vm.list.alloc %c0
+    %pair = vm.list.alloc %c2
+    vm.list.resize %pair, %c2
+    vm.list.set.ref %pair[%c0], %shared : !vm.list
+    vm.list.set.ref %pair[%c1], %shared : !vm.list
+    vm.br ^loop(%pair, %c0 : !vm.list, i32)
+  ^loop(%inner: !vm.list, %i: i32):
+    %outer = vm.list.alloc %c1
+    vm.list.resize %outer, %c1
+    vm.list.set.ref %outer[%c0], %inner : !vm.list
+    %next = vm.add.i32 %i, %c1
+    %more = vm.cmp.lt.i32.s %next, %n
+    vm.cond_br %more, ^loop(%outer, %next : !vm.list, i32), ^done
+  ^done:
+    vm.return
+  }
+
   vm.export @test_elements
+  vm.export @test_nesting
+  vm.export @fail_self_cycle
+  vm.export @fail_cycle
   vm.export @fail_wrong_type
   vm.export @fail_out_of_range
 }
