@@ -24,7 +24,8 @@ StatusOr<vm::Ref<Executable>> Device::PrepareExecutable(const ExecutableParams& 
 }
 
 Status Device::QueueExecute(std::span<const SemaphoreValue> waits, std::span<const SemaphoreValue> signals,
-                            std::span<CommandBuffer* const> command_buffers) {
+                            std::span<CommandBuffer* const> command_buffers,
+                            std::chrono::steady_clock::time_point deadline) {
   vm::Tracer* const tracer = this->tracer();
   const uint64_t trace_begin = tracer ? vm::Tracer::Now() : 0;
   uint64_t dispatches = 0;
@@ -51,7 +52,7 @@ Status Device::QueueExecute(std::span<const SemaphoreValue> waits, std::span<con
                                   signals[i].value, "; timeline values must increase");
     }
   }
-  STRATA_RETURN_IF_ERROR(QueueExecuteImpl(waits, signals, command_buffers));
+  STRATA_RETURN_IF_ERROR(QueueExecuteImpl(waits, signals, command_buffers, deadline));
   if (statistics_enabled_.load(std::memory_order_relaxed)) {
     submissions_.fetch_add(1, std::memory_order_relaxed);
     dispatches_.fetch_add(dispatches, std::memory_order_relaxed);

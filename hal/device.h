@@ -37,6 +37,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -86,8 +87,12 @@ class Device : public vm::RefObject {
   // Submits `command_buffers` (run in order) to wait on `waits` and signal
   // `signals` (see above). Signal values must be above their semaphores'
   // current values.
+  // Work still running at `deadline` stops (a CPU device checks between
+  // workgroups) and fails the submission with DEADLINE_EXCEEDED, saying how
+  // late it stopped.
   Status QueueExecute(std::span<const SemaphoreValue> waits, std::span<const SemaphoreValue> signals,
-                      std::span<CommandBuffer* const> command_buffers);
+                      std::span<CommandBuffer* const> command_buffers,
+                      std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max());
 
   // Counts submissions and dispatches from now on, and the allocator's
   // allocations (Allocator::set_statistics_enabled); false stops counting.
@@ -111,7 +116,8 @@ class Device : public vm::RefObject {
   // the submission's device work to tracer() as it is at the call.
   virtual StatusOr<vm::Ref<Executable>> PrepareExecutableImpl(const ExecutableParams& params) = 0;
   virtual Status QueueExecuteImpl(std::span<const SemaphoreValue> waits, std::span<const SemaphoreValue> signals,
-                                  std::span<CommandBuffer* const> command_buffers) = 0;
+                                  std::span<CommandBuffer* const> command_buffers,
+                                  std::chrono::steady_clock::time_point deadline) = 0;
 
  private:
   DeviceInfo info_;

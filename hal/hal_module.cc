@@ -1,5 +1,7 @@
 #include "hal/hal_module.h"
 
+#include <algorithm>
+#include <chrono>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -9,6 +11,7 @@
 
 #include "hal/buffer_view.h"
 #include "vm/buffer.h"
+#include "vm/context.h"
 #include "vm/list.h"
 
 namespace strata::hal {
@@ -43,6 +46,10 @@ class MappingOwner final : public vm::RefObject {
 const vm::RefTypeInfo MappingOwner::kType = {"hal.mapping"};
 
 // Argument access with messages that name the function and the argument.
+// How long a wait cut short by the call's deadline still gives the device to
+// stop its work and report where it stopped.
+constexpr std::chrono::milliseconds kDeadlineGrace{50};
+
 class Args {
  public:
   Args(const char* function, CallArgs args) : function_(function), args_(args) {}
@@ -520,6 +527,17 @@ Status AddFunctions(vm::NativeModule& module, std::shared_ptr<ModuleState> state
   STRATA_RETURN_IF_ERROR(add("semaphore.wait", [state](const Args& args, CallResults results) {
     STRATA_ASSIGN_OR_RETURN(Semaphore * semaphore, args.Get<Semaphore>(0, "semaphore"));
     auto timeout = args.I64(2) < 0 ? Semaphore::kInfiniteTimeout : std::chrono::nanoseconds(args.I64(2));
+    // No wait outlasts the call's deadline.
+    const auto deadline = vm::CurrentInvocationDeadline();
+    bool bounded_by_deadline = false;
+    if (deadline != std::chrono::steady_clock::time_point::max()) {
+      const auto left = std::max(std::chrono::nanoseconds(0), std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                                                  deadline - std::chrono::steady_clock::now()));
+      if (left < timeout) {
+        timeout = left;
+        bounded_by_deadline = true;
+      }
+    }
     vm::Tracer* const tracer = state->device->tracer();
     const uint64_t trace_begin = tracer ? vm::Tracer::Now() : 0;
     Status status = semaphore->Wait(static_cast<uint64_t>(args.I64(1)), timeout);
@@ -527,9 +545,22 @@ Status AddFunctions(vm::NativeModule& module, std::shared_ptr<ModuleState> state
       const vm::TraceArg trace_args[] = {{"value", args.I64(1)}};
       tracer->Record({"wait", "semaphore.wait", trace_begin, vm::Tracer::Now(), trace_args});
     }
-    if (status.code() == StatusCode::kDeadlineExceeded) {
-      results[0] = Value::I32(static_cast<int32_t>(StatusCode::kDeadlineExceeded));
-      return OkStatus();
+    // A wait that timed out, as opposed to a semaphore that failed (with
+    // whatever code its work failed with, DEADLINE_EXCEEDED included).
+    if (status.code() == StatusCode::kDeadlineExceeded && semaphore->Query().ok()) {
+      if (!bounded_by_deadline) {
+        results[0] = Value::I32(static_cast<int32_t>(StatusCode::kDeadlineExceeded));
+        return OkStatus();
+      }
+      // The device stops the work at its next check (a CPU device between
+      // workgroups): give it a moment, so that its own error, which says
+      // where it stopped, is the one reported.
+      semaphore->Wait(static_cast<uint64_t>(args.I64(1)), kDeadlineGrace).IgnoreError();
+      STRATA_RETURN_IF_ERROR(semaphore->Query().status());
+      const double late_ms =
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - deadline).count();
+      return DeadlineExceededError("the call's deadline passed while waiting for the device to reach ",
+                                   args.I64(1), "; stopped waiting ", late_ms, " ms after it");
     }
     STRATA_RETURN_IF_ERROR(status);
     results[0] = Value::I32(0);
@@ -557,7 +588,9 @@ Status AddFunctions(vm::NativeModule& module, std::shared_ptr<ModuleState> state
       }
       lists.command_buffers.push_back(typed);
     }
-    return args.Annotate(device->QueueExecute(lists.waits, lists.signals, lists.command_buffers));
+    // The device stops the work at the deadline of the call that submits it.
+    return args.Annotate(device->QueueExecute(lists.waits, lists.signals, lists.command_buffers,
+                                              vm::CurrentInvocationDeadline()));
   }));
   return OkStatus();
 }

@@ -107,6 +107,12 @@ StatusOr<FunctionHandle> Context::LookupFunction(std::string_view name) const {
   return FunctionHandle{instance, fn->ordinal, fn->name, fn->signature};
 }
 
+namespace {
+thread_local std::chrono::steady_clock::time_point current_deadline = std::chrono::steady_clock::time_point::max();
+}  // namespace
+
+std::chrono::steady_clock::time_point CurrentInvocationDeadline() { return current_deadline; }
+
 StatusOr<std::vector<Value>> Context::Invoke(const FunctionHandle& function, std::span<const Value> args,
                                              const InvocationOptions& options) {
   if (!function.instance) return InvalidArgumentError("invoking a null function handle");
@@ -131,7 +137,12 @@ StatusOr<std::vector<Value>> Context::Invoke(const FunctionHandle& function, std
   }
   if (!stack_) stack_ = std::make_unique<VMStack>();
   const uint64_t trace_begin = options.tracer ? Tracer::Now() : 0;
+  // Nested invocations (a native function calling back into a context) keep
+  // the earlier of the two deadlines.
+  const auto outer_deadline = current_deadline;
+  current_deadline = std::min(outer_deadline, options.deadline);
   Status status = Execute(*stack_, function.instance, function.ordinal, args, &results, options);
+  current_deadline = outer_deadline;
   if (options.tracer) {
     const std::string name = StrCat(function.instance->module->name(), ".", function.name);
     options.tracer->Record({"vm", name, trace_begin, Tracer::Now(), {}});

@@ -59,6 +59,12 @@ struct FunctionHandle {
   std::string_view signature;
 };
 
+// The deadline of the invocation running on the calling thread
+// (time_point::max() outside any, or when it has none). Native functions use
+// it to bound what they start for the program: the hal module gives it to the
+// device work it submits and to its waits.
+std::chrono::steady_clock::time_point CurrentInvocationDeadline();
+
 class Context {
  public:
   // Links `modules`; their names must be unique.

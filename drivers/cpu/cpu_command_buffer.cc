@@ -108,7 +108,18 @@ Status CpuCommandBuffer::DispatchError(const DispatchCommand& dispatch, int resu
   return AbortedError(where, " failed: workgroup (", x, ", ", y, ", ", z, ") returned ", result);
 }
 
-Status CpuCommandBuffer::RunWorkgroups(const DispatchCommand& dispatch, uint64_t begin, uint64_t end) const {
+Status CpuCommandBuffer::DeadlineError(const DispatchCommand& dispatch, uint64_t workgroup,
+                                       std::chrono::steady_clock::duration late) {
+  const hal::EntryPointInfo& entry = dispatch.executable->entry_points()[dispatch.entry_point];
+  const double late_ms = std::chrono::duration<double, std::milli>(late).count();
+  return DeadlineExceededError("dispatch of '", entry.name, "' stopped ", late_ms,
+                               " ms after the call's deadline, before workgroup ", workgroup, " of ",
+                               WorkgroupTotal(dispatch));
+}
+
+Status CpuCommandBuffer::RunWorkgroups(const DispatchCommand& dispatch, uint64_t begin, uint64_t end,
+                                       std::chrono::steady_clock::time_point deadline) const {
+  const bool timed = deadline != std::chrono::steady_clock::time_point::max();
   strata_cpu_dispatch_v0_t state;
   const uint32_t count_x = dispatch.workgroup_count[0];
   const uint32_t count_y = dispatch.workgroup_count[1];
@@ -128,6 +139,10 @@ Status CpuCommandBuffer::RunWorkgroups(const DispatchCommand& dispatch, uint64_t
     state.workgroup_id[0] = x;
     state.workgroup_id[1] = y;
     state.workgroup_id[2] = z;
+    if (timed) [[unlikely]] {
+      const auto now = std::chrono::steady_clock::now();
+      if (now > deadline) return DeadlineError(dispatch, i, now - deadline);
+    }
     int result = dispatch.kernel(&state);
     if (result != 0) [[unlikely]] return DispatchError(dispatch, result, x, y, z);
     if (++x == count_x) {

@@ -16,6 +16,7 @@
 // Ownership and thread safety: see hal/command_buffer.h.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -72,8 +73,14 @@ class CpuCommandBuffer final : public hal::CommandBuffer {
   std::span<const Command> commands() const { return commands_; }
 
   // Runs the workgroups with linear ids [begin, end) of a dispatch (x fastest,
-  // then y, then z). Fails with the first workgroup that returns nonzero.
-  Status RunWorkgroups(const DispatchCommand& dispatch, uint64_t begin, uint64_t end) const;
+  // then y, then z). Fails with the first workgroup that returns nonzero,
+  // and with DEADLINE_EXCEEDED before a workgroup that would start after
+  // `deadline` (the message says how late the stop came).
+  Status RunWorkgroups(const DispatchCommand& dispatch, uint64_t begin, uint64_t end,
+                       std::chrono::steady_clock::time_point deadline) const;
+  // The error for a dispatch stopped before `workgroup`, `late` after the deadline.
+  static Status DeadlineError(const DispatchCommand& dispatch, uint64_t workgroup,
+                              std::chrono::steady_clock::duration late);
   // The error for a workgroup that returned `result` (kernel_abi.h names the codes).
   static Status DispatchError(const DispatchCommand& dispatch, int result, uint32_t x, uint32_t y, uint32_t z);
   // Runs bytes [begin, end) of a fill, copy or update (ranges that start on a

@@ -28,6 +28,7 @@ struct Submission {
   std::vector<std::pair<vm::Ref<hal::Semaphore>, uint64_t>> signals;
   std::vector<vm::Ref<CpuCommandBuffer>> command_buffers;
   vm::Tracer* tracer = nullptr;
+  std::chrono::steady_clock::time_point deadline;
   std::atomic<uint32_t> pending_waits{0};
   // The first failure among the waits, if any (set before the last wait
   // completes; read only after).
@@ -40,7 +41,8 @@ CpuQueue::~CpuQueue() {
 }
 
 Status CpuQueue::Submit(std::span<const hal::SemaphoreValue> waits, std::span<const hal::SemaphoreValue> signals,
-                        std::span<hal::CommandBuffer* const> command_buffers, vm::Tracer* tracer) {
+                        std::span<hal::CommandBuffer* const> command_buffers, vm::Tracer* tracer,
+                        std::chrono::steady_clock::time_point deadline) {
   Submission* submission = nullptr;
   {
     std::lock_guard<SpinLock> lock(pool_lock_);
@@ -52,6 +54,7 @@ Status CpuQueue::Submit(std::span<const hal::SemaphoreValue> waits, std::span<co
   if (!submission) submission = new Submission();
   submission->queue = shared_from_this();
   submission->tracer = tracer;
+  submission->deadline = deadline;
   // Fill every wait before registering any: a registered wait may fire at
   // once, and the vector must not move afterwards.
   submission->waits.resize(waits.size());
@@ -112,7 +115,7 @@ void CpuQueue::Run(Submission* submission) {
   vm::Tracer* const tracer = submission->tracer;
   const uint64_t trace_begin = tracer ? vm::Tracer::Now() : 0;
   for (size_t i = 0; status.ok() && i < submission->command_buffers.size(); ++i) {
-    status = Execute(*submission->command_buffers[i], tracer);
+    status = Execute(*submission->command_buffers[i], tracer, submission->deadline);
   }
   // Reported before the signals, so that whoever waits for them finds the
   // event recorded.
@@ -192,8 +195,9 @@ StatusOr<vm::Ref<hal::Executable>> CpuDevice::PrepareExecutableImpl(const hal::E
 
 Status CpuDevice::QueueExecuteImpl(std::span<const hal::SemaphoreValue> waits,
                                    std::span<const hal::SemaphoreValue> signals,
-                                   std::span<hal::CommandBuffer* const> command_buffers) {
-  return queue_->Submit(waits, signals, command_buffers, tracer());
+                                   std::span<hal::CommandBuffer* const> command_buffers,
+                                   std::chrono::steady_clock::time_point deadline) {
+  return queue_->Submit(waits, signals, command_buffers, tracer(), deadline);
 }
 
 hal::DeviceInfo CpuDeviceInfo(const hal::DeviceSpec& spec, std::string description, uint32_t concurrency) {

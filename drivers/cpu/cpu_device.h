@@ -53,8 +53,10 @@ class CpuQueue : public std::enable_shared_from_this<CpuQueue> {
   virtual ~CpuQueue();
 
   // `tracer` (may be null) receives the submission's events as it runs.
+  // Dispatches still running at `deadline` stop between workgroups.
   Status Submit(std::span<const hal::SemaphoreValue> waits, std::span<const hal::SemaphoreValue> signals,
-                std::span<hal::CommandBuffer* const> command_buffers, vm::Tracer* tracer);
+                std::span<hal::CommandBuffer* const> command_buffers, vm::Tracer* tracer,
+                std::chrono::steady_clock::time_point deadline);
   // Waits for every submission that is ready or running (including those that
   // become ready meanwhile); submissions whose waits complete later fail.
   // Called by the device's destructor.
@@ -65,8 +67,9 @@ class CpuQueue : public std::enable_shared_from_this<CpuQueue> {
   // met the last one; must lead to exactly one Run(submission).
   virtual void Schedule(Submission* submission) = 0;
   // Runs one command buffer's commands, reporting each to `tracer` when it
-  // is not null.
-  virtual Status Execute(const CpuCommandBuffer& command_buffer, vm::Tracer* tracer) = 0;
+  // is not null; a dispatch stops between workgroups once `deadline` passes.
+  virtual Status Execute(const CpuCommandBuffer& command_buffer, vm::Tracer* tracer,
+                         std::chrono::steady_clock::time_point deadline) = 0;
   // Executes a scheduled submission, then completes it.
   void Run(Submission* submission);
 
@@ -105,7 +108,8 @@ class CpuDevice final : public hal::Device {
   const hal::DriverFamily* family() const override { return &kCpuFamily; }
   StatusOr<vm::Ref<hal::Executable>> PrepareExecutableImpl(const hal::ExecutableParams& params) override;
   Status QueueExecuteImpl(std::span<const hal::SemaphoreValue> waits, std::span<const hal::SemaphoreValue> signals,
-                          std::span<hal::CommandBuffer* const> command_buffers) override;
+                          std::span<hal::CommandBuffer* const> command_buffers,
+                          std::chrono::steady_clock::time_point deadline) override;
 
  private:
   std::shared_ptr<CpuQueue> queue_;

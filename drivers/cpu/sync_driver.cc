@@ -33,7 +33,8 @@ class SyncQueue final : public CpuQueue {
     draining = false;
   }
 
-  Status Execute(const CpuCommandBuffer& command_buffer, vm::Tracer* tracer) override {
+  Status Execute(const CpuCommandBuffer& command_buffer, vm::Tracer* tracer,
+                 std::chrono::steady_clock::time_point deadline) override {
     // One command after another: that already orders everything a barrier
     // asks for.
     using Kind = CpuCommandBuffer::Kind;
@@ -41,8 +42,8 @@ class SyncQueue final : public CpuQueue {
       const uint64_t trace_begin = tracer ? vm::Tracer::Now() : 0;
       switch (command.kind) {
         case Kind::kDispatch:
-          STRATA_RETURN_IF_ERROR(command_buffer.RunWorkgroups(command.dispatch, 0,
-                                                              CpuCommandBuffer::WorkgroupTotal(command.dispatch)));
+          STRATA_RETURN_IF_ERROR(command_buffer.RunWorkgroups(
+              command.dispatch, 0, CpuCommandBuffer::WorkgroupTotal(command.dispatch), deadline));
           break;
         case Kind::kFill:
         case Kind::kCopy:

@@ -178,19 +178,20 @@ class TaskQueue final : public CpuQueue {
     arena_->enqueue(Handoff([this, submission] { Run(submission); }));
   }
 
-  Status Execute(const CpuCommandBuffer& command_buffer, vm::Tracer* tracer) override {
+  Status Execute(const CpuCommandBuffer& command_buffer, vm::Tracer* tracer,
+                 std::chrono::steady_clock::time_point deadline) override {
     std::span<const CpuCommandBuffer::Command> commands = command_buffer.commands();
     size_t begin = 0;
     while (begin < commands.size()) {
       size_t end = begin;
       while (end < commands.size() && commands[end].kind != CpuCommandBuffer::Kind::kBarrier) ++end;
       if (end - begin == 1) {
-        STRATA_RETURN_IF_ERROR(RunCommand(command_buffer, commands[begin], tracer));
+        STRATA_RETURN_IF_ERROR(RunCommand(command_buffer, commands[begin], tracer, deadline));
       } else if (end > begin) {
         FirstError error;
         ParallelFor(begin, end, [&](size_t first, size_t last) {
           for (size_t i = first; i < last && !error.failed(); ++i) {
-            Status status = RunCommand(command_buffer, commands[i], tracer);
+            Status status = RunCommand(command_buffer, commands[i], tracer, deadline);
             if (!status.ok()) error.Record(std::move(status));
           }
         });
@@ -203,9 +204,9 @@ class TaskQueue final : public CpuQueue {
 
  private:
   static Status RunCommand(const CpuCommandBuffer& command_buffer, const CpuCommandBuffer::Command& command,
-                           vm::Tracer* tracer) {
+                           vm::Tracer* tracer, std::chrono::steady_clock::time_point deadline) {
     const uint64_t trace_begin = tracer ? vm::Tracer::Now() : 0;
-    Status status = ExecuteCommand(command_buffer, command, tracer);
+    Status status = ExecuteCommand(command_buffer, command, tracer, deadline);
     if (tracer && status.ok()) CpuCommandBuffer::TraceCommand(tracer, command, trace_begin);
     return status;
   }
@@ -213,16 +214,16 @@ class TaskQueue final : public CpuQueue {
   // Runs one command (RunCommand reports it as a whole); `tracer` receives
   // each worker's share of a dispatch.
   static Status ExecuteCommand(const CpuCommandBuffer& command_buffer, const CpuCommandBuffer::Command& command,
-                               vm::Tracer* tracer) {
+                               vm::Tracer* tracer, std::chrono::steady_clock::time_point deadline) {
     if (command.kind == CpuCommandBuffer::Kind::kDispatch) {
       const CpuCommandBuffer::DispatchCommand& dispatch = command.dispatch;
       const uint64_t total = CpuCommandBuffer::WorkgroupTotal(dispatch);
-      if (total == 1) return command_buffer.RunWorkgroups(dispatch, 0, 1);
+      if (total == 1) return command_buffer.RunWorkgroups(dispatch, 0, 1, deadline);
       FirstError error;
       ParallelFor(uint64_t{0}, total, [&](uint64_t first, uint64_t last) {
         if (error.failed()) return;
         const uint64_t trace_begin = tracer ? vm::Tracer::Now() : 0;
-        Status status = command_buffer.RunWorkgroups(dispatch, first, last);
+        Status status = command_buffer.RunWorkgroups(dispatch, first, last, deadline);
         if (tracer) CpuCommandBuffer::TraceWorkgroups(tracer, dispatch, first, last, trace_begin);
         if (!status.ok()) error.Record(std::move(status));
       });
