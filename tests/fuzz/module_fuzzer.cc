@@ -1,39 +1,156 @@
-// libFuzzer target over the whole untrusted-input path: load (FlatBuffer and
-// bytecode verification), link with the `check` module, and run every export
-// with zero arguments under a step budget and a small call-depth limit.
-// Any crash, sanitizer report, leak or hang is a bug.
+// libFuzzer target over the whole path a module file takes: load (FlatBuffer
+// and bytecode verification), link with the `hal` module of a cpu-sync device
+// and the `check` module, prepare every executable (the CPU executable
+// metadata and the ELF loader), and run every export with inputs of its
+// declared types under a step budget, a call-depth limit, an allocation limit
+// and a deadline. Any crash, sanitizer report, leak or hang is a bug.
+//
+// The integrity record is not checked: whoever edits an unsigned file can
+// rewrite its digest too, so everything behind the digest must hold on its
+// own. Machine code is the exception: a module's kernels run as the app's own
+// code, and the digest or signature is what decides which code that is. So
+// exports run only when every executable's code is byte-identical to code of
+// a module given in a corpus directory on the command line (the compiled
+// samples); a mutated executable is still prepared, never run.
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <filesystem>
+#include <set>
+#include <string>
 #include <vector>
 
+#include "drivers/cpu/cpu_device.h"
+#include "hal/driver_registry.h"
+#include "hal/hal_module.h"
 #include "tests/vm/check_module.h"
+#include "tools/common/tensor_io.h"
 #include "vm/bytecode_module.h"
 #include "vm/context.h"
 
+namespace {
+
+using namespace strata;
+using tools::ParseTensor;
+using tools::ReadFile;
+using tools::Tensor;
+using tools::TensorToValue;
+
+std::set<std::string>& TrustedCode() {
+  static std::set<std::string> code;
+  return code;
+}
+
+std::string CodeOf(const vm::ExecutableInfo& executable) {
+  return std::string(executable.format) + '\0' +
+         std::string(reinterpret_cast<const char*>(executable.data.data()), executable.data.size());
+}
+
+vm::Ref<hal::Device> Device() {
+  static vm::Ref<hal::Device> device = [] {
+    hal::DriverRegistry registry;
+    cpu::RegisterSyncDriver(registry).IgnoreError();
+    auto created = registry.CreateDevice("cpu-sync");
+    if (!created.ok()) __builtin_trap();
+    return *created;
+  }();
+  return device;
+}
+
+// "tensor<?x4xf32>" -> "2x4xf32=1" (dynamic sizes become 2); empty when the
+// type is not a tensor the tools can make or holds over 2^20 elements.
+std::string InputFor(std::string_view type) {
+  if (type.rfind("tensor<", 0) != 0 || type.back() != '>') return {};
+  std::string shape(type.substr(7, type.size() - 8));
+  std::string text;
+  uint64_t elements = 1;
+  size_t start = 0;
+  while (true) {
+    size_t x = shape.find('x', start);
+    if (x == std::string::npos) break;
+    std::string dim = shape.substr(start, x - start);
+    uint64_t size = dim == "?" ? 2 : std::strtoull(dim.c_str(), nullptr, 10);
+    elements *= size;
+    if (size == 0 || elements > (1u << 20)) return {};
+    text += std::to_string(size) + "x";
+    start = x + 1;
+  }
+  return text + shape.substr(start) + "=1";
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv) {
+  // Code from the corpus directories' modules (checked against their
+  // digests) is what may run.
+  for (int i = 1; i < *argc; ++i) {
+    std::error_code error;
+    if (!std::filesystem::is_directory((*argv)[i], error)) continue;
+    for (const auto& entry : std::filesystem::directory_iterator((*argv)[i], error)) {
+      auto bytes = ReadFile(entry.path().string());
+      if (!bytes.ok()) continue;
+      auto module = vm::BytecodeModule::LoadOwned(std::move(*bytes));
+      if (!module.ok()) continue;
+      for (const auto& executable : (*module)->executables()) TrustedCode().insert(CodeOf(executable));
+    }
+  }
+  return 0;
+}
+
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  using namespace strata;
   static vm::Ref<vm::NativeModule> check = testing::CreateCheckModule();
-  auto module = vm::BytecodeModule::LoadBytes({data, size});
+  vm::IntegrityOptions integrity;
+  integrity.verify = false;
+  auto module = vm::BytecodeModule::LoadBytes({data, size}, nullptr, integrity);
   if (!module.ok()) return 0;
-  auto context = vm::Context::Create({check, *module});
+  vm::Ref<hal::Device> device = Device();
+  bool trusted = true;
+  for (const auto& executable : (*module)->executables()) {
+    if (TrustedCode().count(CodeOf(executable))) continue;
+    trusted = false;
+    // Prepared (parsed, mapped, relocated) but never run.
+    hal::ExecutableParams params;
+    params.name = executable.name;
+    params.format = executable.format;
+    params.data = executable.data;
+    params.metadata = executable.metadata;
+    device->PrepareExecutable(params).status().IgnoreError();
+  }
+  if (!trusted) return 0;
+  auto hal_module = hal::CreateHalModule(device, {*module});
+  if (!hal_module.ok()) return 0;
+  auto context = vm::Context::Create({check, *hal_module, *module});
   if (!context.ok()) return 0;
   vm::InvocationOptions options;
   options.max_steps = 20000;
   options.max_call_depth = 64;
   options.max_allocation_bytes = 64 << 20;
+  options.deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
   for (const auto& fn : (*module)->exports()) {
     auto handle = (*context)->LookupFunction(std::string(fn.name));
     if (!handle.ok()) continue;
     std::vector<vm::Value> args;
     std::string_view arg_types, result_types;
     vm::SplitSignature(fn.signature, &arg_types, &result_types);
-    for (char c : arg_types) {
-      switch (c) {
-        case 'i': args.push_back(vm::Value::I32(7)); break;
-        case 'I': args.push_back(vm::Value::I64(7)); break;
-        case 'f': args.push_back(vm::Value::F32(7.0f)); break;
-        case 'F': args.push_back(vm::Value::F64(7.0)); break;
-        default: args.push_back(vm::Value::FromRef(nullptr)); break;
+    const vm::FunctionInfo* info = fn.ordinal < (*module)->functions().size() ? &(*module)->functions()[fn.ordinal] : nullptr;
+    for (size_t i = 0; i < arg_types.size(); ++i) {
+      switch (arg_types[i]) {
+        case 'i': args.push_back(vm::Value::I32(2)); break;
+        case 'I': args.push_back(vm::Value::I64(2)); break;
+        case 'f': args.push_back(vm::Value::F32(2.0f)); break;
+        case 'F': args.push_back(vm::Value::F64(2.0)); break;
+        default: {
+          vm::Value value = vm::Value::FromRef(nullptr);
+          if (info && i < info->source_arg_types.size()) {
+            std::string text = InputFor(info->source_arg_types[i]);
+            auto tensor = text.empty() ? StatusOr<Tensor>(InvalidArgumentError("")) : ParseTensor(text);
+            if (tensor.ok()) {
+              auto made = TensorToValue(*tensor, 'r', *device->allocator());
+              if (made.ok()) value = *made;
+            }
+          }
+          args.push_back(std::move(value));
+        }
       }
     }
     (*context)->Invoke(*handle, args, options).status().IgnoreError();
