@@ -24,6 +24,7 @@
 #include "hal/driver_registry.h"
 #include "hal/hal_module.h"
 #include "tests/vm/check_module.h"
+#include "tests/vm/default_inputs.h"
 #include "tools/common/tensor_io.h"
 #include "vm/bytecode_module.h"
 #include "vm/context.h"
@@ -55,27 +56,6 @@ vm::Ref<hal::Device> Device() {
     return *created;
   }();
   return device;
-}
-
-// "tensor<?x4xf32>" -> "2x4xf32=1" (dynamic sizes become 2); empty when the
-// type is not a tensor the tools can make or holds over 2^20 elements.
-std::string InputFor(std::string_view type) {
-  if (type.rfind("tensor<", 0) != 0 || type.back() != '>') return {};
-  std::string shape(type.substr(7, type.size() - 8));
-  std::string text;
-  uint64_t elements = 1;
-  size_t start = 0;
-  while (true) {
-    size_t x = shape.find('x', start);
-    if (x == std::string::npos) break;
-    std::string dim = shape.substr(start, x - start);
-    uint64_t size = dim == "?" ? 2 : std::strtoull(dim.c_str(), nullptr, 10);
-    elements *= size;
-    if (size == 0 || elements > (1u << 20)) return {};
-    text += std::to_string(size) + "x";
-    start = x + 1;
-  }
-  return text + shape.substr(start) + "=1";
 }
 
 }  // namespace
@@ -142,7 +122,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         default: {
           vm::Value value = vm::Value::FromRef(nullptr);
           if (info && i < info->source_arg_types.size()) {
-            std::string text = InputFor(info->source_arg_types[i]);
+            std::string text = testing::DefaultInputText(info->source_arg_types[i]);
             auto tensor = text.empty() ? StatusOr<Tensor>(InvalidArgumentError("")) : ParseTensor(text);
             if (tensor.ok()) {
               auto made = TensorToValue(*tensor, 'r', *device->allocator());
