@@ -13,7 +13,7 @@ namespace strata::bytecode {
 // Module format version written by this compiler and accepted by this
 // runtime. A runtime refuses modules with a newer major version.
 inline constexpr uint16_t kVersionMajor = 1;
-inline constexpr uint16_t kVersionMinor = 0;
+inline constexpr uint16_t kVersionMinor = 1;
 
 // External data (rodata, executables) is aligned to this many bytes.
 inline constexpr uint64_t kExternalAlignment = 64;

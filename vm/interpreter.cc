@@ -709,6 +709,14 @@ OP(CHECK_EQ_I64) {
   }
   NEXT(9);
 }
+OP(CHECK_LE_I64_S) {
+  int64_t a = static_cast<int64_t>(S(1)), b = static_cast<int64_t>(S(3));
+  if (STRATA_UNLIKELY(a > b)) {
+    FAIL_WITH(InvalidArgumentError(ix->fp->instance->bytecode->strings()[U32(5)], "; they are ", a,
+                                   " and ", b));
+  }
+  NEXT(9);
+}
 
 // ---- globals ----
 #define GLOBAL_LOAD(name, width)                                \

@@ -890,6 +890,15 @@ LogicalResult FunctionLowering::lowerOp(Operation &op) {
                                  check.getMessage());
         return success();
       })
+      .Case([&](flow::CheckLessEqualOp check) -> LogicalResult {
+        FailureOr<SmallVector<Value>> sides = operandsOf(
+            check, ValueRange{check.getLhs(), check.getRhs()});
+        if (failed(sides))
+          return failure();
+        vm::CheckLeI64SOp::create(b, loc, (*sides)[0], (*sides)[1],
+                                  check.getMessage());
+        return success();
+      })
       .Default([&](Operation *) { return lowerScalar(op); });
 }
 

@@ -1,5 +1,9 @@
 #include "drivers/cpu/cpu_buffer.h"
 
+#include <unistd.h>
+
+#include <algorithm>
+
 #include <cstdlib>
 
 #include "drivers/cpu/cpu_device.h"
@@ -10,10 +14,15 @@ namespace {
 
 constexpr hal::MemoryTypes kCpuMemory = hal::kMemoryDeviceLocal | hal::kMemoryHostVisible | hal::kMemoryHostCoherent;
 constexpr uint64_t kAlignment = 64;
-// A corrupt or hostile length asks for an error, not for the whole machine.
-constexpr uint64_t kMaxAllocation = uint64_t{1} << 40;
-
 }  // namespace
+
+uint64_t DefaultMaxAllocation() {
+  // A corrupt or hostile length asks for an error, not for the whole
+  // machine: nothing larger than its physical memory.
+  const long pages = sysconf(_SC_PHYS_PAGES), page_size = sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || page_size <= 0) return kMaxAllocation;
+  return std::min(kMaxAllocation, static_cast<uint64_t>(pages) * static_cast<uint64_t>(page_size));
+}
 
 CpuBuffer::CpuBuffer(uint8_t* data, uint64_t length, hal::MemoryTypes memory_types, const hal::BufferParams& params,
                      hal::Allocator::ReleaseCallback release)
@@ -39,8 +48,8 @@ Status CpuBuffer::UnmapRange(uint64_t offset, uint64_t length, hal::MemoryAccess
   return OkStatus();
 }
 
-CpuAllocator::CpuAllocator()
-    : Allocator({hal::MemoryHeap{kCpuMemory, hal::kUsageAll, kMaxAllocation, kAlignment}}) {}
+CpuAllocator::CpuAllocator(uint64_t max_allocation)
+    : Allocator({hal::MemoryHeap{kCpuMemory, hal::kUsageAll, max_allocation, kAlignment}}) {}
 
 StatusOr<vm::Ref<hal::Buffer>> CpuAllocator::AllocateBuffer(const hal::MemoryHeap& heap,
                                                             const hal::BufferParams& params, uint64_t length) {

@@ -41,9 +41,14 @@ inline uint8_t* HostPointer(const hal::Buffer* buffer, uint64_t offset) {
   return static_cast<CpuBuffer*>(buffer->allocated_buffer())->data() + buffer->byte_offset() + offset;
 }
 
+// The largest allocation a CPU device makes unless its spec says otherwise
+// (max_allocation=BYTES): the machine's physical memory, at most 2^40 bytes.
+inline constexpr uint64_t kMaxAllocation = uint64_t{1} << 40;
+uint64_t DefaultMaxAllocation();
+
 class CpuAllocator final : public hal::Allocator {
  public:
-  CpuAllocator();
+  explicit CpuAllocator(uint64_t max_allocation);
 
  protected:
   StatusOr<vm::Ref<hal::Buffer>> AllocateBuffer(const hal::MemoryHeap& heap, const hal::BufferParams& params,

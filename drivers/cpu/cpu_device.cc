@@ -175,8 +175,14 @@ void CpuQueue::Shutdown() {
   });
 }
 
-CpuDevice::CpuDevice(hal::DeviceInfo info, std::shared_ptr<CpuQueue> queue)
-    : Device(std::move(info), vm::MakeRef<CpuAllocator>()), queue_(std::move(queue)) {}
+CpuDevice::CpuDevice(hal::DeviceInfo info, std::shared_ptr<CpuQueue> queue, uint64_t max_allocation)
+    : Device(std::move(info), vm::MakeRef<CpuAllocator>(max_allocation)), queue_(std::move(queue)) {}
+
+StatusOr<uint64_t> CpuMaxAllocation(const hal::DeviceSpec& spec) {
+  STRATA_ASSIGN_OR_RETURN(int64_t bytes, spec.GetInt("max_allocation", static_cast<int64_t>(DefaultMaxAllocation()),
+                                                     1, static_cast<int64_t>(kMaxAllocation)));
+  return static_cast<uint64_t>(bytes);
+}
 
 CpuDevice::~CpuDevice() { queue_->Shutdown(); }
 

@@ -98,7 +98,8 @@ class CpuQueue : public std::enable_shared_from_this<CpuQueue> {
 
 class CpuDevice final : public hal::Device {
  public:
-  CpuDevice(hal::DeviceInfo info, std::shared_ptr<CpuQueue> queue);
+  // Allocations above `max_allocation` bytes fail with RESOURCE_EXHAUSTED.
+  CpuDevice(hal::DeviceInfo info, std::shared_ptr<CpuQueue> queue, uint64_t max_allocation);
   ~CpuDevice() override;
 
   StatusOr<vm::Ref<hal::CommandBuffer>> CreateCommandBuffer() override;
@@ -114,6 +115,10 @@ class CpuDevice final : public hal::Device {
  private:
   std::shared_ptr<CpuQueue> queue_;
 };
+
+// The spec's max_allocation=BYTES (both CPU drivers take it), by default the
+// machine's physical memory.
+StatusOr<uint64_t> CpuMaxAllocation(const hal::DeviceSpec& spec);
 
 // What both CPU devices report about themselves.
 hal::DeviceInfo CpuDeviceInfo(const hal::DeviceSpec& spec, std::string description, uint32_t concurrency);

@@ -62,11 +62,12 @@ class SyncQueue final : public CpuQueue {
 
 Status RegisterSyncDriver(hal::DriverRegistry& registry) {
   return registry.Register(
-      {"cpu-sync", "CPU, runs every submission inline on the calling thread", [](const hal::DeviceSpec& spec) -> StatusOr<vm::Ref<hal::Device>> {
-         STRATA_RETURN_IF_ERROR(spec.CheckKnownOptions({}));
+      {"cpu-sync", "CPU, runs every submission inline on the calling thread (option: max_allocation=BYTES)", [](const hal::DeviceSpec& spec) -> StatusOr<vm::Ref<hal::Device>> {
+         STRATA_RETURN_IF_ERROR(spec.CheckKnownOptions({"max_allocation"}));
+         STRATA_ASSIGN_OR_RETURN(uint64_t max_allocation, CpuMaxAllocation(spec));
          hal::DeviceInfo info = CpuDeviceInfo(spec, "CPU, inline on the calling thread", 1);
          auto queue = std::make_shared<SyncQueue>(info.name);
-         return vm::Ref<hal::Device>(vm::MakeRef<CpuDevice>(std::move(info), std::move(queue)));
+         return vm::Ref<hal::Device>(vm::MakeRef<CpuDevice>(std::move(info), std::move(queue), max_allocation));
        }});
 }
 

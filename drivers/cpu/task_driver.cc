@@ -254,16 +254,17 @@ class TaskQueue final : public CpuQueue {
 
 Status RegisterTaskDriver(hal::DriverRegistry& registry) {
   return registry.Register(
-      {"cpu-task", "CPU, submissions run asynchronously on oneTBB worker threads (option: threads=N)",
+      {"cpu-task", "CPU, submissions run asynchronously on oneTBB worker threads (options: threads=N, max_allocation=BYTES)",
        [](const hal::DeviceSpec& spec) -> StatusOr<vm::Ref<hal::Device>> {
-         STRATA_RETURN_IF_ERROR(spec.CheckKnownOptions({"threads"}));
+         STRATA_RETURN_IF_ERROR(spec.CheckKnownOptions({"threads", "max_allocation"}));
+         STRATA_ASSIGN_OR_RETURN(uint64_t max_allocation, CpuMaxAllocation(spec));
          const int64_t hardware = std::max(1u, std::thread::hardware_concurrency());
          STRATA_ASSIGN_OR_RETURN(int64_t threads, spec.GetInt("threads", hardware, 1, 1024));
          hal::DeviceInfo info = CpuDeviceInfo(
              spec, StrCat("CPU, ", threads, " worker thread", threads == 1 ? "" : "s", " (oneTBB)"),
              static_cast<uint32_t>(threads));
          auto queue = std::make_shared<TaskQueue>(info.name, static_cast<uint32_t>(threads));
-         return vm::Ref<hal::Device>(vm::MakeRef<CpuDevice>(std::move(info), std::move(queue)));
+         return vm::Ref<hal::Device>(vm::MakeRef<CpuDevice>(std::move(info), std::move(queue), max_allocation));
        }});
 }
 

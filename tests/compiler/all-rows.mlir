@@ -353,6 +353,8 @@ vm.module @rows {
     vm.cond_fail %i, "cond_fail"
     // CHECK-NEXT: check.eq.i64 s{{[0-9]+}}, s{{[0-9]+}}, "check.eq.i64"
     vm.check.eq.i64 %l, %l, "check.eq.i64"
+    // CHECK-NEXT: check.le.i64.s s{{[0-9]+}}, s{{[0-9]+}}, "check.le.i64.s"
+    vm.check.le.i64.s %l, %l, "check.le.i64.s"
     // CHECK-NEXT: br ^{{[0-9a-f]+}}, []
     vm.br ^cond
   ^fail:

@@ -51,7 +51,8 @@ vm::Ref<hal::Device> Device() {
   static vm::Ref<hal::Device> device = [] {
     hal::DriverRegistry registry;
     cpu::RegisterSyncDriver(registry).IgnoreError();
-    auto created = registry.CreateDevice("cpu-sync");
+    // Device allocations stay far below the fuzzer's memory limit.
+    auto created = registry.CreateDevice("cpu-sync?max_allocation=268435456");
     if (!created.ok()) __builtin_trap();
     return *created;
   }();

@@ -140,7 +140,7 @@ Status Run(int argc, char** argv) {
       STRATA_RETURN_IF_ERROR(vm::DecodeInstruction(fn.code, fn.code_length, pc, &inst));
       std::string text = vm::FormatInstruction(inst);
       if (inst.opcode == bytecode::Opcode::FAIL || inst.opcode == bytecode::Opcode::COND_FAIL ||
-          inst.opcode == bytecode::Opcode::CHECK_EQ_I64) {
+          inst.opcode == bytecode::Opcode::CHECK_EQ_I64 || inst.opcode == bytecode::Opcode::CHECK_LE_I64_S) {
         uint64_t index = inst.operands[inst.operand_count - 1].value;
         text += StrCat("  \"", module->strings()[index], "\"");
       }

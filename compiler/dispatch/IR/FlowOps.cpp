@@ -55,16 +55,34 @@ DispatchOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
   return success();
 }
 
-LogicalResult CheckEqualOp::canonicalize(CheckEqualOp op,
-                                         PatternRewriter &rewriter) {
+/// Erases a check that holds whatever the values: the same value on both
+/// sides, or constants for which `holds` is true.
+template <typename CheckOp>
+static LogicalResult eraseIfHolds(CheckOp op, PatternRewriter &rewriter,
+                                  bool (*holds)(const APInt &, const APInt &)) {
   APInt lhs, rhs;
-  bool same = op.getLhs() == op.getRhs() ||
-              (matchPattern(op.getLhs(), m_ConstantInt(&lhs)) &&
-               matchPattern(op.getRhs(), m_ConstantInt(&rhs)) && lhs == rhs);
-  if (!same)
+  bool always = op.getLhs() == op.getRhs() ||
+                (matchPattern(op.getLhs(), m_ConstantInt(&lhs)) &&
+                 matchPattern(op.getRhs(), m_ConstantInt(&rhs)) &&
+                 holds(lhs, rhs));
+  if (!always)
     return failure();
   rewriter.eraseOp(op);
   return success();
+}
+
+LogicalResult CheckEqualOp::canonicalize(CheckEqualOp op,
+                                         PatternRewriter &rewriter) {
+  return eraseIfHolds(op, rewriter, [](const APInt &a, const APInt &b) {
+    return a == b;
+  });
+}
+
+LogicalResult CheckLessEqualOp::canonicalize(CheckLessEqualOp op,
+                                             PatternRewriter &rewriter) {
+  return eraseIfHolds(op, rewriter, [](const APInt &a, const APInt &b) {
+    return a.sle(b);
+  });
 }
 
 } // namespace strata::flow

@@ -45,8 +45,14 @@ def Flow_DispatchOp : Op<Flow_Dialect, "dispatch", [
   let hasVerifier = 1;
 }
 
-def Flow_CheckEqualOp : Op<Flow_Dialect, "check_equal", [
+class Flow_CheckOp<string mnemonic> : Op<Flow_Dialect, mnemonic, [
     MemoryEffects<[MemWrite]>]> {
+  let arguments = (ins Index:$lhs, Index:$rhs, StrAttr:$message);
+  let assemblyFormat = "$lhs `,` $rhs `,` $message attr-dict";
+  let hasCanonicalizeMethod = 1;
+}
+
+def Flow_CheckEqualOp : Flow_CheckOp<"check_equal"> {
   let summary = "fails the call when two sizes differ, naming both";
   let description = [{
     A relation between dimensions that the program relies on (the operands
@@ -61,9 +67,16 @@ def Flow_CheckEqualOp : Op<Flow_Dialect, "check_equal", [
     A check of one value against itself or of two equal constants folds
     away.
   }];
-  let arguments = (ins Index:$lhs, Index:$rhs, StrAttr:$message);
-  let assemblyFormat = "$lhs `,` $rhs `,` $message attr-dict";
-  let hasCanonicalizeMethod = 1;
+}
+
+def Flow_CheckLessEqualOp : Flow_CheckOp<"check_less_equal"> {
+  let summary = "fails the call unless lhs <= rhs (signed), naming both";
+  let description = [{
+    The bounds of a slice whose offsets or sizes are values, checked on the
+    host before any kernel reads or writes it. Fails like
+    `flow.check_equal`; a check of a value against itself or between
+    constants that hold folds away.
+  }];
 }
 
 #endif  // STRATA_COMPILER_DISPATCH_IR_FLOWOPS_TD

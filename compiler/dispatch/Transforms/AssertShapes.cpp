@@ -14,8 +14,10 @@
 //   of argument 0 and dimension 0 of argument 1 to be equal; they are 8 and 1
 //
 // The same for the operands of a tensor.concat (every dimension but the
-// concatenated one) and for a tensor.expand_shape whose output sizes are
-// values (their product must be the source dimension). Relations between
+// concatenated one), for a tensor.expand_shape whose output sizes are
+// values (their product must be the source dimension), and for slices
+// (tensor.extract_slice, insert_slice) whose offsets, sizes or strides are
+// values: `flow.check_less_equal` keeps each inside the tensor it slices. Relations between
 // static sizes are already checked by the ops' verifiers; a check whose two
 // sides are the same value (an output created with the size of an input)
 // folds away. Dimensions of intermediate values are expressed through the
@@ -65,6 +67,10 @@ public:
       assertConcat(concat);
     } else if (auto expand = dyn_cast<tensor::ExpandShapeOp>(op)) {
       assertExpand(expand);
+    } else if (auto extract = dyn_cast<tensor::ExtractSliceOp>(op)) {
+      assertSlice(extract, extract.getSource());
+    } else if (auto insert = dyn_cast<tensor::InsertSliceOp>(op)) {
+      assertSlice(insert, insert.getDest());
     }
   }
 
@@ -120,6 +126,62 @@ private:
           describe(op.getSrc()));
       CheckEqualOp::create(b, loc, product, dimOf(b, loc, {op.getSrc(), int64_t(d)}),
                            message);
+    }
+  }
+
+  /// A slice with offsets, sizes or strides given as values lies inside the
+  /// tensor it is taken from or inserted into: in each such dimension
+  /// 0 <= offset <= size of the dimension, the slice's size (and stride) at
+  /// most that size, so that the sums below cannot wrap, and the last index
+  /// plus one, offset + (size - 1) * stride + 1, at most that size.
+  void assertSlice(OffsetSizeAndStrideOpInterface op, Value tensor) {
+    OpBuilder b(op);
+    Location loc = op->getLoc();
+    auto type = cast<RankedTensorType>(tensor.getType());
+    std::string of = describe(tensor);
+    for (int64_t d = 0; d < type.getRank(); ++d) {
+      OpFoldResult offset = op.getMixedOffsets()[d];
+      OpFoldResult size = op.getMixedSizes()[d];
+      OpFoldResult stride = op.getMixedStrides()[d];
+      if (isa<Attribute>(offset) && isa<Attribute>(size) &&
+          isa<Attribute>(stride) && !type.isDynamicDim(d))
+        continue; // static: the verifier checked it
+      Value dim = dimOf(b, loc, {tensor, d});
+      Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+      Value one = arith::ConstantIndexOp::create(b, loc, 1);
+      Value offsetValue = getValueOrCreateConstantIndexOp(b, loc, offset);
+      Value sizeValue = getValueOrCreateConstantIndexOp(b, loc, size);
+      Value strideValue = getValueOrCreateConstantIndexOp(b, loc, stride);
+      auto check = [&](Value lhs, Value rhs, const std::string &what) {
+        CheckLessEqualOp::create(
+            b, loc, lhs, rhs,
+            llvm::formatv("{0}: {1} needs {2}", prefix(), where(op), what)
+                .str());
+      };
+      check(zero, offsetValue,
+            llvm::formatv("the offset in dimension {0} to be at least 0", d));
+      check(offsetValue, dim,
+            llvm::formatv("the offset in dimension {0} to be at most "
+                          "dimension {0} of {1}",
+                          d, of));
+      check(sizeValue, dim,
+            llvm::formatv("the size in dimension {0} to be at most "
+                          "dimension {0} of {1}",
+                          d, of));
+      check(one, strideValue,
+            llvm::formatv("the stride in dimension {0} to be at least 1", d));
+      check(strideValue, arith::MaxSIOp::create(b, loc, dim, one),
+            llvm::formatv("the stride in dimension {0} to be at most "
+                          "dimension {0} of {1}",
+                          d, of));
+      Value last = arith::MulIOp::create(
+          b, loc, arith::SubIOp::create(b, loc, sizeValue, one), strideValue);
+      Value end = arith::AddIOp::create(
+          b, loc, arith::AddIOp::create(b, loc, offsetValue, last), one);
+      check(end, dim,
+            llvm::formatv("the slice in dimension {0} (offset + (size - 1) "
+                          "* stride + 1) to end within dimension {0} of {1}",
+                          d, of));
     }
   }
 
@@ -202,6 +264,10 @@ struct AssertShapesPass : PassWrapper<AssertShapesPass, OperationPass<ModuleOp>>
     tensor::DimOp::getCanonicalizationPatterns(patterns, context);
     tensor::EmptyOp::getCanonicalizationPatterns(patterns, context);
     CheckEqualOp::getCanonicalizationPatterns(patterns, context);
+    CheckLessEqualOp::getCanonicalizationPatterns(patterns, context);
+    arith::AddIOp::getCanonicalizationPatterns(patterns, context);
+    arith::SubIOp::getCanonicalizationPatterns(patterns, context);
+    arith::MulIOp::getCanonicalizationPatterns(patterns, context);
     FrozenRewritePatternSet frozen(std::move(patterns));
     if (failed(applyPatternsGreedily(getOperation(), frozen)))
       return signalPassFailure();

@@ -565,11 +565,16 @@ def VM_CondFailOp : VM_BytecodeOp<"cond_fail"> {
   let assemblyFormat = "$condition `,` $message attr-dict";
 }
 
-def VM_CheckEqI64Op : VM_BytecodeOp<"check.eq.i64"> {
-  let summary = "fails with the message and both values if they differ";
+class VM_CheckOp<string mnemonic, string summaryText>
+    : VM_BytecodeOp<mnemonic> {
+  let summary = summaryText;
   let arguments = (ins I64:$lhs, I64:$rhs, StrAttr:$message);
   let assemblyFormat = "$lhs `,` $rhs `,` $message attr-dict";
 }
+def VM_CheckEqI64Op : VM_CheckOp<"check.eq.i64",
+    "fails with the message and both values if they differ">;
+def VM_CheckLeI64SOp : VM_CheckOp<"check.le.i64.s",
+    "fails with the message and both values unless lhs <= rhs (signed)">;
 
 //===----------------------------------------------------------------------===//
 // Globals

@@ -3,8 +3,8 @@
 // RUN: compile-module %s -o %t.smod
 // RUN: not vm-test-runner %t.smod --function=fail_div_zero 2>&1 | FileCheck --check-prefix=DIV %s
 // DIV: INVALID_ARGUMENT: division by zero in div.i32.s
-// DIV-NEXT: at errors.divide@{{[0-9]+}} ({{.*}}errors.mlir:[[@LINE+21]]:{{[0-9]+}})
-// DIV-NEXT: at errors.fail_div_zero@{{[0-9]+}} ({{.*}}errors.mlir:[[@LINE+27]]:{{[0-9]+}})
+// DIV-NEXT: at errors.divide@{{[0-9]+}} ({{.*}}errors.mlir:[[@LINE+23]]:{{[0-9]+}})
+// DIV-NEXT: at errors.fail_div_zero@{{[0-9]+}} ({{.*}}errors.mlir:[[@LINE+29]]:{{[0-9]+}})
 // RUN: not vm-test-runner %t.smod --function=fail_overflow 2>&1 | FileCheck --check-prefix=OVF %s
 // OVF: INVALID_ARGUMENT: signed division overflow in div.i64.s: -9223372036854775808 / -1
 // RUN: not vm-test-runner %t.smod --function=fail_rem_zero 2>&1 | FileCheck --check-prefix=REM %s
@@ -15,6 +15,8 @@
 // COND: ABORTED: condition held
 // RUN: not vm-test-runner %t.smod --function=fail_check_eq 2>&1 | FileCheck --check-prefix=EQ %s
 // EQ: INVALID_ARGUMENT: dimension 0 of 'a' and 'b' differ; they are 8 and -1
+// RUN: not vm-test-runner %t.smod --function=fail_check_le 2>&1 | FileCheck --check-prefix=LE %s
+// LE: INVALID_ARGUMENT: the slice ends past the tensor; they are 9 and -1
 // RUN: not vm-test-runner %t.smod --function=fail_check 2>&1 | FileCheck --check-prefix=CHK %s
 // CHK: INVALID_ARGUMENT: in check.expect_eq_i32: expect_eq_i32: expected i32=4, got i32=3
 // RUN: vm-test-runner %t.smod | FileCheck --check-prefix=PASS %s
@@ -66,6 +68,13 @@ vm.module @errors {
     vm.return
   }
 
+  vm.func @fail_check_le() {
+    %a = vm.const.i64 9
+    %b = vm.const.i64 -1
+    vm.check.le.i64.s %a, %b, "the slice ends past the tensor"
+    vm.return
+  }
+
   vm.func @fail_check() {
     %a = vm.const.i32 3
     %b = vm.const.i32 4
@@ -80,6 +89,8 @@ vm.module @errors {
     %a = vm.const.i64 8
     %b = vm.const.i64 8
     vm.check.eq.i64 %a, %b, "must not fire"
+    %m = vm.const.i64 -5
+    vm.check.le.i64.s %m, %a, "must not fire"
     vm.return
   }
 
@@ -90,5 +101,6 @@ vm.module @errors {
   vm.export @fail_cond
   vm.export @fail_check
   vm.export @fail_check_eq
+  vm.export @fail_check_le
   vm.export @test_cond_fail_false
 }

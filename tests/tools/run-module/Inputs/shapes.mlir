@@ -35,3 +35,15 @@ func.func @split(%a: tensor<?xf32>, %rows: index) -> tensor<?x4xf32> {
   %r = tensor.expand_shape %a [[0, 1]] output_shape [%rows, 4] : tensor<?xf32> into tensor<?x4xf32>
   return %r : tensor<?x4xf32>
 }
+
+func.func @slice(%a: tensor<8xf32>, %off: index) -> tensor<4xf32> {
+  %s = tensor.extract_slice %a[%off] [4] [1] : tensor<8xf32> to tensor<4xf32>
+  return %s : tensor<4xf32>
+}
+
+func.func @place(%d: tensor<8xf32>, %s: tensor<?xf32>, %off: index) -> tensor<8xf32> {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %s, %c0 : tensor<?xf32>
+  %r = tensor.insert_slice %s into %d[%off] [%n] [1] : tensor<?xf32> into tensor<8xf32>
+  return %r : tensor<8xf32>
+}
