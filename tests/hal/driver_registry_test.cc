@@ -82,9 +82,20 @@ TEST_CASE("registry: CPU driver options") {
   CheckError(registry.CreateDevice("cpu-task?threads=two").status(), StatusCode::kInvalidArgument,
              {"threads='two'"});
   CheckError(registry.CreateDevice("cpu-task?thread=2").status(), StatusCode::kInvalidArgument,
-             {"no option 'thread'", "(options: threads)"});
+             {"no option 'thread'", "(options: threads, max_allocation)"});
   CheckError(registry.CreateDevice("cpu-sync?threads=2").status(), StatusCode::kInvalidArgument,
-             {"driver 'cpu-sync' has no option 'threads'", "(options: none)"});
+             {"driver 'cpu-sync' has no option 'threads'", "(options: max_allocation)"});
+  // max_allocation caps every allocation of the device.
+  auto capped = registry.CreateDevice("cpu-sync?max_allocation=4096");
+  REQUIRE(capped.ok());
+  hal::BufferParams params;
+  params.memory_types = hal::kMemoryDeviceLocal;
+  params.usage = hal::kUsageDispatchStorage;
+  CHECK((*capped)->allocator()->Allocate(params, 4096).ok());
+  CheckError((*capped)->allocator()->Allocate(params, 4097).status(), StatusCode::kResourceExhausted,
+             {"4097 bytes requested", "is 4096 bytes"});
+  CheckError(registry.CreateDevice("cpu-task?max_allocation=0").status(), StatusCode::kInvalidArgument,
+             {"max_allocation"});
 }
 
 TEST_CASE("registry: work moves between the two CPU drivers") {
