@@ -31,12 +31,14 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/Dominance.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Transforms/CSE.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -71,6 +73,38 @@ public:
       assertSlice(extract, extract.getSource());
     } else if (auto insert = dyn_cast<tensor::InsertSliceOp>(op)) {
       assertSlice(insert, insert.getDest());
+    } else if (auto extract = dyn_cast<tensor::ExtractOp>(op)) {
+      if (auto body = op->getParentOfType<linalg::LinalgOp>())
+        assertIndices(extract, body);
+    }
+  }
+
+  /// A tensor.extract in the body of a linalg op reads at indices computed
+  /// per element (an embedding or gather look-up reads them from an input),
+  /// so each index is checked against its dimension right there: a
+  /// `cf.assert`, which the kernel keeps as a check that returns before the
+  /// read (a look-up on the host is bounds-checked by the VM already).
+  void assertIndices(tensor::ExtractOp extract, linalg::LinalgOp body) {
+    auto type = extract.getTensor().getType();
+    std::string of = describe(extract.getTensor());
+    for (auto [d, index] : llvm::enumerate(extract.getIndices())) {
+      APInt constant;
+      if (matchPattern(index, m_ConstantInt(&constant)) &&
+          !type.isDynamicDim(d) && constant.ult(type.getDimSize(d)))
+        continue;
+      // The size outside the op, the comparison at the read.
+      OpBuilder outside(body);
+      Value dim = dimOf(outside, body->getLoc(),
+                        {extract.getTensor(), static_cast<int64_t>(d)});
+      OpBuilder b(extract);
+      Value inBounds = arith::CmpIOp::create(
+          b, extract.getLoc(), arith::CmpIPredicate::ult, index, dim);
+      cf::AssertOp::create(
+          b, extract.getLoc(), inBounds,
+          llvm::formatv("{0}: tensor.extract reads an index out of range of "
+                        "dimension {1} of {2}",
+                        prefix(), d, of)
+              .str());
     }
   }
 
@@ -243,7 +277,8 @@ struct AssertShapesPass : PassWrapper<AssertShapesPass, OperationPass<ModuleOp>>
     return "Checks on the host the dimension relations that ops rely on";
   }
   void getDependentDialects(DialectRegistry &registry) const override {
-    registry.insert<arith::ArithDialect, tensor::TensorDialect, FlowDialect>();
+    registry.insert<arith::ArithDialect, cf::ControlFlowDialect,
+                    tensor::TensorDialect, FlowDialect>();
   }
 
   void runOnOperation() override {

@@ -69,3 +69,24 @@ func.func @split(%a: tensor<?xf32>, %rows: index) -> tensor<?x4xf32> {
   %r = tensor.expand_shape %a [[0, 1]] output_shape [%rows, 4] : tensor<?xf32> into tensor<?x4xf32>
   return %r : tensor<?x4xf32>
 }
+
+// -----
+
+// A look-up inside a linalg body is checked against the table's size.
+// CHECK-LABEL: func.func @gather
+// CHECK: %[[N:.*]] = tensor.dim %arg0, %c0
+// CHECK: linalg.generic
+// CHECK: %[[OK:.*]] = arith.cmpi ult, %{{.*}}, %[[N]] : index
+// CHECK-NEXT: cf.assert %[[OK]], "'gather': tensor.extract reads an index out of range of dimension 0 of argument 0"
+// CHECK-NEXT: tensor.extract
+func.func @gather(%table: tensor<?xf32>, %idx: tensor<4xi64>) -> tensor<4xf32> {
+  %e = tensor.empty() : tensor<4xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%idx : tensor<4xi64>) outs(%e : tensor<4xf32>) {
+  ^bb0(%i: i64, %o: f32):
+    %ii = arith.index_cast %i : i64 to index
+    %v = tensor.extract %table[%ii] : tensor<?xf32>
+    linalg.yield %v : f32
+  } -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}

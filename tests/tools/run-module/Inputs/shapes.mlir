@@ -47,3 +47,15 @@ func.func @place(%d: tensor<8xf32>, %s: tensor<?xf32>, %off: index) -> tensor<8x
   %r = tensor.insert_slice %s into %d[%off] [%n] [1] : tensor<?xf32> into tensor<8xf32>
   return %r : tensor<8xf32>
 }
+
+func.func @gather(%table: tensor<8xf32>, %idx: tensor<4xi64>) -> tensor<4xf32> {
+  %e = tensor.empty() : tensor<4xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%idx : tensor<4xi64>) outs(%e : tensor<4xf32>) {
+  ^bb0(%i: i64, %o: f32):
+    %ii = arith.index_cast %i : i64 to index
+    %v = tensor.extract %table[%ii] : tensor<8xf32>
+    linalg.yield %v : f32
+  } -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}
