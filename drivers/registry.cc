@@ -4,6 +4,9 @@
 #include <cstdlib>
 
 #include "drivers/cpu/cpu_device.h"
+#if STRATA_DRIVER_VULKAN
+#include "drivers/vulkan/vulkan_device.h"
+#endif
 
 namespace strata::drivers {
 
@@ -20,6 +23,9 @@ static hal::DriverRegistry* CreateRegistry() {
   must(cpu::RegisterSyncDriver(*registry));
 #if STRATA_DRIVER_CPU_TASK
   must(cpu::RegisterTaskDriver(*registry));
+#endif
+#if STRATA_DRIVER_VULKAN
+  must(vulkan::RegisterVulkanDriver(*registry));
 #endif
   return registry;
 }

@@ -1,5 +1,7 @@
 #include "hal/command_buffer.h"
 
+#include <algorithm>
+
 namespace strata::hal {
 
 const vm::RefTypeInfo CommandBuffer::kType = {"hal.command_buffer"};
@@ -11,6 +13,23 @@ static const char* StateName(CommandBuffer::State state) {
     case CommandBuffer::State::kExecutable: return "executable (ended)";
   }
   return "?";
+}
+
+CommandBuffer::~CommandBuffer() { ReleaseRetained(); }
+
+void CommandBuffer::Retain(vm::RefObject* resource) {
+  constexpr size_t kRecent = 8;
+  const size_t recent = std::min(retained_.size(), kRecent);
+  for (size_t i = retained_.size() - recent; i < retained_.size(); ++i) {
+    if (retained_[i] == resource) return;
+  }
+  resource->Retain();
+  retained_.push_back(resource);
+}
+
+void CommandBuffer::ReleaseRetained() {
+  for (vm::RefObject* resource : retained_) resource->Release();
+  retained_.clear();
 }
 
 Status CommandBuffer::CheckRecording(const char* what) const {
@@ -38,6 +57,7 @@ Status CommandBuffer::Begin() {
                                    "; wait for them before re-recording");
   }
   ResetImpl();
+  ReleaseRetained();
   state_ = State::kRecording;
   dispatch_count_ = 0;
   return OkStatus();
@@ -45,6 +65,7 @@ Status CommandBuffer::Begin() {
 
 Status CommandBuffer::End() {
   STRATA_RETURN_IF_ERROR(CheckRecording("command buffer end"));
+  STRATA_RETURN_IF_ERROR(EndImpl());
   state_ = State::kExecutable;
   return OkStatus();
 }

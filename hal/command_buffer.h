@@ -31,6 +31,7 @@
 #include <atomic>
 #include <cstdint>
 #include <span>
+#include <vector>
 
 #include "hal/buffer.h"
 #include "hal/executable.h"
@@ -95,6 +96,15 @@ class CommandBuffer : public Resource {
  protected:
   CommandBuffer(const DriverFamily* family, const DeviceLimits& limits)
       : Resource(&kType, family), limits_(limits) {}
+  // Releases what Retain kept.
+  ~CommandBuffer() override;
+
+  // Keeps `resource` alive until the next Begin or the command buffer's
+  // destruction (drivers call it for every executable and buffer a command
+  // uses); skips the atomic increment for a resource retained by one of the
+  // last few commands (a dispatch sequence binds the same buffers over and
+  // over).
+  void Retain(vm::RefObject* resource);
 
   // Driver hooks, called with validated arguments (binding lengths resolved).
   virtual void ResetImpl() = 0;
@@ -106,12 +116,19 @@ class CommandBuffer : public Resource {
                           uint64_t length) = 0;
   virtual Status UpdateImpl(std::span<const uint8_t> source, Buffer* target, uint64_t target_offset) = 0;
   virtual Status BarrierImpl() = 0;
+  // Called by End once recording is complete (GPU drivers finish their
+  // device command buffers here); a failure leaves the command buffer
+  // recording. Nothing to do by default.
+  virtual Status EndImpl() { return OkStatus(); }
 
  private:
   Status CheckRecording(const char* what) const;
   Status CheckResource(const char* what, const Resource* resource) const;
 
+  void ReleaseRetained();
+
   DeviceLimits limits_;
+  std::vector<vm::RefObject*> retained_;
   State state_ = State::kInitial;
   uint32_t dispatch_count_ = 0;
   std::atomic<uint32_t> pending_submissions_{0};

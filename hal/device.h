@@ -63,6 +63,9 @@ struct DeviceInfo {
   DeviceLimits limits;
   // How many workgroups the device runs at once (worker threads, compute units).
   uint32_t concurrency = 1;
+  // More for humans, one line each (`run-module --list-devices`): memory,
+  // limits, features. May be empty.
+  std::vector<std::string> details;
 };
 
 struct DeviceStatistics {

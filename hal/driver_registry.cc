@@ -10,6 +10,15 @@ StatusOr<DeviceSpec> DeviceSpec::Parse(std::string_view text) {
   spec.spec_ = std::string(text);
   size_t question = text.find('?');
   spec.driver_ = std::string(text.substr(0, question));
+  // "driver://DEVICE" is short for "driver?device=DEVICE".
+  if (size_t scheme = spec.driver_.find("://"); scheme != std::string::npos) {
+    std::string device = spec.driver_.substr(scheme + 3);
+    spec.driver_.resize(scheme);
+    if (device.empty()) {
+      return InvalidArgumentError("device '", text, "': expected a device after '://', e.g. vulkan://1");
+    }
+    spec.options_.emplace_back("device", std::move(device));
+  }
   if (spec.driver_.empty()) {
     return InvalidArgumentError("device '", text, "': expected a driver name, e.g. cpu-task?threads=2");
   }

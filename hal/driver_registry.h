@@ -7,6 +7,7 @@
 //   cpu-sync
 //   cpu-task?threads=2
 //   vulkan?device=1&validation=1
+//   vulkan://1                      (short for vulkan?device=1)
 //
 // The registry parses the spec (DeviceSpec) and hands the options to the
 // factory, which rejects any option it does not know, naming those it does. An
@@ -34,7 +35,8 @@
 
 namespace strata::hal {
 
-// A parsed device spec: "driver?key=value&key=value".
+// A parsed device spec: "driver?key=value&key=value", where "driver://X"
+// stands for "driver?device=X".
 class DeviceSpec {
  public:
   static StatusOr<DeviceSpec> Parse(std::string_view spec);

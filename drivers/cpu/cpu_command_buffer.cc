@@ -10,26 +10,12 @@ namespace strata::cpu {
 
 CpuCommandBuffer::CpuCommandBuffer(const hal::DeviceLimits& limits) : CommandBuffer(&kCpuFamily, limits) {}
 
-CpuCommandBuffer::~CpuCommandBuffer() { ResetImpl(); }
-
 void CpuCommandBuffer::ResetImpl() {
-  for (vm::RefObject* resource : retained_) resource->Release();
-  retained_.clear();
   commands_.clear();
   binding_pointers_.clear();
   binding_lengths_.clear();
   constants_.clear();
   update_data_.clear();
-}
-
-void CpuCommandBuffer::Retain(vm::RefObject* resource) {
-  constexpr size_t kRecent = 8;
-  size_t recent = std::min(retained_.size(), kRecent);
-  for (size_t i = retained_.size() - recent; i < retained_.size(); ++i) {
-    if (retained_[i] == resource) return;
-  }
-  resource->Retain();
-  retained_.push_back(resource);
 }
 
 Status CpuCommandBuffer::DispatchImpl(hal::Executable* executable, uint32_t entry_point,

@@ -103,8 +103,6 @@ class CpuCommandBuffer final : public hal::CommandBuffer {
                               uint64_t begin);
 
  protected:
-  ~CpuCommandBuffer() override;
-
   void ResetImpl() override;
   Status DispatchImpl(hal::Executable* executable, uint32_t entry_point, hal::WorkgroupCount workgroups,
                       std::span<const uint32_t> constants, std::span<const hal::BufferBinding> bindings) override;
@@ -116,17 +114,11 @@ class CpuCommandBuffer final : public hal::CommandBuffer {
   Status BarrierImpl() override;
 
  private:
-  // Keeps `resource` alive until the next Begin; skips the atomic increment
-  // for a resource retained by one of the last few commands (a dispatch
-  // sequence binds the same buffers over and over).
-  void Retain(vm::RefObject* resource);
-
   std::vector<Command> commands_;
   std::vector<void*> binding_pointers_;
   std::vector<uint64_t> binding_lengths_;
   std::vector<uint32_t> constants_;
   std::vector<uint8_t> update_data_;
-  std::vector<vm::RefObject*> retained_;
 };
 
 }  // namespace strata::cpu

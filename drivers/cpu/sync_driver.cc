@@ -18,9 +18,9 @@ class SyncQueue final : public CpuQueue {
   using CpuQueue::CpuQueue;
 
  protected:
-  void Schedule(Submission* submission) override {
+  void Schedule(hal::HostSubmission* submission) override {
     // Capacity is kept across calls: draining does not allocate once warm.
-    thread_local std::vector<std::pair<SyncQueue*, Submission*>> ready;
+    thread_local std::vector<std::pair<SyncQueue*, hal::HostSubmission*>> ready;
     thread_local bool draining = false;
     ready.emplace_back(this, submission);
     if (draining) return;
@@ -33,8 +33,8 @@ class SyncQueue final : public CpuQueue {
     draining = false;
   }
 
-  Status Execute(const CpuCommandBuffer& command_buffer, vm::Tracer* tracer,
-                 std::chrono::steady_clock::time_point deadline) override {
+  Status ExecuteCommands(const CpuCommandBuffer& command_buffer, vm::Tracer* tracer,
+                         std::chrono::steady_clock::time_point deadline) override {
     // One command after another: that already orders everything a barrier
     // asks for.
     using Kind = CpuCommandBuffer::Kind;

@@ -174,12 +174,12 @@ class TaskQueue final : public CpuQueue {
   }
 
  protected:
-  void Schedule(Submission* submission) override {
+  void Schedule(hal::HostSubmission* submission) override {
     arena_->enqueue(Handoff([this, submission] { Run(submission); }));
   }
 
-  Status Execute(const CpuCommandBuffer& command_buffer, vm::Tracer* tracer,
-                 std::chrono::steady_clock::time_point deadline) override {
+  Status ExecuteCommands(const CpuCommandBuffer& command_buffer, vm::Tracer* tracer,
+                         std::chrono::steady_clock::time_point deadline) override {
     std::span<const CpuCommandBuffer::Command> commands = command_buffer.commands();
     size_t begin = 0;
     while (begin < commands.size()) {

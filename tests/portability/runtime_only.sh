@@ -2,7 +2,8 @@
 # Proves the runtime stands alone: configures and builds the tree with the
 # compiler switched off, checks that no runtime source includes an LLVM or
 # MLIR header, that the runtime tools and libstrata.so link nothing of LLVM or
-# MLIR, and that `cmake --install` installs the embedding package.
+# MLIR nor the Vulkan loader, and that `cmake --install` installs the
+# embedding package.
 # usage: runtime_only.sh SOURCE_DIR WORK_DIR C_COMPILER CXX_COMPILER
 set -euo pipefail
 src=$1 work=$2 cc=$3 cxx=$4
@@ -22,6 +23,10 @@ cmake --build "$work" --target run-module dump-module strata
 for tool in bin/run-module bin/dump-module lib/libstrata.so; do
   if ldd "$work/$tool" | grep -iE 'libLLVM|libMLIR'; then
     echo "FAIL: $tool links LLVM/MLIR"; exit 1
+  fi
+  # The Vulkan driver opens the loader at run time.
+  if readelf -d "$work/$tool" | grep -i 'NEEDED.*libvulkan'; then
+    echo "FAIL: $tool links the Vulkan loader"; exit 1
   fi
 done
 # The embedding package installs as from a full build.

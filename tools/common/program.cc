@@ -54,6 +54,10 @@ void ListDevices() {
                                                         ? "unavailable: " + device.status().message()
                                                         : "failed: " + device.status().message();
     std::printf("%-10s %s\n           %s\n", name.c_str(), description.c_str(), state.c_str());
+    if (!device.ok()) continue;
+    const hal::DeviceInfo& info = device.value()->info();
+    std::printf("           %s\n", info.description.c_str());
+    for (const std::string& line : info.details) std::printf("           %s\n", line.c_str());
   }
 }
 

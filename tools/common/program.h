@@ -10,8 +10,9 @@
 //                        build has it, e.g. cpu-sync, cpu-task?threads=2)
 //   --input=VALUE        one per argument, in the syntax of tensor_io.h
 //   --list-functions     prints the module's exports with their types
-//   --list-devices       prints every driver of the build and whether it can
-//                        create a device here
+//   --list-devices       prints every driver of the build, whether it can
+//                        create a device here and, if so, the device with
+//                        its memory, limits and features
 //
 // A Program is the module loaded (in place, verified), a device, the `hal`
 // module on that device, and a context linking the two with the function

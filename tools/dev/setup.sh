@@ -10,6 +10,9 @@ packages=(
   libflatbuffers-dev flatbuffers-compiler doctest-dev libtbb-dev libbenchmark-dev
   libxxhash-dev libsodium-dev
   lua5.4 valgrind
+  # Vulkan: headers to build the driver; the loader, Mesa's lavapipe (a CPU
+  # Vulkan device) and the SPIR-V tools to run and test it
+  libvulkan-dev libvulkan1 mesa-vulkan-drivers vulkan-tools spirv-tools glslc
   # aarch64: cross toolchain and qemu, so CTest runs the runtime's tests on aarch64 too
   g++-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user
 )

@@ -1,11 +1,11 @@
-// Spinning helpers for the CPU drivers' short waits, where parking a thread
+// Spinning helpers for short waits (host semaphores, the CPU drivers' pools), where parking a thread
 // in the kernel and waking it again would cost more than the wait itself.
 #pragma once
 
 #include <atomic>
 #include <thread>
 
-namespace strata::cpu {
+namespace strata::hal {
 
 // Tells the core that this thread is spinning (frees pipeline resources for
 // the sibling hyperthread, saves power).
@@ -40,4 +40,4 @@ class SpinLock {
   std::atomic<bool> locked_{false};
 };
 
-}  // namespace strata::cpu
+}  // namespace strata::hal

@@ -1,11 +1,10 @@
-#include "drivers/cpu/cpu_semaphore.h"
+#include "hal/host_semaphore.h"
 
 #include <chrono>
 
-#include "drivers/cpu/cpu_device.h"
-#include "drivers/cpu/spin.h"
+#include "hal/spin.h"
 
-namespace strata::cpu {
+namespace strata::hal {
 
 namespace {
 
@@ -16,15 +15,16 @@ constexpr auto kSpinDuration = std::chrono::microseconds(50);
 
 }  // namespace
 
-CpuSemaphore::CpuSemaphore(uint64_t initial_value) : Semaphore(&kCpuFamily), value_(initial_value) {}
+HostSemaphore::HostSemaphore(const DriverFamily* family, uint64_t initial_value)
+    : Semaphore(family), value_(initial_value) {}
 
-StatusOr<uint64_t> CpuSemaphore::Query() {
+StatusOr<uint64_t> HostSemaphore::Query() {
   if (failed_.load(std::memory_order_acquire)) return failure_;
   return value_.load(std::memory_order_acquire);
 }
 
-Status CpuSemaphore::Signal(uint64_t value) {
-  hal::Timepoint* reached = nullptr;
+Status HostSemaphore::Signal(uint64_t value) {
+  Timepoint* reached = nullptr;
   bool notify;
   {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -36,8 +36,8 @@ Status CpuSemaphore::Signal(uint64_t value) {
     }
     value_.store(value, std::memory_order_release);
     // Detach the timepoints this value reaches.
-    for (hal::Timepoint** link = &timepoints_; *link;) {
-      hal::Timepoint* timepoint = *link;
+    for (Timepoint** link = &timepoints_; *link;) {
+      Timepoint* timepoint = *link;
       if (timepoint->value <= value) {
         *link = timepoint->next;
         timepoint->next = reached;
@@ -53,8 +53,8 @@ Status CpuSemaphore::Signal(uint64_t value) {
   return OkStatus();
 }
 
-void CpuSemaphore::Fail(Status status) {
-  hal::Timepoint* all;
+void HostSemaphore::Fail(Status status) {
+  Timepoint* all;
   bool notify;
   {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -69,17 +69,17 @@ void CpuSemaphore::Fail(Status status) {
   Fire(all, failure_);
 }
 
-void CpuSemaphore::Fire(hal::Timepoint* list, const Status& status) {
+void HostSemaphore::Fire(Timepoint* list, const Status& status) {
   while (list) {
     // The callback may release the node's memory: read the link first.
-    hal::Timepoint* next = list->next;
+    Timepoint* next = list->next;
     list->next = nullptr;
     list->callback(list, status);
     list = next;
   }
 }
 
-Status CpuSemaphore::Wait(uint64_t value, std::chrono::nanoseconds timeout) {
+Status HostSemaphore::Wait(uint64_t value, std::chrono::nanoseconds timeout) {
   auto reached = [&] { return value_.load(std::memory_order_acquire) >= value; };
   auto failed = [&] { return failed_.load(std::memory_order_acquire); };
   if (reached()) return OkStatus();
@@ -114,7 +114,7 @@ Status CpuSemaphore::Wait(uint64_t value, std::chrono::nanoseconds timeout) {
                                " ns (current value ", value_.load(std::memory_order_acquire), ")");
 }
 
-void CpuSemaphore::AddTimepoint(hal::Timepoint* timepoint) {
+void HostSemaphore::AddTimepoint(Timepoint* timepoint) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (!failed_.load(std::memory_order_relaxed) &&
@@ -133,4 +133,4 @@ void CpuSemaphore::AddTimepoint(hal::Timepoint* timepoint) {
   }
 }
 
-}  // namespace strata::cpu
+}  // namespace strata::hal

@@ -1,6 +1,10 @@
-// CpuSemaphore: the CPU drivers' timeline semaphore, a value and a failure
+// HostSemaphore: a timeline semaphore kept on the host, a value and a failure
 // status under a mutex, with a condition variable for blocked host waiters and
 // an intrusive list of timepoints for queues.
+//
+// Every driver whose queue is driven by host threads uses it (the CPU drivers,
+// and the Vulkan driver, whose queue thread signals it when the GPU is done),
+// each with its own driver family.
 //
 // Host waits spin briefly before blocking: on the CPU the work a waiter waits
 // for is often microseconds long, and parking a thread and waking it again
@@ -18,21 +22,21 @@
 
 #include "hal/semaphore.h"
 
-namespace strata::cpu {
+namespace strata::hal {
 
-class CpuSemaphore final : public hal::Semaphore {
+class HostSemaphore final : public Semaphore {
  public:
-  explicit CpuSemaphore(uint64_t initial_value);
+  HostSemaphore(const DriverFamily* family, uint64_t initial_value);
 
   StatusOr<uint64_t> Query() override;
   Status Signal(uint64_t value) override;
   void Fail(Status status) override;
   Status Wait(uint64_t value, std::chrono::nanoseconds timeout) override;
-  void AddTimepoint(hal::Timepoint* timepoint) override;
+  void AddTimepoint(Timepoint* timepoint) override;
 
  private:
   // Runs the callbacks of a detached list of timepoints.
-  static void Fire(hal::Timepoint* list, const Status& status);
+  static void Fire(Timepoint* list, const Status& status);
 
   // Readable without the mutex for the fast paths; written under it.
   std::atomic<uint64_t> value_;
@@ -44,7 +48,7 @@ class CpuSemaphore final : public hal::Semaphore {
   // Set once, when failed_ becomes true; never changes afterwards, so it may
   // be read without the mutex once failed_ has been seen true.
   Status failure_;
-  hal::Timepoint* timepoints_ = nullptr;
+  Timepoint* timepoints_ = nullptr;
 };
 
-}  // namespace strata::cpu
+}  // namespace strata::hal

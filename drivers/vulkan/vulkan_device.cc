@@ -1,0 +1,154 @@
+#include "drivers/vulkan/vulkan_device.h"
+
+#include "drivers/vulkan/vulkan_command_buffer.h"
+#include "drivers/vulkan/vulkan_executable.h"
+#include "hal/host_semaphore.h"
+
+namespace strata::vulkan {
+
+// ---------------------------------------------------------------------------
+// VulkanQueue
+
+StatusOr<std::shared_ptr<VulkanQueue>> VulkanQueue::Create(std::string device_name,
+                                                           std::shared_ptr<VulkanContext> context) {
+  auto fence_info = VkMake<VkFenceCreateInfo>(VK_STRUCTURE_TYPE_FENCE_CREATE_INFO);
+  VkFence fence;
+  VkResult result = context->vk().vkCreateFence(context->device(), &fence_info, nullptr, &fence);
+  if (result != VK_SUCCESS) return VkError(result, "vulkan: vkCreateFence");
+  return std::shared_ptr<VulkanQueue>(new VulkanQueue(std::move(device_name), std::move(context), fence));
+}
+
+VulkanQueue::VulkanQueue(std::string device_name, std::shared_ptr<VulkanContext> context, VkFence fence)
+    : HostQueue(std::move(device_name)), context_(std::move(context)), fence_(fence) {
+  thread_ = std::thread([this] { Loop(); });
+}
+
+VulkanQueue::~VulkanQueue() {
+  // Shutdown joined the thread, unless the device was destroyed on the queue
+  // thread itself (its last reference dropped by a callback there).
+  if (thread_.joinable()) thread_.detach();
+  context_->vk().vkDestroyFence(context_->device(), fence_, nullptr);
+}
+
+void VulkanQueue::Schedule(hal::HostSubmission* submission) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    ready_.push_back(submission);
+  }
+  ready_condition_.notify_one();
+}
+
+void VulkanQueue::Loop() {
+  for (;;) {
+    hal::HostSubmission* submission;
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      ready_condition_.wait(lock, [&] { return stopping_ || !ready_.empty(); });
+      if (ready_.empty()) return;
+      submission = ready_.front();
+      ready_.pop_front();
+    }
+    Run(submission);
+  }
+}
+
+void VulkanQueue::Shutdown() {
+  HostQueue::Shutdown();
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stopping_ = true;
+  }
+  ready_condition_.notify_one();
+  if (thread_.joinable() && thread_.get_id() != std::this_thread::get_id()) thread_.join();
+}
+
+Status VulkanQueue::Execute(hal::CommandBuffer& command_buffer, vm::Tracer* tracer,
+                            std::chrono::steady_clock::time_point deadline) {
+  // QueueExecute admitted only command buffers of this device's context.
+  return static_cast<const VulkanCommandBuffer&>(command_buffer).Execute(fence_, tracer, deadline);
+}
+
+// ---------------------------------------------------------------------------
+// VulkanDevice
+
+VulkanDevice::VulkanDevice(hal::DeviceInfo info, std::shared_ptr<VulkanContext> context,
+                           vm::Ref<VulkanAllocator> allocator, std::shared_ptr<VulkanQueue> queue)
+    : Device(std::move(info), allocator),
+      context_(std::move(context)),
+      allocator_(std::move(allocator)),
+      queue_(std::move(queue)) {}
+
+VulkanDevice::~VulkanDevice() { queue_->Shutdown(); }
+
+StatusOr<vm::Ref<hal::CommandBuffer>> VulkanDevice::CreateCommandBuffer() {
+  return vm::Ref<hal::CommandBuffer>(vm::MakeRef<VulkanCommandBuffer>(context_, allocator_, info().limits));
+}
+
+StatusOr<vm::Ref<hal::Semaphore>> VulkanDevice::CreateSemaphore(uint64_t initial_value) {
+  return vm::Ref<hal::Semaphore>(vm::MakeRef<hal::HostSemaphore>(&kVulkanFamily, initial_value));
+}
+
+StatusOr<vm::Ref<hal::Executable>> VulkanDevice::PrepareExecutableImpl(const hal::ExecutableParams& params) {
+  STRATA_ASSIGN_OR_RETURN(vm::Ref<VulkanExecutable> executable, VulkanExecutable::Create(context_, params));
+  return vm::Ref<hal::Executable>(std::move(executable));
+}
+
+Status VulkanDevice::QueueExecuteImpl(std::span<const hal::SemaphoreValue> waits,
+                                      std::span<const hal::SemaphoreValue> signals,
+                                      std::span<hal::CommandBuffer* const> command_buffers,
+                                      std::chrono::steady_clock::time_point deadline) {
+  for (size_t i = 0; i < command_buffers.size(); ++i) {
+    if (static_cast<const VulkanCommandBuffer*>(command_buffers[i])->context() != context_.get()) {
+      return InvalidArgumentError("submit: command buffer ", i, " was created by another Vulkan device than '",
+                                  info().name, "'");
+    }
+  }
+  return queue_->Submit(waits, signals, command_buffers, tracer(), deadline);
+}
+
+// ---------------------------------------------------------------------------
+// Registration
+
+namespace {
+
+StatusOr<vm::Ref<hal::Device>> CreateVulkanDevice(const hal::DeviceSpec& spec) {
+  STRATA_RETURN_IF_ERROR(spec.CheckKnownOptions({"device", "validation", "max_allocation", "push_descriptors"}));
+  ContextOptions options;
+  for (const auto& [key, value] : spec.options()) {
+    if (key == "device") options.device = value;
+  }
+  STRATA_ASSIGN_OR_RETURN(int64_t validation, spec.GetInt("validation", 0, 0, 1));
+  STRATA_ASSIGN_OR_RETURN(int64_t push_descriptors, spec.GetInt("push_descriptors", 1, 0, 1));
+  STRATA_ASSIGN_OR_RETURN(int64_t max_allocation,
+                          spec.GetInt("max_allocation", INT64_MAX, 1, INT64_MAX));
+  options.validation = validation != 0;
+  options.push_descriptors = push_descriptors != 0;
+  STRATA_ASSIGN_OR_RETURN(std::shared_ptr<VulkanContext> context, VulkanContext::Create(options));
+  STRATA_ASSIGN_OR_RETURN(vm::Ref<VulkanAllocator> allocator,
+                          VulkanAllocator::Create(context, static_cast<uint64_t>(max_allocation)));
+  hal::DeviceInfo info;
+  info.name = spec.spec();
+  info.driver = spec.driver();
+  info.description = context->Describe();
+  info.executable_formats = {kVulkanSpirvFormat};
+  const VkPhysicalDeviceLimits& limits = context->limits();
+  info.limits.min_binding_alignment = limits.minStorageBufferOffsetAlignment;
+  for (int d = 0; d < 3; ++d) info.limits.max_workgroup_count[d] = limits.maxComputeWorkGroupCount[d];
+  // Vulkan does not say how many workgroups run at once.
+  info.concurrency = 1;
+  info.details = context->Details();
+  STRATA_ASSIGN_OR_RETURN(std::shared_ptr<VulkanQueue> queue, VulkanQueue::Create(info.name, context));
+  return vm::Ref<hal::Device>(
+      vm::MakeRef<VulkanDevice>(std::move(info), std::move(context), std::move(allocator), std::move(queue)));
+}
+
+}  // namespace
+
+Status RegisterVulkanDriver(hal::DriverRegistry& registry) {
+  return registry.Register({"vulkan",
+                            "Vulkan GPU, or Mesa's lavapipe on the CPU, through the Vulkan loader found at run time "
+                            "(options: device=INDEX|NAME, validation=1, max_allocation=BYTES, push_descriptors=0)",
+                            CreateVulkanDevice});
+}
+
+}  // namespace strata::vulkan
