@@ -8,10 +8,30 @@
 
 namespace strata::testing {
 
+namespace {
+std::string& ChosenDriver() {
+  static std::string chosen;
+  return chosen;
+}
+}  // namespace
+
+Status SetConformanceDriver(const std::string& name) {
+  std::string names;
+  for (const auto& [driver, description] : drivers::DefaultRegistry().List()) {
+    if (driver == name) {
+      ChosenDriver() = name;
+      return OkStatus();
+    }
+    names += (names.empty() ? "" : ", ") + driver;
+  }
+  return NotFoundError("--hal-driver=", name, ": no such driver in this build (drivers: ", names, ")");
+}
+
 const std::vector<std::string>& ConformanceDrivers() {
   static const std::vector<std::string> drivers = [] {
     std::vector<std::string> out;
     for (const auto& [name, description] : drivers::DefaultRegistry().List()) {
+      if (!ChosenDriver().empty() && name != ChosenDriver()) continue;
       StatusOr<vm::Ref<hal::Device>> device = drivers::DefaultRegistry().CreateDevice(name);
       if (device.ok()) {
         out.push_back(name);

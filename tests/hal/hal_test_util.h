@@ -19,9 +19,16 @@
 
 namespace strata::testing {
 
-// The registered drivers that can create a device on this machine, by name.
-// Drivers whose hardware or runtime library is absent are left out, each with
-// one line on stdout saying why (printed once per process).
+// Restricts ConformanceDrivers to the driver `name` (hal_tests
+// --hal-driver=NAME, so that CTest runs the suite once per driver and a
+// failure names it); call before the first ConformanceDrivers. Fails for a
+// name the registry does not have.
+Status SetConformanceDriver(const std::string& name);
+
+// The registered drivers that can create a device on this machine, by name
+// (only the one SetConformanceDriver chose, if any). Drivers whose hardware
+// or runtime library is absent are left out, each with one line on stdout
+// saying why (printed once per process).
 const std::vector<std::string>& ConformanceDrivers();
 
 // A fresh device of `driver`; fails the test if it cannot be created.

@@ -1,6 +1,7 @@
 #include "tests/hal/test_executables.h"
 
 #include "strata/schemas/cpu_executable_generated.h"
+#include "strata/schemas/vulkan_executable_generated.h"
 #include "tests/hal/kernels/test_kernels.h"
 
 namespace strata::testing {
@@ -26,22 +27,57 @@ std::vector<uint8_t> CpuMetadata(const std::string& entry_point, uint32_t bindin
   return {fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize()};
 }
 
+std::vector<uint8_t> VulkanMetadata(const VulkanKernelDescription& description) {
+  flatbuffers::FlatBufferBuilder fbb;
+  auto name = fbb.CreateString(description.entry_point);
+  flatbuffers::Offset<flatbuffers::Vector<uint8_t>> flags;
+  if (!description.read_only.empty()) {
+    std::vector<uint8_t> bytes(description.read_only.begin(), description.read_only.end());
+    flags = fbb.CreateVector(bytes);
+  }
+  auto workgroup_size = fbb.CreateVector(description.workgroup_size.data(), 3);
+  flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<flatbuffers::String>>> messages;
+  if (!description.check_messages.empty()) messages = fbb.CreateVectorOfStrings(description.check_messages);
+  schema::vulkan::EntryPointDefBuilder entry(fbb);
+  entry.add_name(name);
+  entry.add_binding_count(description.binding_count);
+  entry.add_constant_count(description.constant_count);
+  if (!description.read_only.empty()) entry.add_binding_read_only(flags);
+  entry.add_workgroup_size(workgroup_size);
+  if (!description.check_messages.empty()) entry.add_check_messages(messages);
+  auto entries = fbb.CreateVector(std::vector<flatbuffers::Offset<schema::vulkan::EntryPointDef>>{entry.Finish()});
+  flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<flatbuffers::String>>> capabilities, extensions;
+  if (!description.capabilities.empty()) capabilities = fbb.CreateVectorOfStrings(description.capabilities);
+  if (!description.extensions.empty()) extensions = fbb.CreateVectorOfStrings(description.extensions);
+  fbb.Finish(schema::vulkan::CreateVulkanExecutableDef(fbb, entries, description.spirv_version, capabilities,
+                                                        extensions, description.workgroup_memory_bytes),
+             schema::vulkan::VulkanExecutableDefIdentifier());
+  return {fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize()};
+}
+
 namespace {
 
+// What each kernel takes, as its .c and .comp files document; the Vulkan
+// side adds what its SPIR-V declares (kernels/*.comp).
 struct KernelLayout {
   const char* name;
   uint32_t binding_count;
   uint32_t constant_count;
   std::vector<bool> read_only;
+  std::array<uint32_t, 3> workgroup_size;
+  std::vector<std::string> check_messages;
+  std::vector<std::string> capabilities;
 };
 
 const KernelLayout* FindLayout(std::string_view name) {
   static const KernelLayout kLayouts[] = {
-      {"add_f32", 3, 1, {true, true, false}},
-      {"fail_if", 0, 1, {}},
-      {"fill_pattern", 1, 0, {false}},
-      {"scale_exp", 2, 2, {true, false}},
-      {"select_op", 2, 1, {true, false}},
+      {"add_f32", 3, 1, {true, true, false}, {64, 1, 1}, {"add_f32: a or b is shorter than c"}, {}},
+      {"fail_if", 0, 1, {}, {1, 1, 1}, {"fail_if: asked to fail with code 1"}, {}},
+      {"fill_pattern", 1, 0, {false}, {1, 1, 1}, {"fill_pattern: the grid is shorter than the workgroup count"},
+       {"Int64"}},
+      {"scale_exp", 2, 2, {true, false}, {64, 1, 1}, {"scale_exp: in is shorter than out"}, {}},
+      {"select_op", 2, 1, {true, false}, {64, 1, 1},
+       {"select_op: in is shorter than out", "select_op: unknown op"}, {}},
   };
   for (const KernelLayout& layout : kLayouts) {
     if (name == layout.name) return &layout;
@@ -51,12 +87,35 @@ const KernelLayout* FindLayout(std::string_view name) {
 
 }  // namespace
 
+VulkanKernelDescription VulkanTestKernel(std::string_view name) {
+  VulkanKernelDescription description;
+  const KernelLayout* layout = FindLayout(name);
+  if (!layout) return description;
+  description.entry_point = layout->name;
+  description.binding_count = layout->binding_count;
+  description.constant_count = layout->constant_count;
+  description.read_only = layout->read_only;
+  description.workgroup_size = layout->workgroup_size;
+  description.check_messages = layout->check_messages;
+  description.capabilities = layout->capabilities;
+  return description;
+}
+
 StatusOr<vm::Ref<hal::Executable>> PrepareTestKernelIfSupported(hal::Device& device, std::string_view name) {
   const KernelLayout* layout = FindLayout(name);
   if (!layout) return NotFoundError("no test kernel named '", name, "'");
   const std::pair<const char*, KernelArch> kFormats[] = {{"cpu-elf-x86_64", KernelArch::kX86_64},
                                                          {"cpu-elf-aarch64", KernelArch::kAarch64}};
   for (const std::string& format : device.info().executable_formats) {
+    if (format == "vulkan-spirv" && !TestKernelSpirv(name).empty()) {
+      std::vector<uint8_t> metadata = VulkanMetadata(VulkanTestKernel(name));
+      hal::ExecutableParams params;
+      params.name = name;
+      params.format = format;
+      params.data = TestKernelSpirv(name);
+      params.metadata = metadata;
+      return device.PrepareExecutable(params);
+    }
     for (const auto& [kernel_format, arch] : kFormats) {
       if (format != kernel_format) continue;
       std::vector<uint8_t> metadata =

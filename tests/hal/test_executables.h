@@ -1,8 +1,9 @@
-// The test kernels (kernels/) as HAL executables: their CPU metadata and their
-// preparation on a device. Shared by the conformance suite and the HAL
+// The test kernels (kernels/) as HAL executables: their CPU and Vulkan
+// metadata and their preparation on a device. Shared by the conformance suite and the HAL
 // benchmarks; no test framework here.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -18,6 +19,28 @@ namespace strata::testing {
 // requires `features` (names of schemas/cpu_features.def).
 std::vector<uint8_t> CpuMetadata(const std::string& entry_point, uint32_t binding_count, uint32_t constant_count,
                                  std::vector<bool> read_only = {}, std::vector<std::string> features = {});
+
+// One entry point of a Vulkan executable (schemas/vulkan_executable.fbs), and
+// what the executable declares around it.
+struct VulkanKernelDescription {
+  std::string entry_point;
+  uint32_t binding_count = 0;
+  uint32_t constant_count = 0;
+  std::vector<bool> read_only;  // empty, or one flag per binding
+  std::array<uint32_t, 3> workgroup_size = {1, 1, 1};
+  std::vector<std::string> check_messages;
+  std::vector<std::string> capabilities;  // SPIR-V capability names beyond Shader
+  std::vector<std::string> extensions;    // SPIR-V extensions
+  uint32_t spirv_version = 0x00010600;
+  uint32_t workgroup_memory_bytes = 0;
+};
+
+// The metadata FlatBuffer of a Vulkan executable with one entry point.
+std::vector<uint8_t> VulkanMetadata(const VulkanKernelDescription& description);
+
+// The description of test kernel `name`'s SPIR-V (kernels/<name>.comp); an
+// empty entry point for an unknown name.
+VulkanKernelDescription VulkanTestKernel(std::string_view name);
 
 // Prepares test kernel `name` for `device`, in the first of the device's
 // formats the kernels are built for, with metadata describing the kernel (as

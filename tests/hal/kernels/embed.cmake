@@ -1,9 +1,10 @@
 # Writes the C++ source that embeds the test kernels' shared objects as byte
 # arrays, so tests hold them as std::span<const uint8_t> without reading files.
 #
-# usage: cmake -DOUTPUT=<file.cc> -DKERNELS=<name,name,...> -DKERNEL_DIR=<dir> -P embed.cmake
+# usage: cmake -DOUTPUT=<file.cc> -DKERNELS=<name,name,...> -DKERNEL_DIR=<dir> [-DSPIRV=ON] -P embed.cmake
 # reads <KERNEL_DIR>/x86_64/<name>.so and <KERNEL_DIR>/aarch64/<name>.so for
-# every kernel, in the order of the fields of strata::testing::TestKernel.
+# every kernel, and with SPIRV <KERNEL_DIR>/spirv/<name>.spv, in the order of
+# the fields of strata::testing::TestKernel (an empty span where not built).
 foreach(var OUTPUT KERNELS KERNEL_DIR)
   if(NOT DEFINED ${var})
     message(FATAL_ERROR "embed.cmake: -D${var}=... is required")
@@ -20,8 +21,15 @@ set(arrays "")
 set(rows "")
 foreach(name IN LISTS KERNELS)
   set(row "    {\"${name}\"")
-  foreach(arch x86_64 aarch64)
-    set(path "${KERNEL_DIR}/${arch}/${name}.so")
+  set(formats x86_64/so aarch64/so)
+  if(SPIRV)
+    list(APPEND formats spirv/spv)
+  endif()
+  foreach(format IN LISTS formats)
+    string(REPLACE "/" ";" parts "${format}")
+    list(GET parts 0 arch)
+    list(GET parts 1 extension)
+    set(path "${KERNEL_DIR}/${arch}/${name}.${extension}")
     if(NOT EXISTS "${path}")
       message(FATAL_ERROR "embed.cmake: ${path} does not exist")
     endif()
@@ -31,6 +39,9 @@ foreach(name IN LISTS KERNELS)
     string(APPEND arrays "alignas(16) const uint8_t k_${name}_${arch}[] = {\n    ${bytes}\n};\n\n")
     string(APPEND row ", k_${name}_${arch}")
   endforeach()
+  if(NOT SPIRV)
+    string(APPEND row ", {}")
+  endif()
   string(APPEND rows "${row}},\n")
 endforeach()
 

@@ -19,4 +19,11 @@ std::span<const uint8_t> TestKernelElf(std::string_view name, KernelArch arch) {
   return {};
 }
 
+std::span<const uint8_t> TestKernelSpirv(std::string_view name) {
+  for (const TestKernel& kernel : TestKernels()) {
+    if (name == kernel.name) return kernel.spirv;
+  }
+  return {};
+}
+
 }  // namespace strata::testing

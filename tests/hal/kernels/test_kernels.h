@@ -3,7 +3,9 @@
 // in the test binary, so tests load them from memory like an executable
 // embedded in a module. Each exports one entry point named after its file,
 // following drivers/cpu/kernel_abi.h; the .c file documents its bindings,
-// constants and return codes:
+// constants and return codes. With the Vulkan driver, the .comp file beside
+// it is the same kernel in GLSL, built into SPIR-V for Vulkan 1.3 with the
+// entry point of the same name, following schemas/vulkan_executable.fbs:
 //
 //   add_f32       c = a + b over each workgroup's slice (size: constant 0)
 //   fail_if       returns constant 0 (a dispatch that fails on demand)
@@ -26,6 +28,7 @@ struct TestKernel {
   const char* name;  // also the exported entry point
   std::span<const uint8_t> x86_64;
   std::span<const uint8_t> aarch64;
+  std::span<const uint8_t> spirv;  // empty in a build without the Vulkan driver
 };
 
 // Every test kernel, in name order.
@@ -36,6 +39,10 @@ KernelArch HostKernelArch();
 
 // The kernel `name` built for `arch`; an empty span for an unknown name.
 std::span<const uint8_t> TestKernelElf(std::string_view name, KernelArch arch);
+
+// The kernel `name` as SPIR-V; an empty span for an unknown name or a build
+// without the Vulkan driver.
+std::span<const uint8_t> TestKernelSpirv(std::string_view name);
 
 // The kernel `name` built for this machine.
 inline std::span<const uint8_t> HostKernelElf(std::string_view name) {

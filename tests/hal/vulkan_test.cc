@@ -1,0 +1,497 @@
+// The Vulkan driver's own cases, beyond the conformance suite: the
+// sub-allocator, device selection and the unavailable paths, the checks of
+// SPIR-V executables against their metadata and the device, dispatch limits,
+// check words at run time, transfers at any offset, descriptor pools and
+// deadlines. Cases that need a device skip with one line when there is none.
+#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
+#include <doctest/doctest.h>
+
+#include <cstdio>
+#include <random>
+
+#include "drivers/registry.h"
+#include "drivers/vulkan/vulkan_buffer.h"
+#include "drivers/vulkan/vulkan_command_buffer.h"
+#include "drivers/vulkan/vulkan_device.h"
+#include "tests/hal/hal_test_util.h"
+#include "tests/hal/kernels/test_kernels.h"
+
+namespace strata::testing {
+namespace {
+
+using hal::Buffer;
+using hal::BufferBinding;
+using hal::CommandBuffer;
+using vm::Ref;
+using vulkan::RangeAllocator;
+
+// A Vulkan device from `spec`, or null (with one line) when this machine has
+// none.
+Ref<hal::Device> VulkanDevice(const std::string& spec = "vulkan") {
+  StatusOr<Ref<hal::Device>> device = drivers::DefaultRegistry().CreateDevice(spec);
+  if (!device.ok() && device.status().code() == StatusCode::kUnavailable) {
+    std::printf("no Vulkan device here: %s\n", device.status().message().c_str());
+    return nullptr;
+  }
+  REQUIRE_MESSAGE(device.ok(), device.status().ToString());
+  return std::move(device).value();
+}
+
+Ref<CommandBuffer> Begin(hal::Device& device) {
+  Ref<CommandBuffer> command_buffer = device.CreateCommandBuffer().value();
+  REQUIRE(command_buffer->Begin().ok());
+  return command_buffer;
+}
+
+StatusOr<Ref<hal::Executable>> Prepare(hal::Device& device, std::string_view kernel,
+                                       const VulkanKernelDescription& description) {
+  std::vector<uint8_t> metadata = VulkanMetadata(description);
+  hal::ExecutableParams params;
+  params.name = kernel;
+  params.format = "vulkan-spirv";
+  params.data = TestKernelSpirv(kernel);
+  params.metadata = metadata;
+  return device.PrepareExecutable(params);
+}
+
+TEST_CASE("vulkan: the sub-allocator's ranges") {
+  RangeAllocator ranges(1024);
+  CHECK(ranges.empty());
+  // First fit, aligned.
+  CHECK(ranges.Allocate(10, 64) == uint64_t{0});
+  CHECK(ranges.Allocate(100, 64) == uint64_t{64});
+  CHECK(ranges.Allocate(64, 256) == uint64_t{256});
+  CHECK(ranges.free_bytes() == 1024 - 10 - 100 - 64);
+  // Too large for what is left.
+  CHECK(!ranges.Allocate(1024 - 320 + 1, 1).has_value());
+  CHECK(ranges.Allocate(1024 - 320, 1) == uint64_t{320});
+  // The gaps the alignment left, [10, 64) and [164, 256), serve later
+  // allocations that fit them.
+  CHECK(!ranges.Allocate(93, 1).has_value());
+  CHECK(ranges.Allocate(54, 1) == uint64_t{10});
+  CHECK(ranges.Allocate(92, 4) == uint64_t{164});
+  CHECK(!ranges.Allocate(1, 1).has_value());
+  CHECK(ranges.free_bytes() == 0);
+  // Frees coalesce with both neighbours, back to one free range.
+  ranges.Free(64, 100);
+  ranges.Free(320, 1024 - 320);
+  CHECK(!ranges.empty());
+  ranges.Free(0, 10);
+  ranges.Free(10, 54);
+  ranges.Free(256, 64);
+  CHECK(!ranges.empty());
+  ranges.Free(164, 92);
+  CHECK(ranges.empty());
+  CHECK(ranges.Allocate(1024, 1024) == uint64_t{0});
+}
+
+TEST_CASE("vulkan: buffers share blocks, large ones get their own") {
+  Ref<hal::Device> device = VulkanDevice();
+  if (!device) return;
+  auto* allocator = static_cast<vulkan::VulkanAllocator*>(device->allocator());
+  vulkan::MemoryPool& pool = allocator->pool(0);
+  const size_t blocks = pool.block_count();
+  const hal::MemoryTypes types = device->allocator()->heaps()[0].memory_types;
+  std::vector<Ref<Buffer>> small;
+  for (int i = 0; i < 100; ++i) small.push_back(Allocate(*device, 1000 + i, types));
+  // A hundred small buffers fit in one block.
+  CHECK(pool.block_count() <= std::max<size_t>(blocks, 1));
+  // Disjoint ranges of the same memory, each aligned for binding.
+  std::vector<std::pair<uint64_t, uint64_t>> ranges;
+  for (const Ref<Buffer>& buffer : small) {
+    const vulkan::VkBufferRange range = vulkan::Resolve(buffer.get(), 0);
+    CHECK(range.offset % device->info().limits.min_binding_alignment == 0);
+    ranges.emplace_back(range.offset, range.offset + buffer->byte_length());
+  }
+  std::sort(ranges.begin(), ranges.end());
+  for (size_t i = 1; i < ranges.size(); ++i) CHECK(ranges[i - 1].second <= ranges[i].first);
+  // Each holds its own bytes.
+  for (size_t i = 0; i < small.size(); ++i) Write(*device, small[i].get(), 0, std::vector<uint8_t>(1000, uint8_t(i)));
+  for (size_t i = 0; i < small.size(); ++i) {
+    CHECK(ReadBytes(*device, small[i].get(), 0, 1000) == std::vector<uint8_t>(1000, uint8_t(i)));
+  }
+  const size_t shared = pool.block_count();
+  {
+    // Over half a block: a dedicated block, freed with its buffer.
+    Ref<Buffer> large = Allocate(*device, pool.block_size() / 2 + 4096, types);
+    CHECK(pool.block_count() == shared + 1);
+  }
+  CHECK(pool.block_count() == shared);
+  {
+    // Three buffers of 40% of a block need a second shared block.
+    std::vector<Ref<Buffer>> big;
+    for (int i = 0; i < 3; ++i) big.push_back(Allocate(*device, pool.block_size() * 2 / 5, types));
+    CHECK(pool.block_count() >= shared + 1);
+  }
+  small.clear();
+  // Empty blocks are freed, all but one.
+  CHECK(pool.block_count() == 1);
+}
+
+TEST_CASE("vulkan: allocation limits") {
+  Ref<hal::Device> device = VulkanDevice("vulkan?max_allocation=1000");
+  if (!device) return;
+  CHECK(device->allocator()->Allocate({}, 1000).ok());
+  CheckError(device->allocator()->Allocate({}, 1001).status(), StatusCode::kResourceExhausted,
+             {"1001 bytes requested", "largest allocation", "1000 bytes"});
+  CheckError(drivers::DefaultRegistry().CreateDevice("vulkan?max_allocation=0").status(), StatusCode::kInvalidArgument,
+             {"max_allocation='0'"});
+}
+
+TEST_CASE("vulkan: device selection") {
+  Ref<hal::Device> device = VulkanDevice();
+  if (!device) return;
+  const auto& context = static_cast<vulkan::VulkanDevice*>(device.get())->context();
+  const std::string name = context.name();
+  CHECK(device->info().description.find(name) == 0);
+  CHECK(device->info().executable_formats == std::vector<std::string>{"vulkan-spirv"});
+  CHECK(device->info().limits.min_binding_alignment == context.limits().minStorageBufferOffsetAlignment);
+  CHECK(!device->info().details.empty());
+  // By index, by a part of the name, and the short form.
+  const std::string word = name.substr(0, name.find(' '));
+  for (const std::string& spec :
+       std::vector<std::string>{"vulkan?device=0", "vulkan?device=" + word, "vulkan://0", "vulkan://" + word}) {
+    INFO(spec);
+    Ref<hal::Device> other = VulkanDevice(spec);
+    REQUIRE(other);
+    CHECK(other->info().name == spec);
+    CHECK(static_cast<vulkan::VulkanDevice*>(other.get())->context().name() == name);
+  }
+  CheckError(drivers::DefaultRegistry().CreateDevice("vulkan?device=99").status(), StatusCode::kNotFound,
+             {"no device with index '99'", "(devices: 0: " + name});
+  CheckError(drivers::DefaultRegistry().CreateDevice("vulkan://no-such-gpu").status(), StatusCode::kNotFound,
+             {"no device whose name contains 'no-such-gpu'", "0: " + name});
+  CheckError(drivers::DefaultRegistry().CreateDevice("vulkan://0?device=0").status(), StatusCode::kInvalidArgument,
+             {"'device' is given twice"});
+  CheckError(drivers::DefaultRegistry().CreateDevice("vulkan?warp=9").status(), StatusCode::kInvalidArgument,
+             {"no option 'warp'", "device, validation, max_allocation, push_descriptors"});
+  // The validation layer: used when installed, a clear error when not.
+  StatusOr<Ref<hal::Device>> validated = drivers::DefaultRegistry().CreateDevice("vulkan?validation=1");
+  if (!validated.ok()) {
+    CheckError(validated.status(), StatusCode::kFailedPrecondition,
+               {"VK_LAYER_KHRONOS_validation", "not installed"});
+  }
+}
+
+// Runs only in the CTest that hides every Vulkan driver (ICD) from the loader
+// (hal.vulkan.no_driver); skipped otherwise.
+TEST_CASE("vulkan: without a Vulkan driver the device is unavailable" * doctest::skip()) {
+  StatusOr<Ref<hal::Device>> device = drivers::DefaultRegistry().CreateDevice("vulkan");
+  CheckError(device.status(), StatusCode::kUnavailable,
+             {"no Vulkan driver (ICD) is installed", "VK_ERROR_INCOMPATIBLE_DRIVER"});
+  // The other drivers are unaffected.
+  StatusOr<Ref<hal::Device>> cpu = drivers::DefaultRegistry().CreateDevice("cpu-sync");
+  CHECK(cpu.ok());
+}
+
+TEST_CASE("vulkan: executables are checked against their metadata and the device") {
+  Ref<hal::Device> device = VulkanDevice();
+  if (!device) return;
+  const auto& context = static_cast<vulkan::VulkanDevice*>(device.get())->context();
+  const VulkanKernelDescription add = VulkanTestKernel("add_f32");
+  REQUIRE(Prepare(*device, "add_f32", add).ok());
+  auto refused = [&](std::string_view kernel, const VulkanKernelDescription& description) {
+    StatusOr<Ref<hal::Executable>> executable = Prepare(*device, kernel, description);
+    REQUIRE(!executable.ok());
+    return executable.status();
+  };
+
+  // Bad SPIR-V.
+  std::vector<uint8_t> metadata = VulkanMetadata(add);
+  hal::ExecutableParams params;
+  params.name = "bad";
+  params.format = "vulkan-spirv";
+  params.metadata = metadata;
+  std::vector<uint8_t> spirv(TestKernelSpirv("add_f32").begin(), TestKernelSpirv("add_f32").end());
+  std::vector<uint8_t> odd(spirv.begin(), spirv.end() - 2);
+  params.data = odd;
+  CheckError(device->PrepareExecutable(params).status(), StatusCode::kInvalidArgument,
+             {"executable 'bad'", "whole number of 32-bit words"});
+  std::vector<uint8_t> magic = spirv;
+  magic[0] ^= 0xFF;
+  params.data = magic;
+  CheckError(device->PrepareExecutable(params).status(), StatusCode::kInvalidArgument, {"not a SPIR-V module"});
+  std::vector<uint8_t> truncated(spirv.begin(), spirv.begin() + 24);
+  truncated[20] = 0x00;
+  truncated[21] = 0x00;
+  truncated[22] = 0x09;  // an instruction of 9 words where 1 remains
+  truncated[23] = 0x00;
+  params.data = truncated;
+  CheckError(device->PrepareExecutable(params).status(), StatusCode::kInvalidArgument, {"the instruction at word 5"});
+  const std::vector<uint8_t> garbage(64, 0x5A);
+  params.data = spirv;
+  params.metadata = garbage;
+  CheckError(device->PrepareExecutable(params).status(), StatusCode::kInvalidArgument,
+             {"not a Vulkan executable description"});
+
+  // Entry points and counts.
+  VulkanKernelDescription changed = add;
+  changed.entry_point = "sub_f32";
+  CheckError(refused("add_f32", changed), StatusCode::kNotFound, {"'sub_f32'", "not an OpEntryPoint"});
+  changed = add;
+  changed.binding_count = 33;
+  changed.read_only.clear();
+  CheckError(refused("add_f32", changed), StatusCode::kInvalidArgument, {"33 bindings; the limit is 32"});
+  changed = add;
+  changed.constant_count = 65;
+  CheckError(refused("add_f32", changed), StatusCode::kInvalidArgument, {"65 push constants; the limit is 64"});
+  const uint32_t push_words = context.limits().maxPushConstantsSize / 4 + 1;
+  if (push_words <= hal::Executable::kMaxConstants) {
+    changed = add;
+    changed.constant_count = push_words;
+    CheckError(refused("add_f32", changed), StatusCode::kFailedPrecondition,
+               {"bytes of push constants", "allows " + std::to_string(context.limits().maxPushConstantsSize)});
+  }
+  changed = add;
+  changed.read_only = {true};
+  CheckError(refused("add_f32", changed), StatusCode::kInvalidArgument, {"3 bindings but 1 read-only flags"});
+  // Workgroup sizes: as the module says, within the device's limits.
+  changed = add;
+  changed.workgroup_size = {32, 1, 1};
+  CheckError(refused("add_f32", changed), StatusCode::kInvalidArgument,
+             {"workgroup size x = 32 in the metadata but LocalSize 64 in the module"});
+  changed = add;
+  changed.workgroup_size = {context.limits().maxComputeWorkGroupSize[0] + 1, 1, 1};
+  CheckError(refused("add_f32", changed), StatusCode::kFailedPrecondition, {"workgroup size x = "});
+  changed = add;
+  changed.workgroup_memory_bytes = context.limits().maxComputeSharedMemorySize + 1;
+  CheckError(refused("add_f32", changed), StatusCode::kFailedPrecondition, {"bytes of workgroup memory"});
+  changed = add;
+  changed.spirv_version = 0x00010500;
+  CheckError(refused("add_f32", changed), StatusCode::kInvalidArgument,
+             {"metadata says SPIR-V 1.5, the module is SPIR-V 1.6"});
+
+  // Capabilities: declared by the module, listed by the metadata, and the
+  // device's.
+  VulkanKernelDescription fill = VulkanTestKernel("fill_pattern");
+  REQUIRE(Prepare(*device, "fill_pattern", fill).ok());
+  changed = fill;
+  changed.capabilities.clear();
+  CheckError(refused("fill_pattern", changed), StatusCode::kInvalidArgument,
+             {"declares capability Int64 but the metadata's required_capabilities do not list it"});
+  changed = fill;
+  changed.capabilities.push_back("CooperativeMatrixKHR");
+  CheckError(refused("fill_pattern", changed), StatusCode::kFailedPrecondition,
+             {"needs SPIR-V capability CooperativeMatrixKHR", "lacks cooperativeMatrix"});
+  changed = fill;
+  changed.capabilities.push_back("WarpDrive");
+  CheckError(refused("fill_pattern", changed), StatusCode::kInvalidArgument,
+             {"'WarpDrive', which this driver does not know"});
+  changed = fill;
+  changed.extensions = {"SPV_NV_warp_drive"};
+  CheckError(refused("fill_pattern", changed), StatusCode::kFailedPrecondition,
+             {"needs SPIR-V extension SPV_NV_warp_drive"});
+  for (const char* capability : {"Float16", "Float64", "Int64", "Int16", "Int8", "StorageBuffer16BitAccess"}) {
+    INFO(capability);
+    Status status = vulkan::CheckCapability(context, capability);
+    CHECK((status.ok() || status.code() == StatusCode::kFailedPrecondition));
+  }
+}
+
+TEST_CASE("vulkan: dispatch bindings within Vulkan's limits") {
+  Ref<hal::Device> device = VulkanDevice();
+  if (!device) return;
+  const auto& context = static_cast<vulkan::VulkanDevice*>(device.get())->context();
+  Ref<hal::Executable> add = PrepareTestKernel(*device, "add_f32");
+  Ref<Buffer> buffer = Allocate(*device, 4096);
+  Ref<CommandBuffer> command_buffer = Begin(*device);
+  const uint32_t constants[] = {16};
+  // A subspan at an offset Vulkan cannot bind at.
+  Ref<Buffer> odd = buffer->Subspan(4, 1024).value();
+  BufferBinding bindings[] = {{odd.get(), 0, 64}, {buffer.get(), 0, 64}, {buffer.get(), 64, 64}};
+  CheckError(command_buffer->Dispatch(add.get(), 0, {1, 1, 1}, constants, bindings), StatusCode::kInvalidArgument,
+             {"binding 0 starts at byte", "subspan at offset 4", "storage-buffer offset alignment"});
+  bindings[0] = {buffer.get(), 0, 0};
+  CheckError(command_buffer->Dispatch(add.get(), 0, {1, 1, 1}, constants, bindings), StatusCode::kInvalidArgument,
+             {"binding 0 is empty"});
+  const uint64_t range = context.limits().maxStorageBufferRange;
+  if (range < device->allocator()->heaps()[0].max_allocation_size) {
+    Ref<Buffer> large = Allocate(*device, range + 16);
+    bindings[0] = {large.get(), 0, Buffer::kWholeBuffer};
+    CheckError(command_buffer->Dispatch(add.get(), 0, {1, 1, 1}, constants, bindings), StatusCode::kOutOfRange,
+               {"binding 0 is " + std::to_string(range + 16) + " bytes", "maxStorageBufferRange"});
+  }
+  // A command buffer runs only on its own device.
+  Ref<hal::Device> other = VulkanDevice();
+  REQUIRE(command_buffer->End().ok());
+  CommandBuffer* raw = command_buffer.get();
+  CheckError(other->QueueExecute({}, {}, {&raw, 1}), StatusCode::kInvalidArgument, {"another Vulkan device"});
+  Ref<CommandBuffer> foreign = Begin(*other);
+  CheckError(foreign->Fill(buffer.get(), 0, 4, 0, 4), StatusCode::kInvalidArgument, {"another Vulkan device"});
+}
+
+TEST_CASE("vulkan: failed checks report the model's message and stop the submission") {
+  Ref<hal::Device> device = VulkanDevice();
+  if (!device) return;
+  Ref<hal::Executable> add = PrepareTestKernel(*device, "add_f32");
+  Ref<hal::Executable> select = PrepareTestKernel(*device, "select_op");
+  Ref<hal::Executable> fail_if = PrepareTestKernel(*device, "fail_if");
+  Ref<Buffer> shorter = Allocate(*device, 64), longer = Allocate(*device, 128);
+  Ref<Buffer> before = Allocate(*device, 64), after = Allocate(*device, 64);
+  Write(*device, before.get(), 0, std::vector<uint8_t>(64, 0x11));
+  Write(*device, after.get(), 0, std::vector<uint8_t>(64, 0x11));
+  // a shorter than c: check 0 fails. The fill beside the dispatch runs; the
+  // one after the barrier does not.
+  Ref<CommandBuffer> command_buffer = Begin(*device);
+  const uint32_t group[] = {64};
+  const BufferBinding bindings[] = {{shorter.get(), 0, 64}, {longer.get(), 0, 128}, {longer.get(), 0, 128}};
+  REQUIRE(command_buffer->Dispatch(add.get(), 0, {1, 1, 1}, group, bindings).ok());
+  REQUIRE(command_buffer->Fill(before.get(), 0, 64, 0x22, 1).ok());
+  REQUIRE(command_buffer->Barrier().ok());
+  REQUIRE(command_buffer->Fill(after.get(), 0, 64, 0x33, 1).ok());
+  REQUIRE(command_buffer->End().ok());
+  CHECK(static_cast<vulkan::VulkanCommandBuffer*>(command_buffer.get())->segment_count() == 2);
+  CheckError(SubmitAndWait(*device, command_buffer.get()), StatusCode::kOutOfRange,
+             {"dispatch of 'add_f32'", "failed a check of the model: add_f32: a or b is shorter than c"});
+  CHECK(ReadBytes(*device, before.get(), 0, 64) == std::vector<uint8_t>(64, 0x22));
+  CHECK(ReadBytes(*device, after.get(), 0, 64) == std::vector<uint8_t>(64, 0x11));
+  // Resubmitted, the check words start from zero again: still the same error,
+  // and a passing dispatch in a fresh command buffer succeeds.
+  CheckError(SubmitAndWait(*device, command_buffer.get()), StatusCode::kOutOfRange, {"a or b is shorter than c"});
+
+  // The second check of a kernel, and a code beyond the checks.
+  const uint32_t unknown_op[] = {9};
+  const BufferBinding select_bindings[] = {{longer.get(), 0, 128}, {longer.get(), 0, 128}};
+  Ref<CommandBuffer> second = Begin(*device);
+  REQUIRE(second->Dispatch(select.get(), 0, {1, 1, 1}, unknown_op, select_bindings).ok());
+  REQUIRE(second->End().ok());
+  CheckError(SubmitAndWait(*device, second.get()), StatusCode::kOutOfRange, {"select_op: unknown op"});
+  for (uint32_t code : {1u, 7u}) {
+    Ref<CommandBuffer> failing = Begin(*device);
+    const uint32_t constants[] = {code};
+    REQUIRE(failing->Dispatch(fail_if.get(), 0, {2, 1, 1}, constants, {}).ok());
+    REQUIRE(failing->End().ok());
+    if (code == 1) {
+      CheckError(SubmitAndWait(*device, failing.get()), StatusCode::kOutOfRange, {"asked to fail with code 1"});
+    } else {
+      CheckError(SubmitAndWait(*device, failing.get()), StatusCode::kAborted,
+                 {"the kernel returned 7 in its check-status word"});
+    }
+  }
+  Ref<CommandBuffer> passing = Begin(*device);
+  const BufferBinding good[] = {{longer.get(), 0, 128}, {longer.get(), 0, 128}, {longer.get(), 0, 128}};
+  REQUIRE(passing->Dispatch(add.get(), 0, {1, 1, 1}, group, good).ok());
+  REQUIRE(passing->End().ok());
+  CHECK(SubmitAndWait(*device, passing.get()).ok());
+}
+
+TEST_CASE("vulkan: fills and updates at any offset, through subspans") {
+  Ref<hal::Device> device = VulkanDevice();
+  if (!device) return;
+  constexpr uint64_t kSize = 256;
+  std::mt19937 random(7);
+  Ref<Buffer> buffer = Allocate(*device, kSize + 8);
+  for (int round = 0; round < 40; ++round) {
+    // A subspan at an odd offset moves every fill off Vulkan's 4-byte grid.
+    const uint64_t base = random() % 4;
+    Ref<Buffer> view = buffer->Subspan(base, kSize).value();
+    std::vector<uint8_t> expected(kSize + 8, 0xEE);
+    Write(*device, buffer.get(), 0, expected);
+    Ref<CommandBuffer> command_buffer = Begin(*device);
+    for (int i = 0; i < 6; ++i) {
+      const uint32_t length = 1u << (random() % 3);
+      const uint64_t offset = random() % (kSize / length) * length;
+      const uint64_t count = random() % ((kSize - offset) / length + 1) * length;
+      const uint32_t pattern = static_cast<uint32_t>(random()) & (length == 4 ? 0xFFFFFFFFu : (1u << (8 * length)) - 1);
+      INFO("round ", round, " base ", base, " fill ", offset, "+", count, " of ", length, "-byte 0x", pattern);
+      REQUIRE(command_buffer->Fill(view.get(), offset, count, pattern, length).ok());
+      REQUIRE(command_buffer->Barrier().ok());
+      for (uint64_t b = 0; b < count; ++b) {
+        expected[base + offset + b] = static_cast<uint8_t>(pattern >> (8 * (b % length)));
+      }
+    }
+    // An update at a 4-byte offset of the subspan, off the grid of its memory
+    // unless base is 0.
+    const std::vector<uint8_t> update = {1, 2, 3, 4, 5, 6, 7, 8};
+    REQUIRE(command_buffer->Update(update, view.get(), 8).ok());
+    std::copy(update.begin(), update.end(), expected.begin() + base + 8);
+    REQUIRE(command_buffer->End().ok());
+    REQUIRE(SubmitAndWait(*device, command_buffer.get()).ok());
+    CHECK(ReadBytes(*device, buffer.get(), 0, kSize + 8) == expected);
+  }
+}
+
+TEST_CASE("vulkan: descriptor pools where push descriptors are not used") {
+  Ref<hal::Device> device = VulkanDevice("vulkan?push_descriptors=0");
+  if (!device) return;
+  CHECK(!static_cast<vulkan::VulkanDevice*>(device.get())->context().push_descriptors());
+  Ref<hal::Executable> add = PrepareTestKernel(*device, "add_f32");
+  Ref<hal::Executable> fail_if = PrepareTestKernel(*device, "fail_if");
+  Ref<Buffer> a = Allocate(*device, 4096), c = Allocate(*device, 4096);
+  std::vector<float> values(1024);
+  for (size_t i = 0; i < values.size(); ++i) values[i] = float(i);
+  Write(*device, a.get(), 0, values);
+  Ref<CommandBuffer> command_buffer = Begin(*device);
+  const uint32_t group[] = {100};
+  const BufferBinding bindings[] = {{a.get(), 0, 4096}, {a.get(), 0, 4096}, {c.get(), 0, 4096}};
+  REQUIRE(command_buffer->Dispatch(add.get(), 0, {11, 1, 1}, group, bindings).ok());
+  REQUIRE(command_buffer->Barrier().ok());
+  REQUIRE(command_buffer->Dispatch(add.get(), 0, {11, 1, 1}, group, bindings).ok());
+  REQUIRE(command_buffer->End().ok());
+  REQUIRE(SubmitAndWait(*device, command_buffer.get()).ok());
+  std::vector<float> result = Read<float>(*device, c.get(), 0, 1024);
+  size_t wrong = 0;
+  for (size_t i = 0; i < result.size(); ++i) wrong += result[i] != 2.0f * i;
+  CHECK(wrong == 0);
+  // The check word is bound through the pool's set too.
+  Ref<CommandBuffer> failing = Begin(*device);
+  const uint32_t code[] = {5};
+  REQUIRE(failing->Dispatch(fail_if.get(), 0, {1, 1, 1}, code, {}).ok());
+  REQUIRE(failing->End().ok());
+  CheckError(SubmitAndWait(*device, failing.get()), StatusCode::kAborted, {"returned 5"});
+}
+
+TEST_CASE("vulkan: deadlines") {
+  Ref<hal::Device> device = VulkanDevice();
+  if (!device) return;
+  Ref<hal::Executable> add = PrepareTestKernel(*device, "add_f32");
+  constexpr uint32_t kCount = 1 << 24;
+  Ref<Buffer> a = Allocate(*device, uint64_t{kCount} * 4), c = Allocate(*device, uint64_t{kCount} * 4);
+  Ref<CommandBuffer> command_buffer = Begin(*device);
+  const uint32_t group[] = {1024};
+  const BufferBinding bindings[] = {{a.get(), 0, Buffer::kWholeBuffer}, {a.get(), 0, Buffer::kWholeBuffer},
+                                    {c.get(), 0, Buffer::kWholeBuffer}};
+  REQUIRE(command_buffer->Dispatch(add.get(), 0, {kCount / 1024, 1, 1}, group, bindings).ok());
+  REQUIRE(command_buffer->End().ok());
+  CommandBuffer* raw = command_buffer.get();
+  auto run = [&](std::chrono::steady_clock::time_point deadline) {
+    Ref<hal::Semaphore> done = device->CreateSemaphore(0).value();
+    hal::SemaphoreValue signal{done.get(), 1};
+    REQUIRE(device->QueueExecute({}, {&signal, 1}, {&raw, 1}, deadline).ok());
+    return done->Wait(1, std::chrono::seconds(60));
+  };
+  // Past already: nothing starts.
+  CheckError(run(std::chrono::steady_clock::now() - std::chrono::milliseconds(5)), StatusCode::kDeadlineExceeded,
+             {"ms after the call's deadline, before part 1 of 1"});
+  // Passing while 128 MiB are added: the dispatch finishes, then the
+  // submission fails saying how late.
+  CheckError(run(std::chrono::steady_clock::now() + std::chrono::microseconds(200)), StatusCode::kDeadlineExceeded,
+             {"still running at the call's deadline", "cannot stop a running dispatch"});
+  // Far away: it runs.
+  CHECK(run(std::chrono::steady_clock::now() + std::chrono::seconds(60)).ok());
+}
+
+TEST_CASE("vulkan: host memory is imported in place at any alignment") {
+  Ref<hal::Device> device = VulkanDevice();
+  if (!device) return;
+  // A range that starts and ends inside pages.
+  std::vector<uint32_t> host(4096, 7u);
+  std::span<uint8_t> bytes(reinterpret_cast<uint8_t*>(host.data() + 100), 1000 * 4);
+  int released = 0;
+  hal::BufferParams params;
+  Ref<Buffer> buffer = device->allocator()->Import(params, bytes, [&] { ++released; }).value();
+  Ref<CommandBuffer> command_buffer = Begin(*device);
+  REQUIRE(command_buffer->Fill(buffer.get(), 16, 64, 0xABCD, 2).ok());
+  REQUIRE(command_buffer->End().ok());
+  REQUIRE(SubmitAndWait(*device, command_buffer.get()).ok());
+  CHECK(host[103] == 7u);
+  CHECK(host[104] == 0xABCDABCDu);
+  CHECK(host[119] == 0xABCDABCDu);
+  CHECK(host[120] == 7u);
+  command_buffer = nullptr;
+  buffer = nullptr;
+  CHECK(released == 1);
+}
+
+}  // namespace
+}  // namespace strata::testing
