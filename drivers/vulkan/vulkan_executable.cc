@@ -14,6 +14,10 @@ constexpr uint32_t kOpExtension = 10;
 constexpr uint32_t kOpEntryPoint = 15;
 constexpr uint32_t kOpExecutionMode = 16;
 constexpr uint32_t kOpCapability = 17;
+constexpr uint32_t kOpConstant = 43;
+constexpr uint32_t kOpSpecConstant = 50;
+constexpr uint32_t kOpExecutionModeId = 331;
+constexpr uint32_t kExecutionModeLocalSizeId = 38;
 constexpr uint32_t kExecutionModelGLCompute = 5;
 constexpr uint32_t kExecutionModeLocalSize = 17;
 constexpr uint32_t kCapabilityShader = 1;
@@ -149,6 +153,9 @@ StatusOr<SpirvModuleInfo> ParseSpirv(std::span<const uint8_t> data) {
   }
   SpirvModuleInfo info;
   info.version = words[1];
+  // LocalSizeId names constants, which come later in the module.
+  std::vector<std::pair<uint32_t, const uint32_t*>> local_size_ids;  // entry id, 3 constant ids
+  std::vector<std::pair<uint32_t, uint32_t>> constants;              // id, 32-bit value
   for (size_t at = 5; at < words.size();) {
     const uint32_t word_count = words[at] >> 16, opcode = words[at] & 0xFFFF;
     if (word_count == 0 || word_count > words.size() - at) {
@@ -177,8 +184,26 @@ StatusOr<SpirvModuleInfo> ParseSpirv(std::span<const uint8_t> data) {
         entry.has_local_size = true;
         std::copy_n(operands + 2, 3, entry.local_size);
       }
+    } else if (opcode == kOpExecutionModeId && operand_count >= 5 && operands[1] == kExecutionModeLocalSizeId) {
+      local_size_ids.emplace_back(operands[0], operands + 2);
+    } else if ((opcode == kOpConstant || opcode == kOpSpecConstant) && operand_count == 3) {
+      constants.emplace_back(operands[1], operands[2]);
     }
     at += word_count;
+  }
+  for (const auto& [entry_id, ids] : local_size_ids) {
+    for (SpirvModuleInfo::EntryPoint& entry : info.entry_points) {
+      if (entry.id != entry_id) continue;
+      for (int d = 0; d < 3; ++d) {
+        auto constant = std::find_if(constants.begin(), constants.end(), [&](const auto& c) { return c.first == ids[d]; });
+        if (constant == constants.end()) {
+          return InvalidArgumentError("SPIR-V module: the LocalSizeId of entry point '", entry.name, "' names id ",
+                                      ids[d], ", which is not a 32-bit constant");
+        }
+        entry.local_size[d] = constant->second;
+      }
+      entry.has_local_size = true;
+    }
   }
   return info;
 }

@@ -5,7 +5,7 @@
 // kernel ABI). Preparation trusts neither: the metadata is verified as an
 // untrusted FlatBuffer, and the module is walked far enough to check its
 // header (magic, version, word count), its OpCapability and OpExtension
-// lists and its OpEntryPoint/OpExecutionMode LocalSize instructions against
+// lists and its OpEntryPoint and LocalSize/LocalSizeId execution modes against
 // the metadata; then every count is checked against the HAL's limits
 // (hal::Executable::kMaxBindings, kMaxConstants) and the device's
 // (maxPushConstantsSize, maxPerStageDescriptorStorageBuffers,
