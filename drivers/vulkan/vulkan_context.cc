@@ -121,9 +121,12 @@ StatusOr<std::shared_ptr<VulkanContext>> VulkanContext::Create(const ContextOpti
 
   auto features11 = VkMake<VkPhysicalDeviceVulkan11Features>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES);
   auto features12 = VkMake<VkPhysicalDeviceVulkan12Features>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES);
+  auto features13 = VkMake<VkPhysicalDeviceVulkan13Features>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES);
   auto features = VkMake<VkPhysicalDeviceFeatures2>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2);
+  const bool vulkan13 = VK_API_VERSION_MAJOR(api) > 1 || VK_API_VERSION_MINOR(api) >= 3;
   features.pNext = &features11;
   features11.pNext = &features12;
+  if (vulkan13) features12.pNext = &features13;
   fi.vkGetPhysicalDeviceFeatures2(physical, &features);
 
   // Enable only what kernels may use (the capabilities of
@@ -153,8 +156,16 @@ StatusOr<std::shared_ptr<VulkanContext>> VulkanContext::Create(const ContextOpti
   enabled12.bufferDeviceAddress = features12.bufferDeviceAddress;
   enabled12.vulkanMemoryModel = features12.vulkanMemoryModel;
   enabled12.vulkanMemoryModelDeviceScope = features12.vulkanMemoryModelDeviceScope;
+  // Vulkan 1.3: maintenance4 allows LocalSizeId, which SPIR-V 1.6 compilers
+  // emit for workgroup sizes.
+  VkPhysicalDeviceVulkan13Features& enabled13 = context->features13_;
+  enabled13 = VkMake<VkPhysicalDeviceVulkan13Features>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES);
+  enabled13.maintenance4 = features13.maintenance4;
+  enabled13.subgroupSizeControl = features13.subgroupSizeControl;
+  enabled13.computeFullSubgroups = features13.computeFullSubgroups;
   enabled.pNext = &enabled11;
   enabled11.pNext = &enabled12;
+  if (vulkan13) enabled12.pNext = &enabled13;
 
   uint32_t family_count = 0;
   fi.vkGetPhysicalDeviceQueueFamilyProperties(physical, &family_count, nullptr);

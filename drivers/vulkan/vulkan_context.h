@@ -55,6 +55,8 @@ class VulkanContext {
   const VkPhysicalDeviceFeatures& features() const { return features_.features; }
   const VkPhysicalDeviceVulkan11Features& features11() const { return features11_; }
   const VkPhysicalDeviceVulkan12Features& features12() const { return features12_; }
+  // All false on a Vulkan 1.2 device.
+  const VkPhysicalDeviceVulkan13Features& features13() const { return features13_; }
   const VkPhysicalDeviceSubgroupProperties& subgroup() const { return subgroup_; }
   uint64_t max_memory_allocation_size() const { return max_memory_allocation_size_; }
 
@@ -95,6 +97,7 @@ class VulkanContext {
   VkPhysicalDeviceFeatures2 features_{};
   VkPhysicalDeviceVulkan11Features features11_{};
   VkPhysicalDeviceVulkan12Features features12_{};
+  VkPhysicalDeviceVulkan13Features features13_{};
   VkPhysicalDeviceSubgroupProperties subgroup_{};
   uint64_t max_memory_allocation_size_ = 0;
   bool push_descriptors_ = false;

@@ -203,6 +203,7 @@ StatusOr<SpirvModuleInfo> ParseSpirv(std::span<const uint8_t> data) {
         entry.local_size[d] = constant->second;
       }
       entry.has_local_size = true;
+      entry.local_size_id = true;
     }
   }
   return info;
@@ -308,6 +309,10 @@ StatusOr<vm::Ref<VulkanExecutable>> VulkanExecutable::Create(std::shared_ptr<Vul
                               [&](const auto& e) { return e.name == info.name; });
     if (found == spirv->entry_points.end()) {
       return NotFoundError(where, "named in the metadata is not an OpEntryPoint of the module");
+    }
+    if (found->local_size_id && !context->features13().maintenance4) {
+      return FailedPreconditionError(where, "gives its workgroup size with LocalSizeId, which needs the Vulkan 1.3 ",
+                                     "feature maintenance4; device '", context->name(), "' lacks it");
     }
     if (found->execution_model != kExecutionModelGLCompute) {
       return InvalidArgumentError(where, "has execution model ", found->execution_model, ", expected GLCompute (",

@@ -46,6 +46,7 @@ struct SpirvModuleInfo {
     uint32_t execution_model = 0;
     uint32_t id = 0;
     bool has_local_size = false;
+    bool local_size_id = false;  // given by LocalSizeId (needs maintenance4)
     uint32_t local_size[3] = {0, 0, 0};
   };
   std::vector<EntryPoint> entry_points;

@@ -77,13 +77,22 @@ class Program {
   explicit Program(const std::string& driver) {
     device_ = CreateDevice(driver);
     const std::string host_format = cpu::HostExecutableFormat();
-    auto module = vm::BytecodeModule::LoadOwned(BuildProgram({
+    std::vector<EmbeddedExecutable> executables = {
         // The device picks the format it runs among several.
         {"kernels", "cpu-elf-riscv64", HostKernelElf("add_f32"), CpuMetadata("add_f32", 3, 1)},
         {"kernels", host_format, HostKernelElf("add_f32"), CpuMetadata("add_f32", 3, 1, {true, true, false})},
         {"failing", host_format, HostKernelElf("fail_if"), CpuMetadata("fail_if", 0, 1)},
-        {"foreign", "vulkan-spirv", HostKernelElf("fail_if"), {}},
-    }));
+    };
+    if (!TestKernelSpirv("add_f32").empty()) {
+      executables.push_back(
+          {"kernels", "vulkan-spirv", TestKernelSpirv("add_f32"), VulkanMetadata(VulkanTestKernel("add_f32"))});
+      executables.push_back(
+          {"failing", "vulkan-spirv", TestKernelSpirv("fail_if"), VulkanMetadata(VulkanTestKernel("fail_if"))});
+    }
+    // And one embedded only in a format the device does not run.
+    foreign_format_ = device_->SupportsExecutableFormat("vulkan-spirv") ? "cpu-elf-riscv64" : "vulkan-spirv";
+    executables.push_back({"foreign", foreign_format_, HostKernelElf("fail_if"), {}});
+    auto module = vm::BytecodeModule::LoadOwned(BuildProgram(executables));
     REQUIRE_MESSAGE(module.ok(), module.status().ToString());
     auto hal = hal::CreateHalModule(device_, {module.value()});
     REQUIRE_MESSAGE(hal.ok(), hal.status().ToString());
@@ -105,29 +114,35 @@ class Program {
   }
 
   hal::Device* device() const { return device_.get(); }
+  const std::string& foreign_format() const { return foreign_format_; }
 
  private:
   Ref<hal::Device> device_;
+  std::string foreign_format_;
   std::unique_ptr<vm::Context> context_;
 };
 
 TEST_CASE("hal module: a dispatch from allocation to read-back") {
   FOR_EACH_DRIVER(unused) {
-    if (unused->info().executable_formats[0] != cpu::HostExecutableFormat()) continue;
+    if (!PrepareTestKernel(*unused, "add_f32")) continue;
     Program program(_strata_driver);
     Value device = program.Must("device.default", {})[0];
     REQUIRE(device.ref().get() == program.device());
+    const hal::DeviceInfo& info = program.device()->info();
 
     auto query = [&](const char* category, const char* key) {
       std::vector<Value> r = program.Must("device.query_i64", {device, RefArg(Text(category)), RefArg(Text(key))});
       return std::make_pair(r[0].i32(), r[1].i64());
     };
-    CHECK(query("hal.executable.format", cpu::HostExecutableFormat()) == std::make_pair(1, int64_t{1}));
-    CHECK(query("hal.executable.format", "vulkan-spirv") == std::make_pair(1, int64_t{0}));
+    for (const char* format : {cpu::HostExecutableFormat(), "vulkan-spirv"}) {
+      CHECK(query("hal.executable.format", format) ==
+            std::make_pair(1, int64_t{program.device()->SupportsExecutableFormat(format)}));
+    }
     CHECK(query("hal.driver", _strata_driver.c_str()) == std::make_pair(1, int64_t{1}));
     CHECK(query("hal.device", "concurrency") ==
           std::make_pair(1, int64_t{program.device()->info().concurrency}));
-    CHECK(query("hal.device", "min_binding_alignment") == std::make_pair(1, int64_t{16}));
+    CHECK(query("hal.device", "min_binding_alignment") ==
+          std::make_pair(1, static_cast<int64_t>(info.limits.min_binding_alignment)));
     CHECK(query("hal.device", "no-such-key") == std::make_pair(0, int64_t{0}));
 
     Value allocator = program.Must("device.allocator", {device})[0];
@@ -151,7 +166,7 @@ TEST_CASE("hal module: a dispatch from allocation to read-back") {
     for (int i = 0; i < 16; ++i) reinterpret_cast<float*>(source->data())[i] = float(i);
 
     Value executable = program.Must("executable.create", {device, RefArg(Text("kernels"))})[0];
-    CHECK(static_cast<hal::Executable*>(executable.ref().get())->format() == cpu::HostExecutableFormat());
+    CHECK(static_cast<hal::Executable*>(executable.ref().get())->format() == info.executable_formats[0]);
     // Prepared once, then shared.
     CHECK(program.Must("executable.create", {device, RefArg(Text("kernels"))})[0].ref().get() ==
           executable.ref().get());
@@ -220,7 +235,7 @@ TEST_CASE("hal module: a dispatch from allocation to read-back") {
 
 TEST_CASE("hal module: errors name the function, the argument and the types") {
   FOR_EACH_DRIVER(unused) {
-    if (unused->info().executable_formats[0] != cpu::HostExecutableFormat()) continue;
+    if (!PrepareTestKernel(*unused, "add_f32")) continue;
     Program program(_strata_driver);
     Value device = program.Must("device.default", {})[0];
     Value allocator = program.Must("device.allocator", {device})[0];
@@ -240,7 +255,9 @@ TEST_CASE("hal module: errors name the function, the argument and the types") {
     CheckError(program.Call("executable.create", {device, RefArg(Text("missing"))}).status(),
                StatusCode::kNotFound, {"no embedded executable named 'missing'", "program.kernels (cpu-elf-riscv64)"});
     CheckError(program.Call("executable.create", {device, RefArg(Text("foreign"))}).status(),
-               StatusCode::kIncompatible, {"'foreign' is embedded as vulkan-spirv", "runs cpu-elf-"});
+               StatusCode::kIncompatible,
+               {"'foreign' is embedded as " + program.foreign_format(),
+                "runs " + program.device()->info().executable_formats[0]});
     CheckError(program.Call("allocator.allocate", {allocator, Value::I32(hal::kMemoryHostCoherent),
                                                    Value::I32(hal::kUsageAll), Value::I64(64)})
                    .status(),

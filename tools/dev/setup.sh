@@ -11,8 +11,8 @@ packages=(
   libxxhash-dev libsodium-dev
   lua5.4 valgrind
   # Vulkan: headers to build the driver; the loader, Mesa's lavapipe (a CPU
-  # Vulkan device) and the SPIR-V tools to run and test it
-  libvulkan-dev libvulkan1 mesa-vulkan-drivers vulkan-tools spirv-tools glslc
+  # Vulkan device), the validation layer and the SPIR-V tools to run and test it
+  libvulkan-dev libvulkan1 mesa-vulkan-drivers vulkan-tools vulkan-validationlayers spirv-tools glslc
   # aarch64: cross toolchain and qemu, so CTest runs the runtime's tests on aarch64 too
   g++-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user
 )
