@@ -27,6 +27,18 @@ TEST_CASE("registry: device specs") {
   CheckError(spec.CheckKnownOptions({"threads"}), StatusCode::kInvalidArgument,
              {"no option 'name'", "(options: threads)"});
 
+  // "driver://X" is short for "driver?device=X", and combines with options.
+  DeviceSpec scheme = DeviceSpec::Parse("vulkan://1?validation=1").value();
+  CHECK(scheme.driver() == "vulkan");
+  CHECK(scheme.spec() == "vulkan://1?validation=1");
+  REQUIRE(scheme.options().size() == 2);
+  CHECK(scheme.options()[0] == std::make_pair(std::string("device"), std::string("1")));
+  CHECK(scheme.options()[1] == std::make_pair(std::string("validation"), std::string("1")));
+  CheckError(DeviceSpec::Parse("vulkan://").status(), StatusCode::kInvalidArgument, {"expected a device after '://'"});
+  CheckError(DeviceSpec::Parse("://1").status(), StatusCode::kInvalidArgument, {"expected a driver name"});
+  CheckError(DeviceSpec::Parse("vulkan://1?device=2").status(), StatusCode::kInvalidArgument,
+             {"'device' is given twice"});
+
   CheckError(DeviceSpec::Parse("").status(), StatusCode::kInvalidArgument, {"expected a driver name"});
   CheckError(DeviceSpec::Parse("?threads=1").status(), StatusCode::kInvalidArgument, {"expected a driver name"});
   CheckError(DeviceSpec::Parse("cpu-task?threads").status(), StatusCode::kInvalidArgument,
