@@ -94,6 +94,11 @@ private:
   LogicalResult lowerOp(Operation &op);
   LogicalResult lowerScalar(Operation &op);
   LogicalResult lowerDispatch(flow::DispatchOp op);
+  std::array<Value, 3> workgroupCount(const codegen::DispatchInfo &info,
+                                      ArrayRef<Value> constants);
+  /// 1 (i32) when the device runs executable format `format`, else 0;
+  /// asked once per function.
+  Value runsFormat(StringRef format);
   LogicalResult lowerExtract(tensor::ExtractOp op);
   LogicalResult lowerConstantTensor(arith::ConstantOp op);
   FailureOr<SmallVector<Value>> operandsOf(Operation *op, ValueRange values);
@@ -121,6 +126,7 @@ private:
   DenseMap<Value, TensorValue> tensors;
   DenseMap<Block *, Block *> blocks;
   Value device, allocator, executable;
+  llvm::StringMap<Value> formatQueries;
   // Per block.
   Value commandBuffer;
   Value arena;
@@ -467,11 +473,12 @@ void FunctionLowering::planArena(Block &block) {
       continue;
     // A kernel's scratch lives for its dispatch only.
     auto kernel = module.options.kernels.find(dispatch.getKernel());
-    if (kernel != module.options.kernels.end() &&
-        kernel->second.scratchBytes != 0) {
+    if (kernel != module.options.kernels.end() && !kernel->second.empty() &&
+        kernel->second.front().second.dispatch.scratchBytes != 0) {
       scratchUsers.push_back(&op);
-      scratchLifetimes.push_back({position[&op], position[&op],
-                                  int64_t(kernel->second.scratchBytes)});
+      scratchLifetimes.push_back(
+          {position[&op], position[&op],
+           int64_t(kernel->second.front().second.dispatch.scratchBytes)});
     }
     for (Value result : dispatch.getResults()) {
       auto type = cast<RankedTensorType>(result.getType());
@@ -944,10 +951,12 @@ LogicalResult FunctionLowering::lowerConstantTensor(arith::ConstantOp op) {
 
 LogicalResult FunctionLowering::lowerDispatch(flow::DispatchOp op) {
   auto kernel = module.options.kernels.find(op.getKernel());
-  if (kernel == module.options.kernels.end())
+  if (kernel == module.options.kernels.end() || kernel->second.empty())
     return op.emitOpError("dispatches '")
            << op.getKernel() << "', which the executable does not have";
-  const KernelInfo &info = kernel->second;
+  const KernelVariants &variants = kernel->second;
+  const KernelInfo &kernelInfo = variants.front().second;
+  const codegen::DispatchInfo &info = kernelInfo.dispatch;
 
   SmallVector<TensorValue *> inputs;
   SmallVector<Value> constants;
@@ -1028,34 +1037,73 @@ LogicalResult FunctionLowering::lowerDispatch(flow::DispatchOp op) {
     bindings.append({arena, i64(scratch->second), i64(info.scratchBytes)});
   }
 
-  Value x, y = i32(1), z = i32(1);
-  if (info.workgroupCount) {
-    x = i32((*info.workgroupCount)[0]);
-    y = i32((*info.workgroupCount)[1]);
-    z = i32((*info.workgroupCount)[2]);
-  } else if (info.workgroupCountConstant &&
-             *info.workgroupCountConstant < constants.size()) {
-    int64_t rows = info.workgroupSize[0];
-    Value extent = constants[*info.workgroupCountConstant];
-    x = op1("div.i32.u",
-            {op1("add.i32", {extent, i32(rows - 1)}, b.getI32Type()),
-             i32(rows)},
-            b.getI32Type());
-  } else {
-    x = i32(1);
+  // The workgroup count of the format the device runs: each variant's,
+  // chosen by asking the device which formats it runs.
+  std::array<Value, 3> count = workgroupCount(info, constants);
+  for (const auto &[format, variant] : ArrayRef(variants).drop_front()) {
+    if (variant.dispatch.sameCount(info))
+      continue;
+    std::array<Value, 3> other = workgroupCount(variant.dispatch, constants);
+    Value runs = runsFormat(format);
+    for (int d = 0; d < 3; ++d)
+      count[d] = op1("select.i32", {runs, other[d], count[d]}, b.getI32Type());
   }
+  auto [x, y, z] = count;
 
   if (!commandBuffer) {
     commandBuffer = call1("command_buffer.create", {device});
     call0("command_buffer.begin", {commandBuffer});
   }
   call0("command_buffer.dispatch",
-        {commandBuffer, executable, i32(info.ordinal), x, y, z,
+        {commandBuffer, executable, i32(kernelInfo.ordinal), x, y, z,
          constants.empty() ? nullList() : listOf(constants), listOf(bindings)});
   call0("command_buffer.barrier", {commandBuffer});
   for (auto [result, tensor] : llvm::zip(op.getResults(), outputs))
     tensors[result] = tensor;
   return success();
+}
+
+std::array<Value, 3>
+FunctionLowering::workgroupCount(const codegen::DispatchInfo &info,
+                                 ArrayRef<Value> constants) {
+  if (info.workgroupCount)
+    return {i32((*info.workgroupCount)[0]), i32((*info.workgroupCount)[1]),
+            i32((*info.workgroupCount)[2])};
+  // In i64: a product of sizes may not fit 32 bits, the count will.
+  Type i64Type = b.getI64Type();
+  Value work = i64(info.countFactor);
+  for (uint32_t word : info.countWords) {
+    if (word >= constants.size())
+      return {i32(1), i32(1), i32(1)};
+    work = op1("mul.i64",
+               {work, op1("ext.i32.i64.u", {constants[word]}, i64Type)},
+               i64Type);
+  }
+  int64_t size = std::max<uint32_t>(info.workgroupSize[0], 1);
+  Value x = op1("div.i64.u",
+                {op1("add.i64", {work, i64(size - 1)}, i64Type), i64(size)},
+                i64Type);
+  if (info.countMax != 0) {
+    Value limit = i64(info.countMax);
+    x = op1("select.i64",
+            {op1("cmp.lt.i64.u", {limit, x}, b.getI32Type()), limit, x},
+            i64Type);
+  }
+  return {op1("trunc.i64.i32", {x}, b.getI32Type()), i32(1), i32(1)};
+}
+
+Value FunctionLowering::runsFormat(StringRef format) {
+  Value &runs = formatQueries[format];
+  if (runs)
+    return runs;
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointAfterValue(device);
+  vm::ImportOp import = module.import("device.query_i64");
+  auto call = vm::CallImportOp::create(
+      b, loc, import.getFunctionType().getResults(), import.getSymName(),
+      ValueRange{device, text("hal.executable.format"), text(format)});
+  runs = op1("cmp.ne.i64", {call.getResult(1), i64(0)}, b.getI32Type());
+  return runs;
 }
 
 LogicalResult FunctionLowering::lowerExtract(tensor::ExtractOp op) {

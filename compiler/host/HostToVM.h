@@ -26,28 +26,33 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
+#include "compiler/codegen/DispatchInfo.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/StringMap.h"
 
 namespace strata::host {
 
-/// How the host dispatches one kernel of the executable.
+/// How the host dispatches one kernel in one executable format.
 struct KernelInfo {
   uint32_t ordinal = 0; ///< entry point number in the executable
-  std::array<uint32_t, 3> workgroupSize = {1, 1, 1};
-  std::optional<std::array<uint32_t, 3>> workgroupCount;
-  std::optional<uint32_t> workgroupCountConstant;
-  /// Bytes of scratch the kernel takes as its last binding (0: none).
-  uint64_t scratchBytes = 0;
+  codegen::DispatchInfo dispatch;
 };
+
+/// A kernel in each executable format the module embeds ("cpu-elf-x86_64",
+/// "vulkan-spirv"): the ordinal, bindings and constants are the same in
+/// all; the workgroup count may differ, and the host picks the one of the
+/// format its device runs.
+using KernelVariants = std::vector<std::pair<std::string, KernelInfo>>;
 
 struct HostToVMOptions {
   std::string moduleName = "module";
   /// The name of the executable (embedded in the module) with the kernels.
   std::string executableName = "kernels";
   /// Kernels by symbol.
-  llvm::StringMap<KernelInfo> kernels;
+  llvm::StringMap<KernelVariants> kernels;
 };
 
 /// Appends a vm.module to `module` and erases the host functions; fails with

@@ -5,6 +5,7 @@
 #include <chrono>
 
 #include "compiler/codegen/cpu/Pipeline.h"
+#include "compiler/codegen/gpu/SPIRVExecutable.h"
 #include "compiler/dispatch/IR/FlowOps.h"
 #include "compiler/dispatch/Transforms/Passes.h"
 #include "compiler/host/HostToVM.h"
@@ -236,8 +237,38 @@ compileModel(ModuleOp module, const ModelCompileOptions &options) {
           }
         if (kernels->getBody()->empty())
           return success();
+        // Every format must dispatch a kernel with the same ordinal,
+        // bindings and constants; the workgroup counts may differ.
+        auto embed = [&](StringRef format, const auto &entryPoints,
+                         StringRef extension, std::vector<uint8_t> data,
+                         std::vector<uint8_t> metadata) -> LogicalResult {
+          for (auto [ordinal, entry] : llvm::enumerate(entryPoints)) {
+            host::KernelInfo info{uint32_t(ordinal), entry.dispatchInfo()};
+            const std::string &name = entry.name;
+            host::KernelVariants &variants = hostOptions.kernels[name];
+            if (!variants.empty() &&
+                (variants.front().second.ordinal != info.ordinal ||
+                 variants.front().second.dispatch.scratchBytes !=
+                     info.dispatch.scratchBytes))
+              return emitError(loc)
+                     << "kernel '" << name << "' is laid out differently for "
+                     << format << " than for " << variants.front().first;
+            variants.emplace_back(format.str(), info);
+          }
+          if (!options.dumpExecutablesDir.empty()) {
+            llvm::sys::fs::create_directories(options.dumpExecutablesDir);
+            SmallString<256> path(options.dumpExecutablesDir);
+            llvm::sys::path::append(path, hostOptions.executableName + "." +
+                                              format + "." + extension);
+            if (failed(writeFile(path, data, loc)))
+              return failure();
+          }
+          executables.push_back({hostOptions.executableName, format.str(),
+                                 std::move(data), std::move(metadata)});
+          return success();
+        };
         std::vector<cpu::CPUTargetOptions> targets = options.targets;
-        if (targets.empty())
+        if (targets.empty() && options.cpuTarget)
           targets.emplace_back();
         for (const cpu::CPUTargetOptions &target : targets) {
           OwningOpRef<ModuleOp> copy = kernels->clone();
@@ -245,36 +276,22 @@ compileModel(ModuleOp module, const ModelCompileOptions &options) {
               cpu::compileCPUExecutable(*copy, target, options.codegen);
           if (failed(executable))
             return failure();
-          for (auto [ordinal, entry] :
-               llvm::enumerate(executable->entryPoints)) {
-            host::KernelInfo info;
-            info.ordinal = ordinal;
-            info.workgroupSize = entry.workgroupSize;
-            info.workgroupCount = entry.workgroupCount;
-            info.workgroupCountConstant = entry.workgroupCountConstant;
-            info.scratchBytes = entry.scratchBytes;
-            auto [it, inserted] =
-                hostOptions.kernels.try_emplace(entry.name, info);
-            if (!inserted && (it->second.ordinal != info.ordinal ||
-                              it->second.workgroupSize != info.workgroupSize ||
-                              it->second.scratchBytes != info.scratchBytes))
-              return emitError(loc)
-                     << "kernel '" << entry.name
-                     << "' is laid out differently for " << target.triple
-                     << " than for the first target";
-          }
-          if (!options.dumpExecutablesDir.empty()) {
-            llvm::sys::fs::create_directories(options.dumpExecutablesDir);
-            SmallString<256> path(options.dumpExecutablesDir);
-            llvm::sys::path::append(path, hostOptions.executableName + "." +
-                                              executable->format + ".so");
-            if (failed(writeFile(path, executable->elf, loc)))
-              return failure();
-          }
-          executables.push_back({hostOptions.executableName,
-                                 executable->format,
-                                 std::move(executable->elf),
-                                 std::move(executable->metadata)});
+          if (failed(embed(executable->format, executable->entryPoints, "so",
+                           std::move(executable->elf),
+                           std::move(executable->metadata))))
+            return failure();
+        }
+        if (options.vulkanTarget) {
+          OwningOpRef<ModuleOp> copy = kernels->clone();
+          FailureOr<gpu::SPIRVExecutable> executable =
+              gpu::compileSPIRVExecutable(*copy, options.gpuCodegen,
+                                          options.configure);
+          if (failed(executable))
+            return failure();
+          if (failed(embed(executable->format, executable->entryPoints, "spv",
+                           std::move(executable->spirv),
+                           std::move(executable->metadata))))
+            return failure();
         }
         return success();
       })))
@@ -285,13 +302,14 @@ compileModel(ModuleOp module, const ModelCompileOptions &options) {
       auto it = hostOptions.kernels.find(function.getSymName());
       if (it == hostOptions.kernels.end())
         continue;
-      const host::KernelInfo &info = it->second;
+      const host::KernelInfo &info = it->second.front().second;
       Builder b(module.getContext());
       function->setAttr("flow.ordinal", b.getI32IntegerAttr(info.ordinal));
+      const std::array<uint32_t, 3> &size = info.dispatch.workgroupSize;
       function->setAttr("flow.workgroup_size",
-                        b.getDenseI32ArrayAttr({int32_t(info.workgroupSize[0]),
-                                                int32_t(info.workgroupSize[1]),
-                                                int32_t(info.workgroupSize[2])}));
+                        b.getDenseI32ArrayAttr({int32_t(size[0]),
+                                                int32_t(size[1]),
+                                                int32_t(size[2])}));
     }
     for (const vm::EmbeddedExecutable &executable : executables)
       llvm::outs() << "// executable '" << executable.name << "' format '"

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "compiler/codegen/cpu/CPUExecutable.h"
+#include "compiler/codegen/gpu/Pipeline.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/PassManager.h"
 
@@ -39,9 +40,13 @@ std::string phaseNames();
 
 struct ModelCompileOptions {
   Phase compileTo = Phase::kModule;
-  /// One executable format per triple.
+  /// CPU executables: one format per triple (none given: the host's).
+  bool cpuTarget = true;
   std::vector<cpu::CPUTargetOptions> targets;
+  /// A "vulkan-spirv" executable too (--target=vulkan).
+  bool vulkanTarget = false;
   cpu::CPUCodegenPipelineOptions codegen;
+  gpu::GPUCodegenPipelineOptions gpuCodegen;
   /// Writes each executable (ELF) here when non-empty.
   std::string dumpExecutablesDir;
   /// A 64-byte Ed25519 secret key: the module is signed with it (empty: not

@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """End-to-end checks of the sample models against NumPy.
 
-    check_models.py --bin=DIR --models=DIR --work=DIR MODEL...
+    check_models.py --bin=DIR --models=DIR --work=DIR [--target=cpu,vulkan]
+                    [--devices=vulkan,cpu-sync] MODEL...
 
-For each model: compile it with compile-module, run each entry point with
-run-module on cpu-sync and cpu-task (random inputs, several sizes for dynamic
-ones), and compare the results with the same model computed in NumPy (float64)
+For each model: compile it with compile-module (for --target, default cpu),
+run each entry point with run-module on each of --devices (default cpu-sync
+and cpu-task; random inputs, several sizes for dynamic ones), and compare the results with the same model computed in NumPy (float64)
 from the weights read back out of the .mlir file (its dense_resource blobs).
 Prints one line per check; exits 1 on the first mismatch.
 """
@@ -190,15 +191,20 @@ def main():
     parser.add_argument("--bin", required=True)
     parser.add_argument("--models", required=True)
     parser.add_argument("--work", required=True)
+    parser.add_argument("--target", default="cpu")
+    parser.add_argument("--devices", default=",".join(DEVICES))
     parser.add_argument("model", nargs="+")
     args = parser.parse_args()
+    devices = args.devices.split(",")
+    suffix = "" if args.target == "cpu" else "." + args.target.replace(",", "_")
     os.makedirs(args.work, exist_ok=True)
     rng = np.random.default_rng(2026)
     checks = 0
     for model in args.model:
         source = os.path.join(args.models, model + ".mlir")
-        module = os.path.join(args.work, model + ".smod")
-        run([os.path.join(args.bin, "compile-module"), source, "-o", module])
+        module = os.path.join(args.work, model + suffix + ".smod")
+        run([os.path.join(args.bin, "compile-module"), source, "-o", module,
+             "--target=" + args.target])
         blobs = read_resources(source)
         for case in CASES[model]:
             function, shapes, reference = case[:3]
@@ -216,7 +222,7 @@ def main():
             rtol = getattr(reference, "rtol", RTOL)
             atol = getattr(reference, "atol", ATOL)
             shape_text = "x".join(str(d) for d in shapes[0])
-            for device in DEVICES:
+            for device in devices:
                 cmd = [os.path.join(args.bin, "run-module"), "--module=" + module,
                        "--function=" + function, "--device=" + device]
                 cmd += ["--input=@" + path for path, _ in inputs]

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """End-to-end op coverage: each op at odd shapes, against NumPy references.
 
-    check_ops.py --bin=DIR --work=DIR [FAMILY...]
+    check_ops.py --bin=DIR --work=DIR [--target=vulkan --devices=vulkan] [FAMILY...]
 
 An op family is one small MLIR module (one function per shape) written here:
 an elementwise arith or math op in a linalg.generic, a linalg named op, a TOSA
@@ -1797,7 +1797,8 @@ def check_family(fam, args, results):
     source, module = base + ".mlir", base + ".smod"
     with open(source, "w") as f:
         f.write(fam.source)
-    ok, output = run_tool([os.path.join(args.bin, "compile-module"), source, "-o", module] + fam.flags)
+    ok, output = run_tool([os.path.join(args.bin, "compile-module"), source, "-o", module,
+                           "--target=" + args.target] + fam.flags)
     if fam.name in UNSUPPORTED:
         if ok or UNSUPPORTED[fam.name] not in output[1]:
             results.fail("%s: expected the diagnostic \"%s\", got %s" % (
@@ -1825,7 +1826,7 @@ def check_family(fam, args, results):
         key = "%s.%s" % (fam.name, case.function)
         known = KNOWN_FAILURES.get(key) or known_family
         failed = []
-        for device in DEVICES:
+        for device in args.devices.split(","):
             name = "%s %s [%s] on %s" % (fam.name, case.label, case.function, device)
             outs = ["%s.%s.out%d.npy" % (stem, device, i) for i in range(len(expected))]
             ok, output = run_tool([os.path.join(args.bin, "run-module"), "--module=" + module,
@@ -1872,6 +1873,8 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--bin", required=True)
     parser.add_argument("--work", required=True)
+    parser.add_argument("--target", default="cpu", help="compile-module --target")
+    parser.add_argument("--devices", default=",".join(DEVICES), help="run on each of these")
     parser.add_argument("family", nargs="*", help="only the families whose names start with one of these")
     args = parser.parse_args()
     os.makedirs(args.work, exist_ok=True)

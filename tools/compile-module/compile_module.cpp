@@ -1,7 +1,7 @@
 // compile-module: compiles a model (func/linalg/tosa/...) or a `vm` dialect
 // module into a Strata module file.
 //
-//   compile-module model.mlir -o model.smod [--target=cpu]
+//   compile-module model.mlir -o model.smod [--target=cpu,vulkan]
 //       [--cpu-triple=x86_64-linux-gnu,aarch64-linux-gnu] [--cpu=NAME]
 //       [--cpu-features=+avx2] [--compile-to=PHASE] [--print-pipeline]
 //       [--dump-executables=DIR] [--time-phases]
@@ -19,6 +19,8 @@
 #include <string>
 #include <vector>
 
+#include "compiler/codegen/cpu/Pipeline.h"
+#include "compiler/codegen/gpu/Pipeline.h"
 #include "compiler/pipeline/ModelCompiler.h"
 #include "compiler/support/InputFile.h"
 #include "compiler/vm/IR/VMDialect.h"
@@ -68,9 +70,10 @@ cl::opt<Emit> emit(
         clEnumValN(Emit::kRegisterAllocation, "register-allocation",
                    "each function with registers in place of values"),
         clEnumValN(Emit::kVM, "vm", "the vm dialect IR after the passes")));
-cl::opt<std::string> targetBackend(
-    "target", cl::desc("Device target of the model's executables (cpu)"),
-    cl::init("cpu"));
+cl::list<std::string> targetBackends(
+    "target", cl::CommaSeparated,
+    cl::desc("Device targets of the model's executables: cpu, vulkan, or "
+             "both in one file (cpu,vulkan); default cpu"));
 cl::list<std::string> cpuTriples(
     "cpu-triple", cl::CommaSeparated,
     cl::desc("CPU triples to compile executables for (default: the host's "
@@ -100,6 +103,11 @@ cl::opt<std::string> generateSignKey(
     cl::desc("Write a new Ed25519 key pair to PREFIX.key (secret, for "
              "--sign-key) and PREFIX.pub (public, for run-module "
              "--trusted-key), then exit"));
+cl::opt<std::string> gpuCodegenOptions(
+    "gpu-codegen-options",
+    cl::desc("Options of the strata-gpu-codegen pipeline for the vulkan "
+             "target, e.g. \"workgroup-size=128\""),
+    cl::init(""));
 cl::opt<std::string> codegenOptions(
     "codegen-options",
     cl::desc("Options of the CPU codegen pipeline, e.g. \"vector-bits=256\""));
@@ -245,13 +253,22 @@ int compileModel(mlir::ModuleOp top) {
                  << strata::phaseNames() << "\n";
     return 1;
   }
-  if (targetBackend != "cpu") {
-    llvm::errs() << "compile-module: unknown --target='" << targetBackend
-                 << "'; expected cpu\n";
-    return 1;
-  }
   strata::ModelCompileOptions options;
   options.compileTo = *phase;
+  if (!targetBackends.empty()) {
+    options.cpuTarget = false;
+    for (const std::string &target : targetBackends) {
+      if (target == "cpu") {
+        options.cpuTarget = true;
+      } else if (target == "vulkan") {
+        options.vulkanTarget = true;
+      } else {
+        llvm::errs() << "compile-module: unknown --target='" << target
+                     << "'; expected cpu or vulkan\n";
+        return 1;
+      }
+    }
+  }
   for (const std::string &triple : cpuTriples) {
     strata::cpu::CPUTargetOptions target;
     target.triple = triple;
@@ -259,11 +276,24 @@ int compileModel(mlir::ModuleOp top) {
     target.features = cpuFeatures;
     options.targets.push_back(target);
   }
-  if (options.targets.empty()) {
+  if (!options.cpuTarget && !cpuTriples.empty()) {
+    llvm::errs() << "compile-module: --cpu-triple needs --target to include "
+                    "cpu\n";
+    return 1;
+  }
+  if (!options.cpuTarget)
+    options.targets.clear();
+  else if (options.targets.empty()) {
     strata::cpu::CPUTargetOptions target;
     target.cpu = cpuName;
     target.features = cpuFeatures;
     options.targets.push_back(target);
+  }
+  if (!gpuCodegenOptions.empty() &&
+      failed(options.gpuCodegen.parseFromString(gpuCodegenOptions))) {
+    llvm::errs() << "compile-module: cannot parse --gpu-codegen-options='"
+                 << gpuCodegenOptions << "'\n";
+    return 1;
   }
   if (!codegenOptions.empty() &&
       failed(options.codegen.parseFromString(codegenOptions))) {
@@ -348,6 +378,9 @@ int compile() {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
+  // So that --mlir-print-ir-after=<pass> can name the code generators' passes.
+  strata::cpu::registerCPUCodegenPasses();
+  strata::gpu::registerGPUCodegenPasses();
   registerAsmPrinterCLOptions();
   registerPassManagerCLOptions();
   registerDefaultTimingManagerCLOptions();

@@ -3,6 +3,7 @@
 // `--strata-cpu-wrap-kernel-abi`, `--verify-diagnostics`).
 
 #include "compiler/codegen/cpu/Pipeline.h"
+#include "compiler/codegen/gpu/Pipeline.h"
 #include "compiler/dispatch/IR/FlowOps.h"
 #include "compiler/dispatch/Transforms/Passes.h"
 #include "compiler/vm/IR/VMDialect.h"
@@ -19,6 +20,7 @@ int main(int argc, char **argv) {
   // The CPU code generator's passes, its pipeline and the upstream dialects
   // kernels are written in.
   strata::cpu::registerCPUCodegenPasses();
+  strata::gpu::registerGPUCodegenPasses();
   strata::cpu::registerCPUCodegenDialects(registry);
   // Upstream passes: canonicalization and CSE to test the vm ops' traits and
   // folders with, and the rest so that the CPU codegen pipeline can be

@@ -36,6 +36,7 @@
 #include <string>
 #include <vector>
 
+#include "compiler/codegen/DispatchInfo.h"
 #include "compiler/codegen/cpu/Pipeline.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -81,6 +82,17 @@ struct EntryPointInfo {
   /// Bytes of the scratch buffer the kernel takes as its last binding (0:
   /// none); the host provides it.
   uint64_t scratchBytes = 0;
+
+  /// What the host compiler needs of it.
+  codegen::DispatchInfo dispatchInfo() const {
+    codegen::DispatchInfo info;
+    info.workgroupSize = workgroupSize;
+    info.workgroupCount = workgroupCount;
+    if (workgroupCountConstant)
+      info.countWords = {*workgroupCountConstant};
+    info.scratchBytes = scratchBytes;
+    return info;
+  }
 };
 
 /// What a module embeds as an ExecutableDef.

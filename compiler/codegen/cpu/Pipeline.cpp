@@ -19,8 +19,8 @@ using namespace mlir;
 
 namespace strata::cpu {
 
-void buildCPUCodegenPipeline(OpPassManager &pm,
-                             const CPUCodegenPipelineOptions &options) {
+void buildKernelBufferizationPipeline(OpPassManager &pm,
+                                      unsigned maxStackAllocationBytes) {
   pm.addPass(createCPUVerifyKernelsPass());
   // Integer powers (math.ipowi, math.fpowi) have no LLVM lowering for
   // vectors and need compiler-rt's __powisf2 for scalars: they become calls
@@ -40,7 +40,7 @@ void buildCPUCodegenPipeline(OpPassManager &pm,
       bufferization::LayoutMapOption::IdentityLayoutMap;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
   bufferization::PromoteBuffersToStackPassOptions promote;
-  promote.maxAllocSizeInBytes = options.maxStackAllocationBytes;
+  promote.maxAllocSizeInBytes = maxStackAllocationBytes;
   promote.maxRankOfAllocatedMemRef = 8;
   pm.addNestedPass<func::FuncOp>(
       bufferization::createPromoteBuffersToStackPass(promote));
@@ -51,6 +51,11 @@ void buildCPUCodegenPipeline(OpPassManager &pm,
   pm.addPass(createCPUScratchToBindingPass());
   // Again, on what bufferization made: dynamically sized allocations.
   pm.addPass(createCPUVerifyKernelsPass());
+}
+
+void buildCPUCodegenPipeline(OpPassManager &pm,
+                             const CPUCodegenPipelineOptions &options) {
+  buildKernelBufferizationPipeline(pm, options.maxStackAllocationBytes);
 
   // Workgroups, then register tiles as vector code.
   CPUSelectTileSizesPassOptions tileSizes;

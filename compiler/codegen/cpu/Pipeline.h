@@ -60,6 +60,14 @@ struct CPUCodegenPipelineOptions
       llvm::cl::init(65536)};
 };
 
+/// Adds the front that every code generator shares to `pm` (on a
+/// builtin.module of kernels): checks the kernel contract, computes results in
+/// output bindings and bufferizes, temporaries up to
+/// `maxStackAllocationBytes` on the stack and larger static ones in a scratch
+/// binding.
+void buildKernelBufferizationPipeline(mlir::OpPassManager &pm,
+                                      unsigned maxStackAllocationBytes);
+
 /// Adds the pipeline to `pm`, which must run on a builtin.module.
 void buildCPUCodegenPipeline(mlir::OpPassManager &pm,
                              const CPUCodegenPipelineOptions &options);

@@ -30,6 +30,7 @@ static_assert(std::endian::native == std::endian::little,
 /// Rodata segments smaller than this sit inline in the FlatBuffer; larger
 /// ones go to the 64-byte aligned external data.
 constexpr size_t kInlineRodataLimit = 64;
+constexpr uint32_t kInlineRodataAlignment = 16;
 
 /// Functions and imports are numbered by u16 operands.
 constexpr size_t kMaxOrdinals = std::numeric_limits<uint16_t>::max();
@@ -212,8 +213,15 @@ serializeModule(ModuleOp module, ArrayRef<EmbeddedExecutable> executables,
     std::vector<uint8_t> bytes = rodataBytes(segment);
     std::string name = segment.getSymName().str();
     if (bytes.size() < kInlineRodataLimit) {
-      rodataDefs.push_back(
-          schema::CreateRodataDefDirect(fbb, name.c_str(), &bytes));
+      // Aligned for any device that binds it in place (GPU storage-buffer
+      // offsets must be multiples of 16 or so).
+      auto nameOffset = fbb.CreateString(name);
+      fbb.ForceVectorAlignment(bytes.size(), sizeof(uint8_t),
+                               kInlineRodataAlignment);
+      auto data = fbb.CreateVector(bytes);
+      rodataDefs.push_back(schema::CreateRodataDef(
+          fbb, nameOffset, data, /*external=*/nullptr,
+          kInlineRodataAlignment));
       continue;
     }
     externalData.resize(

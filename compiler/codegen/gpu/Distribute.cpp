@@ -1,0 +1,204 @@
+//===- Distribute.cpp - Parallel loops over workgroups and invocations ----===//
+
+#include "compiler/codegen/gpu/KernelABI.h"
+#include "compiler/codegen/gpu/Passes.h"
+
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/SCF/Transforms/Transforms.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+using namespace mlir;
+
+namespace strata::gpu {
+
+#define GEN_PASS_DEF_GPUDISTRIBUTEPASS
+#include "compiler/codegen/gpu/Passes.h.inc"
+
+namespace {
+
+/// How the host learns a loop's trip count: a constant, or a push-constant
+/// word (a dynamic size the kernel receives).
+struct TripCount {
+  std::optional<int64_t> constant;
+  std::optional<unsigned> word;
+};
+
+/// The trip count of dimension `d` of `loop`, when the host can compute it:
+/// bounds from 0 with step 1 and an upper bound that is a constant, a
+/// dynamic dimension of a memref argument or an index argument.
+TripCount hostTripCount(func::FuncOp kernel, const PushConstantLayout &layout,
+                        scf::ParallelOp loop, unsigned d) {
+  if (!isConstantIntValue(loop.getLowerBound()[d], 0) ||
+      !isConstantIntValue(loop.getStep()[d], 1))
+    return {};
+  Value upper = loop.getUpperBound()[d];
+  if (std::optional<int64_t> c = getConstantIntValue(upper))
+    return {*c, std::nullopt};
+  if (auto arg = dyn_cast<BlockArgument>(upper)) {
+    if (arg.getOwner()->isEntryBlock() &&
+        arg.getOwner()->getParentOp() == kernel && arg.getType().isIndex())
+      return {std::nullopt, layout.firstWord[arg.getArgNumber()]};
+    return {};
+  }
+  auto dim = upper.getDefiningOp<memref::DimOp>();
+  if (!dim)
+    return {};
+  auto source = dyn_cast<BlockArgument>(dim.getSource());
+  std::optional<int64_t> index = dim.getConstantIndex();
+  if (!source || !index || source.getOwner()->getParentOp() != kernel)
+    return {};
+  auto type = cast<MemRefType>(source.getType());
+  if (!type.isDynamicDim(*index))
+    return {type.getDimSize(*index), std::nullopt};
+  return {std::nullopt, layout.dimWord(kernel, source.getArgNumber(), *index)};
+}
+
+/// The kernel argument `value` views (through view-like ops), or `value`
+/// itself when it views none.
+Value bindingOf(func::FuncOp kernel, Value value) {
+  Value current = value;
+  while (true) {
+    if (auto arg = dyn_cast<BlockArgument>(current))
+      return arg.getOwner()->getParentOp() == kernel ? current : value;
+    auto view = current.getDefiningOp<ViewLikeOpInterface>();
+    if (!view)
+      return value;
+    current = view.getViewSource();
+  }
+}
+
+struct GPUDistributePass : impl::GPUDistributePassBase<GPUDistributePass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    func::FuncOp kernel = getOperation();
+    if (kernel.isExternal() || kernel.isPrivate())
+      return;
+    scf::naivelyFuseParallelOps(kernel.getBody(), [&](Value a, Value b) {
+      return bindingOf(kernel, a) == bindingOf(kernel, b);
+    });
+    Block &body = kernel.getBody().front();
+    if (!kernel.getBody().hasOneBlock())
+      return serial(kernel);
+    scf::ParallelOp loop;
+    for (Operation &op : body.without_terminator()) {
+      if (auto parallel = dyn_cast<scf::ParallelOp>(op)) {
+        if (loop || parallel.getNumResults() != 0)
+          return serial(kernel);
+        loop = parallel;
+        continue;
+      }
+      if (!isMemoryEffectFree(&op))
+        return serial(kernel);
+    }
+    if (!loop)
+      return serial(kernel);
+    grid(kernel, loop);
+  }
+
+  void serial(func::FuncOp kernel) {
+    // One invocation runs every iteration, in order.
+    SmallVector<scf::ParallelOp> loops;
+    kernel.walk([&](scf::ParallelOp loop) { loops.push_back(loop); });
+    IRRewriter rewriter(kernel.getContext());
+    for (scf::ParallelOp loop : loops) {
+      rewriter.setInsertionPoint(loop);
+      if (failed(scf::parallelForToNestedFors(rewriter, loop))) {
+        loop.emitOpError("cannot become sequential loops");
+        return signalPassFailure();
+      }
+    }
+    Builder b(kernel.getContext());
+    kernel->setAttr("strata.workgroup_size", b.getDenseI32ArrayAttr({1, 1, 1}));
+    kernel->setAttr("strata.workgroup_count",
+                    b.getDenseI32ArrayAttr({1, 1, 1}));
+  }
+
+  void grid(func::FuncOp kernel, scf::ParallelOp loop) {
+    MLIRContext *context = kernel.getContext();
+    PushConstantLayout layout = PushConstantLayout::of(kernel);
+    Location loc = loop.getLoc();
+    OpBuilder b(loop);
+    unsigned rank = loop.getNumLoops();
+
+    // Trip counts in the kernel, and what the host needs to know of them.
+    SmallVector<Value> trips;
+    int64_t factor = 1;
+    SmallVector<int32_t> words;
+    bool hostKnows = true;
+    for (unsigned d = 0; d < rank; ++d) {
+      Value span = b.createOrFold<arith::SubIOp>(loc, loop.getUpperBound()[d],
+                                                 loop.getLowerBound()[d]);
+      trips.push_back(
+          b.createOrFold<arith::CeilDivUIOp>(loc, span, loop.getStep()[d]));
+      TripCount count = hostTripCount(kernel, layout, loop, d);
+      if (count.constant)
+        factor *= *count.constant;
+      else if (count.word)
+        words.push_back(*count.word);
+      else
+        hostKnows = false;
+    }
+    Value total = trips.front();
+    for (Value trip : ArrayRef(trips).drop_front())
+      total = b.createOrFold<arith::MulIOp>(loc, total, trip);
+
+    Value size = arith::ConstantIndexOp::create(b, loc, workgroupSize);
+    Value block = mlir::gpu::BlockIdOp::create(b, loc, mlir::gpu::Dimension::x);
+    Value thread = mlir::gpu::ThreadIdOp::create(b, loc, mlir::gpu::Dimension::x);
+    Value grid = mlir::gpu::GridDimOp::create(b, loc, mlir::gpu::Dimension::x);
+    Value start = arith::AddIOp::create(b, 
+        loc, arith::MulIOp::create(b, loc, block, size), thread);
+    Value stride = arith::MulIOp::create(b, loc, grid, size);
+    auto stepLoop = scf::ForOp::create(b, loc, start, total, stride);
+
+    // Inside: the linear iteration back to the loop's induction variables,
+    // the last dimension fastest.
+    b.setInsertionPointToStart(stepLoop.getBody());
+    IRMapping mapping;
+    Value rest = stepLoop.getInductionVar();
+    for (int d = rank - 1; d >= 0; --d) {
+      Value index = d == 0 ? rest : arith::RemUIOp::create(b, loc, rest, trips[d]);
+      if (d != 0)
+        rest = arith::DivUIOp::create(b, loc, rest, trips[d]);
+      Value iv = arith::AddIOp::create(b, 
+          loc, loop.getLowerBound()[d],
+          arith::MulIOp::create(b, loc, index, loop.getStep()[d]));
+      mapping.map(loop.getInductionVars()[d], iv);
+    }
+    for (Operation &op : loop.getBody()->without_terminator())
+      b.clone(op, mapping);
+    loop.erase();
+
+    Builder attrs(context);
+    kernel->setAttr("strata.workgroup_size",
+                    attrs.getDenseI32ArrayAttr(
+                        {static_cast<int32_t>(workgroupSize), 1, 1}));
+    if (!hostKnows) {
+      // Any count is correct for a grid-stride loop; this one keeps a
+      // large device busy without the host knowing the iterations.
+      kernel->setAttr("strata.workgroup_count",
+                      attrs.getDenseI32ArrayAttr({256, 1, 1}));
+    } else if (words.empty()) {
+      int64_t count = std::clamp<int64_t>(
+          (factor + workgroupSize - 1) / workgroupSize, 1, maxWorkgroupCount);
+      kernel->setAttr("strata.workgroup_count",
+                      attrs.getDenseI32ArrayAttr(
+                          {static_cast<int32_t>(count), 1, 1}));
+    } else {
+      kernel->setAttr(
+          "strata.workgroup_count",
+          attrs.getDictionaryAttr(
+              {attrs.getNamedAttr("factor", attrs.getI64IntegerAttr(factor)),
+               attrs.getNamedAttr("words", attrs.getDenseI32ArrayAttr(words)),
+               attrs.getNamedAttr("max", attrs.getI64IntegerAttr(
+                                             maxWorkgroupCount))}));
+    }
+  }
+};
+
+} // namespace
+} // namespace strata::gpu

@@ -1,0 +1,132 @@
+//===- Passes.td - GPU code generation passes -------------*- tablegen -*-===//
+//
+// The passes that take bufferized dispatch kernels (func.func on memrefs, as
+// the shared front of the code generators leaves them) to gpu.func kernels,
+// and those that finish the SPIR-V back end where stock MLIR stops.
+// buildGPUCodegenPipeline (Pipeline.h) lists them in order;
+// docs/codegen-gpu.md describes the conventions they implement.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef STRATA_COMPILER_CODEGEN_GPU_PASSES_TD
+#define STRATA_COMPILER_CODEGEN_GPU_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def GPULinalgToLoopsPass : Pass<"strata-gpu-linalg-to-loops",
+                                "::mlir::func::FuncOp"> {
+  let summary = "Linalg ops become parallel loop nests over tied sizes";
+  let description = [{
+    Each linalg op becomes an `scf.parallel` nest over its parallel loops
+    (reductions inside as `scf.for`). Before that, the sizes the op relates
+    are tied: when two operands' dimensions index the same loop (a matmul's
+    M in its input and its output), every `memref.dim` of either becomes the
+    same value. The host has checked each such relation before the dispatch
+    (strata-assert-shapes), so this only makes equal sizes look equal, and
+    loops over the same iterations then fuse.
+  }];
+  let dependentDialects = ["::mlir::scf::SCFDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
+def GPUDistributePass : Pass<"strata-gpu-distribute", "::mlir::func::FuncOp"> {
+  let summary = "Distributes a kernel's parallel loops over workgroups and "
+                "invocations";
+  let description = [{
+    Runs on a bufferized kernel whose linalg ops became `scf.parallel` loops.
+    First it fuses adjacent loops over the same iterations when each reads
+    what the earlier one wrote only at the iteration that wrote it; distinct
+    bindings never alias (the kernel ABI forbids a written binding to
+    overlap another). Then it picks one of two shapes and records it on the
+    kernel, for the outliner and the host:
+
+    - *grid*: the body is one `scf.parallel` and ops without side effects.
+      The loop becomes a grid-stride loop over its linearized iteration
+      space: invocation `block_id.x * size + thread_id.x` takes iterations
+      `start, start + grid_dim.x * size, ...`, so any workgroup count is
+      correct and the host picks ceil(iterations / size), capped at the
+      device's limit. `strata.workgroup_count` says how the host computes
+      the iterations: a static count, or a factor times push constants.
+    - *serial*: anything else (several loops whose iterations depend on
+      each other, temporaries shared between them) runs as one invocation
+      of one workgroup, which is correct for every kernel and slow.
+
+    `strata.workgroup_size` gets the workgroup size (`workgroup-size`
+    invocations along x for grid kernels, 1 for serial ones).
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect",
+                           "::mlir::arith::ArithDialect"];
+  let options = [
+    Option<"workgroupSize", "workgroup-size", "int64_t", /*default=*/"64",
+           "Invocations per workgroup of a grid kernel">,
+    Option<"maxWorkgroupCount", "max-workgroup-count", "int64_t",
+           /*default=*/"65535",
+           "Most workgroups the host may dispatch along x">,
+  ];
+}
+
+def GPUOutlineKernelsPass : Pass<"strata-gpu-outline-kernels",
+                                 "::mlir::ModuleOp"> {
+  let summary = "Moves distributed kernels into a gpu.module as gpu.func "
+                "entry points with the GPU kernel ABI";
+  let description = [{
+    Each kernel `func.func` becomes a `gpu.func` of `gpu.module @kernels`:
+
+    - every memref argument becomes a 1-D binding `memref<?xT>` (binding i
+      = memref argument i, as on the CPU) that the body reinterprets with
+      the original shape, its dynamic sizes read from the push constants;
+    - the push constants (scalar arguments in order, `i64` as two words, low
+      first; then the dynamic dimensions of each memref argument) are one
+      `memref<Nxi32>` argument in descriptor set `push-constant-set`, which
+      strata-spirv-push-constants turns into the push-constant block;
+    - `spirv.entry_point_abi` carries `strata.workgroup_size`, and the
+      `spirv.target_env` given as an option is attached to the gpu.module.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::spirv::SPIRVDialect"];
+  let options = [
+    Option<"targetEnv", "target-env", "std::string", /*default=*/"\"\"",
+           "The #spirv.target_env to attach (empty: the SPIR-V default)">,
+  ];
+}
+
+def GPUFoldFlatViewsPass : Pass<"strata-gpu-fold-flat-views",
+                                "::mlir::gpu::GPUModuleOp"> {
+  let summary = "Loads and stores through flat views of a binding use the "
+                "binding";
+  let description = [{
+    After flatten-memref every access goes through a 1-D
+    `memref.reinterpret_cast` of a 1-D binding with offset 0 and stride 1,
+    which the SPIR-V conversion cannot lower; such a view is the binding
+    itself, so accesses use the binding directly. `memref.dim` of a view
+    becomes its size operand.
+  }];
+}
+
+def GPUPrivateTemporariesPass : Pass<"strata-gpu-private-temporaries",
+                                     "::mlir::gpu::GPUModuleOp"> {
+  let summary = "Kernel temporaries live in each invocation's private memory";
+  let description = [{
+    A temporary (`memref.alloca` after bufferization and stack promotion)
+    is private to one invocation: a grid kernel reads each element in the
+    iteration that wrote it (the distributor fuses only such loops), and a
+    serial kernel is one invocation. Its type gets the SPIR-V `Function`
+    storage class, and the loads and stores of it follow.
+  }];
+}
+
+def SPIRVPushConstantsPass : Pass<"strata-spirv-push-constants",
+                                  "::mlir::spirv::ModuleOp"> {
+  let summary = "Turns the push-constant binding into a push-constant block";
+  let description = [{
+    Stock MLIR gives every kernel argument a storage buffer; per-argument
+    push-constant variables do not validate. The outliner gives all scalar
+    arguments one `memref<Nxi32>` in descriptor set 3; this pass turns each
+    such variable into a `PushConstant` variable (no descriptor set or
+    binding) and rewrites the pointer types derived from it.
+  }];
+}
+
+#endif // STRATA_COMPILER_CODEGEN_GPU_PASSES_TD

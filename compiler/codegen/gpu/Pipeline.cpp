@@ -1,0 +1,89 @@
+//===- Pipeline.cpp - Dispatch kernels to SPIR-V --------------------------===//
+
+#include "compiler/codegen/gpu/Pipeline.h"
+
+#include "compiler/codegen/cpu/Pipeline.h"
+#include "compiler/codegen/gpu/Passes.h"
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/SCF/Transforms/Passes.h"
+#include "mlir/Dialect/SPIRV/Transforms/Passes.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+
+namespace strata::gpu {
+
+std::string defaultVulkanTargetEnv() {
+  return "#spirv.target_env<#spirv.vce<v1.3, [Shader, Int64, Int16, Int8, "
+         "Float16, Float64, StorageBuffer16BitAccess, "
+         "StorageBuffer8BitAccess, GroupNonUniform, "
+         "GroupNonUniformArithmetic, GroupNonUniformBallot, "
+         "GroupNonUniformShuffle, GroupNonUniformVote], "
+         "[SPV_KHR_storage_buffer_storage_class, SPV_KHR_16bit_storage, "
+         "SPV_KHR_8bit_storage]>, api=Vulkan, #spirv.resource_limits<"
+         "max_compute_shared_memory_size = 32768, "
+         "max_compute_workgroup_invocations = 1024, "
+         "max_compute_workgroup_size = [1024, 1024, 64], subgroup_size = 8>>";
+}
+
+void buildGPUCodegenPipeline(OpPassManager &pm,
+                             const GPUCodegenPipelineOptions &options) {
+  cpu::buildKernelBufferizationPipeline(pm, options.maxPrivateBytes);
+
+  // One parallel loop nest per linalg op; the distributor fuses adjacent
+  // nests over the same iterations (a fill, the matmul accumulating into
+  // it, the bias after it), so the kernel is one loop to distribute.
+  pm.addNestedPass<func::FuncOp>(createGPULinalgToLoopsPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  GPUDistributePassOptions distribute;
+  distribute.workgroupSize = options.workgroupSize;
+  distribute.maxWorkgroupCount = options.maxWorkgroupCount;
+  pm.addNestedPass<func::FuncOp>(createGPUDistributePass(distribute));
+  GPUOutlineKernelsPassOptions outline;
+  outline.targetEnv = options.targetEnv.empty() ? defaultVulkanTargetEnv()
+                                                : std::string(options.targetEnv);
+  pm.addPass(createGPUOutlineKernelsPass(outline));
+
+  // Bindings are 1-D: every access becomes a load or store at a linear
+  // index.
+  OpPassManager &kernels = pm.nest<mlir::gpu::GPUModuleOp>();
+  kernels.addPass(createLowerAffinePass());
+  kernels.addPass(createCanonicalizerPass());
+  kernels.addPass(memref::createFlattenMemrefsPass());
+  kernels.addPass(memref::createExpandStridedMetadataPass());
+  kernels.addPass(memref::createFoldMemRefAliasOpsPass());
+  kernels.addPass(createGPUFoldFlatViewsPass());
+  kernels.addPass(createGPUPrivateTemporariesPass());
+  kernels.addPass(createLowerAffinePass());
+  kernels.addPass(createCanonicalizerPass());
+  kernels.addPass(createCSEPass());
+}
+
+void buildSPIRVPipeline(OpPassManager &pm) {
+  pm.addPass(createConvertMathToSPIRVPass());
+  pm.addPass(createConvertGPUToSPIRVPass());
+  OpPassManager &spirv = pm.nest<spirv::ModuleOp>();
+  spirv.addPass(spirv::createSPIRVLowerABIAttributesPass());
+  spirv.addPass(createSPIRVPushConstantsPass());
+  spirv.addPass(spirv::createSPIRVUpdateVCEPass());
+  spirv.addPass(createCanonicalizerPass());
+}
+
+void registerGPUCodegenPasses() {
+  registerGPUPasses();
+  PassPipelineRegistration<GPUCodegenPipelineOptions>(
+      "strata-gpu-codegen",
+      "Lowers dispatch kernels to a gpu.module of entry points with the GPU "
+      "kernel ABI",
+      buildGPUCodegenPipeline);
+  PassPipelineRegistration<>(
+      "strata-spirv-codegen",
+      "Lowers a gpu.module of Strata kernels to a spirv.module",
+      buildSPIRVPipeline);
+}
+
+} // namespace strata::gpu

@@ -1,0 +1,66 @@
+//===- Pipeline.h - Dispatch kernels to SPIR-V ------------------*- C++ -*-===//
+//
+// The GPU code generator: dispatch kernels (the same input as the CPU code
+// generator, see docs/codegen-cpu.md "The kernel convention") through the
+// shared bufferization front, distributed over workgroups and invocations,
+// outlined as gpu.func entry points with the GPU kernel ABI, and lowered to
+// one spirv.module. The CUDA and ROCm back ends are to start from the
+// gpu.module this leaves before its SPIR-V part.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef STRATA_COMPILER_CODEGEN_GPU_PIPELINE_H
+#define STRATA_COMPILER_CODEGEN_GPU_PIPELINE_H
+
+#include <string>
+
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassOptions.h"
+
+namespace strata::gpu {
+
+/// What SPIR-V code generation may assume of the device: Vulkan 1.3 with
+/// what every desktop GPU and lavapipe offer. spirv-update-vce then keeps only
+/// the capabilities a module uses, and the executable's metadata lists them,
+/// so a device lacking one refuses the executable by name.
+std::string defaultVulkanTargetEnv();
+
+struct GPUCodegenPipelineOptions
+    : public mlir::PassPipelineOptions<GPUCodegenPipelineOptions> {
+  Option<int64_t> workgroupSize{
+      *this, "workgroup-size",
+      llvm::cl::desc("Invocations per workgroup of a distributed kernel"),
+      llvm::cl::init(64)};
+  Option<int64_t> maxWorkgroupCount{
+      *this, "max-workgroup-count",
+      llvm::cl::desc("Most workgroups the host dispatches along x"),
+      llvm::cl::init(65535)};
+  Option<std::string> targetEnv{
+      *this, "target-env",
+      llvm::cl::desc("The #spirv.target_env kernels are compiled for (empty: "
+                     "Vulkan 1.3, see defaultVulkanTargetEnv)"),
+      llvm::cl::init("")};
+  Option<unsigned> maxPrivateBytes{
+      *this, "max-private-bytes",
+      llvm::cl::desc("Largest temporary a kernel keeps in private memory"),
+      llvm::cl::init(16384)};
+};
+
+/// Kernels (builtin.module of func.func on tensors or memrefs) to a
+/// gpu.module of gpu.func entry points with the GPU kernel ABI.
+void buildGPUCodegenPipeline(mlir::OpPassManager &pm,
+                             const GPUCodegenPipelineOptions &options);
+
+/// The gpu.module to a spirv.module beside it, with the push-constant block,
+/// the bindings in argument order and the minimal version, capabilities and
+/// extensions.
+void buildSPIRVPipeline(mlir::OpPassManager &pm);
+
+/// Registers the passes and the `strata-gpu-codegen` and
+/// `strata-spirv-codegen` pipelines.
+void registerGPUCodegenPasses();
+
+} // namespace strata::gpu
+
+#endif // STRATA_COMPILER_CODEGEN_GPU_PIPELINE_H
