@@ -1,6 +1,8 @@
 #include "drivers/vulkan/vulkan_context.h"
 
 #include <cstring>
+#include <memory>
+#include <mutex>
 #include <string_view>
 
 namespace strata::vulkan {
@@ -34,16 +36,26 @@ bool IsIndex(std::string_view text) {
   return true;
 }
 
-}  // namespace
+// One VkInstance per process (and one more with the validation layer),
+// created on first use and never destroyed, like the loader itself: an ICD
+// stays loaded instead of being loaded and unloaded with every device, and
+// whatever it allocates once per load is not lost each time.
+struct SharedInstance {
+  VkInstance instance = VK_NULL_HANDLE;
+  InstanceFunctions functions;
+};
 
-StatusOr<std::shared_ptr<VulkanContext>> VulkanContext::Create(const ContextOptions& options) {
-  STRATA_ASSIGN_OR_RETURN(const GlobalFunctions* global, LoadVulkanLoader());
+StatusOr<const SharedInstance*> GetSharedInstance(const GlobalFunctions& global, bool validation) {
+  static std::mutex mutex;
+  static SharedInstance* instances[2] = {nullptr, nullptr};
+  std::lock_guard<std::mutex> lock(mutex);
+  if (instances[validation]) return instances[validation];
   std::vector<const char*> layers;
-  if (options.validation) {
+  if (validation) {
     uint32_t count = 0;
-    global->vkEnumerateInstanceLayerProperties(&count, nullptr);
+    global.vkEnumerateInstanceLayerProperties(&count, nullptr);
     std::vector<VkLayerProperties> available(count);
-    global->vkEnumerateInstanceLayerProperties(&count, available.data());
+    global.vkEnumerateInstanceLayerProperties(&count, available.data());
     bool found = false;
     for (const VkLayerProperties& layer : available) found |= std::strcmp(layer.layerName, kValidationLayer) == 0;
     if (!found) {
@@ -53,8 +65,6 @@ StatusOr<std::shared_ptr<VulkanContext>> VulkanContext::Create(const ContextOpti
     }
     layers.push_back(kValidationLayer);
   }
-
-  std::shared_ptr<VulkanContext> context(new VulkanContext());
   auto application = VkMake<VkApplicationInfo>(VK_STRUCTURE_TYPE_APPLICATION_INFO);
   application.pApplicationName = "strata";
   application.pEngineName = "strata";
@@ -63,15 +73,31 @@ StatusOr<std::shared_ptr<VulkanContext>> VulkanContext::Create(const ContextOpti
   instance_info.pApplicationInfo = &application;
   instance_info.enabledLayerCount = static_cast<uint32_t>(layers.size());
   instance_info.ppEnabledLayerNames = layers.data();
-  VkResult result = global->vkCreateInstance(&instance_info, nullptr, &context->instance_);
+  auto shared = std::make_unique<SharedInstance>();
+  VkResult result = global.vkCreateInstance(&instance_info, nullptr, &shared->instance);
   if (result == VK_ERROR_INCOMPATIBLE_DRIVER) {
     return UnavailableError("vulkan: no Vulkan driver (ICD) is installed (vkCreateInstance: ",
                             VkResultName(result),
                             "); for a CPU device install Mesa's lavapipe (Debian: mesa-vulkan-drivers)");
   }
   if (result != VK_SUCCESS) return VkError(result, "vulkan: vkCreateInstance");
-  STRATA_RETURN_IF_ERROR(LoadInstanceFunctions(*global, context->instance_, &context->instance_functions_));
-  const InstanceFunctions& fi = context->instance_functions_;
+  Status loaded = LoadInstanceFunctions(global, shared->instance, &shared->functions);
+  if (!loaded.ok()) {
+    if (shared->functions.vkDestroyInstance) shared->functions.vkDestroyInstance(shared->instance, nullptr);
+    return loaded;
+  }
+  instances[validation] = shared.release();
+  return instances[validation];
+}
+
+}  // namespace
+
+StatusOr<std::shared_ptr<VulkanContext>> VulkanContext::Create(const ContextOptions& options) {
+  STRATA_ASSIGN_OR_RETURN(const GlobalFunctions* global, LoadVulkanLoader());
+  STRATA_ASSIGN_OR_RETURN(const SharedInstance* instance, GetSharedInstance(*global, options.validation));
+  std::shared_ptr<VulkanContext> context(new VulkanContext());
+  context->instance_ = instance->instance;
+  const InstanceFunctions& fi = instance->functions;
 
   uint32_t device_count = 0;
   fi.vkEnumeratePhysicalDevices(context->instance_, &device_count, nullptr);
@@ -85,6 +111,8 @@ StatusOr<std::shared_ptr<VulkanContext>> VulkanContext::Create(const ContextOpti
     VkPhysicalDeviceProperties properties;
     fi.vkGetPhysicalDeviceProperties(devices[i], &properties);
     names += StrCat(names.empty() ? "" : ", ", i, ": ", properties.deviceName);
+    context->device_list_.push_back(
+        StrCat(i, ": ", properties.deviceName, ", ", DeviceTypeName(properties.deviceType)));
     if (chosen != devices.size()) continue;
     if (options.device.empty() ? i == 0
                                : IsIndex(options.device) ? std::to_string(i) == options.device
@@ -98,6 +126,7 @@ StatusOr<std::shared_ptr<VulkanContext>> VulkanContext::Create(const ContextOpti
                          options.device, "' (devices: ", names, ")");
   }
   context->physical_device_ = devices[chosen];
+  context->device_index_ = chosen;
   VkPhysicalDevice physical = context->physical_device_;
 
   auto maintenance3 = VkMake<VkPhysicalDeviceMaintenance3Properties>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES);
@@ -223,7 +252,7 @@ StatusOr<std::shared_ptr<VulkanContext>> VulkanContext::Create(const ContextOpti
   device_info.pQueueCreateInfos = &queue_info;
   device_info.enabledExtensionCount = static_cast<uint32_t>(enabled_extensions.size());
   device_info.ppEnabledExtensionNames = enabled_extensions.data();
-  result = fi.vkCreateDevice(physical, &device_info, nullptr, &context->device_);
+  VkResult result = fi.vkCreateDevice(physical, &device_info, nullptr, &context->device_);
   if (result != VK_SUCCESS) return VkError(result, StrCat("vulkan: vkCreateDevice for '", context->name(), "'"));
   STRATA_RETURN_IF_ERROR(LoadDeviceFunctions(fi, context->device_, &context->vk_));
   if (!context->vk_.vkCmdPushDescriptorSetKHR) context->push_descriptors_ = false;
@@ -242,7 +271,6 @@ VulkanContext::~VulkanContext() {
     if (pipeline_cache_) vk_.vkDestroyPipelineCache(device_, pipeline_cache_, nullptr);
     vk_.vkDestroyDevice(device_, nullptr);
   }
-  if (instance_) instance_functions_.vkDestroyInstance(instance_, nullptr);
 }
 
 std::string VulkanContext::Describe() const {
@@ -259,7 +287,12 @@ std::vector<std::string> VulkanContext::Details() const {
                     (heap.flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT) ? " device-local" : " host");
   }
   auto yes = [](VkBool32 value) { return value ? "yes" : "no"; };
+  std::string devices;
+  for (size_t i = 0; i < device_list_.size(); ++i) {
+    devices += StrCat(i ? "; " : "", device_list_[i], i == device_index_ ? " (this one)" : "");
+  }
   return {
+      StrCat("devices (vulkan?device=INDEX): ", devices),
       StrCat("memory heaps: ", heaps, "; largest allocation ", max_memory_allocation_size_ >> 20, " MiB"),
       StrCat("workgroup size max ", l.maxComputeWorkGroupSize[0], "x", l.maxComputeWorkGroupSize[1], "x",
              l.maxComputeWorkGroupSize[2], ", ", l.maxComputeWorkGroupInvocations, " invocations; count max ",

@@ -1,10 +1,12 @@
-// VulkanContext: one Vulkan instance, physical device, logical device and
-// compute queue, with what the driver learnt about them (properties, limits,
-// features, extensions), shared by every object the device creates.
+// VulkanContext: one physical device, logical device and compute queue, with
+// what the driver learnt about them (properties, limits, features,
+// extensions), shared by every object the device creates. Every context uses
+// the process's one VkInstance (another with the validation layer), created
+// on first use and never destroyed, as the loader is never closed.
 //
 // HAL objects may outlive their device (hal/device.h): buffers, executables,
 // command buffers and the allocator keep a shared_ptr to the context, so the
-// VkDevice and VkInstance are destroyed when the last of them goes.
+// VkDevice is destroyed when the last of them goes.
 //
 // Thread safety: immutable after creation except the queue, which only the
 // device's queue thread uses, and `lost`, which is atomic.
@@ -83,9 +85,8 @@ class VulkanContext {
  private:
   VulkanContext() = default;
 
-  InstanceFunctions instance_functions_;
   DeviceFunctions vk_;
-  VkInstance instance_ = VK_NULL_HANDLE;
+  VkInstance instance_ = VK_NULL_HANDLE;  // shared by every context, never destroyed
   VkPhysicalDevice physical_device_ = VK_NULL_HANDLE;
   VkDevice device_ = VK_NULL_HANDLE;
   VkQueue queue_ = VK_NULL_HANDLE;
@@ -105,6 +106,10 @@ class VulkanContext {
   uint64_t host_pointer_alignment_ = 0;
   uint32_t timestamp_valid_bits_ = 0;
   bool calibrated_timestamps_ = false;
+  // Every physical device the loader lists ("0: llvmpipe (...), CPU"), and
+  // which of them this is.
+  std::vector<std::string> device_list_;
+  size_t device_index_ = 0;
 };
 
 }  // namespace strata::vulkan
