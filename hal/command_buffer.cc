@@ -17,7 +17,7 @@ static const char* StateName(CommandBuffer::State state) {
 
 CommandBuffer::~CommandBuffer() { ReleaseRetained(); }
 
-void CommandBuffer::Retain(vm::RefObject* resource) {
+void CommandBuffer::RetainResource(vm::RefObject* resource) {
   constexpr size_t kRecent = 8;
   const size_t recent = std::min(retained_.size(), kRecent);
   for (size_t i = retained_.size() - recent; i < retained_.size(); ++i) {

@@ -96,7 +96,7 @@ class CommandBuffer : public Resource {
  protected:
   CommandBuffer(const DriverFamily* family, const DeviceLimits& limits)
       : Resource(&kType, family), limits_(limits) {}
-  // Releases what Retain kept.
+  // Releases what RetainResource kept.
   ~CommandBuffer() override;
 
   // Keeps `resource` alive until the next Begin or the command buffer's
@@ -104,7 +104,7 @@ class CommandBuffer : public Resource {
   // uses); skips the atomic increment for a resource retained by one of the
   // last few commands (a dispatch sequence binds the same buffers over and
   // over).
-  void Retain(vm::RefObject* resource);
+  void RetainResource(vm::RefObject* resource);
 
   // Driver hooks, called with validated arguments (binding lengths resolved).
   virtual void ResetImpl() = 0;

@@ -22,7 +22,7 @@ Status CpuCommandBuffer::DispatchImpl(hal::Executable* executable, uint32_t entr
                                       hal::WorkgroupCount workgroups, std::span<const uint32_t> constants,
                                       std::span<const hal::BufferBinding> bindings) {
   auto* cpu_executable = static_cast<CpuExecutable*>(executable);
-  Retain(cpu_executable);
+  RetainResource(cpu_executable);
   Command& command = commands_.emplace_back();
   command.kind = Kind::kDispatch;
   DispatchCommand& dispatch = command.dispatch;
@@ -37,7 +37,7 @@ Status CpuCommandBuffer::DispatchImpl(hal::Executable* executable, uint32_t entr
   dispatch.first_binding = static_cast<uint32_t>(binding_pointers_.size());
   dispatch.first_constant = static_cast<uint32_t>(constants_.size());
   for (const hal::BufferBinding& binding : bindings) {
-    Retain(binding.buffer);
+    RetainResource(binding.buffer);
     binding_pointers_.push_back(HostPointer(binding.buffer, binding.offset));
     binding_lengths_.push_back(binding.length);
   }
@@ -47,7 +47,7 @@ Status CpuCommandBuffer::DispatchImpl(hal::Executable* executable, uint32_t entr
 
 Status CpuCommandBuffer::FillImpl(hal::Buffer* target, uint64_t offset, uint64_t length, uint32_t pattern,
                                   uint32_t pattern_length) {
-  Retain(target);
+  RetainResource(target);
   Command& command = commands_.emplace_back();
   command.kind = Kind::kFill;
   command.fill = {HostPointer(target, offset), length, pattern, pattern_length};
@@ -56,8 +56,8 @@ Status CpuCommandBuffer::FillImpl(hal::Buffer* target, uint64_t offset, uint64_t
 
 Status CpuCommandBuffer::CopyImpl(hal::Buffer* source, uint64_t source_offset, hal::Buffer* target,
                                   uint64_t target_offset, uint64_t length) {
-  Retain(source);
-  Retain(target);
+  RetainResource(source);
+  RetainResource(target);
   Command& command = commands_.emplace_back();
   command.kind = Kind::kCopy;
   command.copy = {HostPointer(source, source_offset), HostPointer(target, target_offset), length};
@@ -65,7 +65,7 @@ Status CpuCommandBuffer::CopyImpl(hal::Buffer* source, uint64_t source_offset, h
 }
 
 Status CpuCommandBuffer::UpdateImpl(std::span<const uint8_t> source, hal::Buffer* target, uint64_t target_offset) {
-  Retain(target);
+  RetainResource(target);
   Command& command = commands_.emplace_back();
   command.kind = Kind::kUpdate;
   command.update = {HostPointer(target, target_offset), source.size(), update_data_.size()};

@@ -99,7 +99,7 @@ Status VulkanCommandBuffer::DispatchImpl(hal::Executable* executable, uint32_t e
                              " bytes per storage buffer (maxStorageBufferRange)");
     }
   }
-  Retain(vulkan_executable);
+  RetainResource(vulkan_executable);
   Command& command = AddCommand(Command::Kind::kDispatch);
   command.executable = vulkan_executable;
   command.entry_point = entry_point;
@@ -114,7 +114,7 @@ Status VulkanCommandBuffer::DispatchImpl(hal::Executable* executable, uint32_t e
     pending_checks_ = true;
   }
   for (const hal::BufferBinding& binding : bindings) {
-    Retain(binding.buffer);
+    RetainResource(binding.buffer);
     const VkBufferRange range = Resolve(binding.buffer, binding.offset);
     bindings_.push_back({range.buffer, range.offset, binding.length});
   }
@@ -126,7 +126,7 @@ Status VulkanCommandBuffer::DispatchImpl(hal::Executable* executable, uint32_t e
 Status VulkanCommandBuffer::FillImpl(hal::Buffer* target, uint64_t offset, uint64_t length, uint32_t pattern,
                                      uint32_t pattern_length) {
   STRATA_RETURN_IF_ERROR(CheckBuffer("fill: the target buffer", target));
-  Retain(target);
+  RetainResource(target);
   const VkBufferRange range = Resolve(target, offset);
   // Byte i of the fill is byte i % pattern_length of the little-endian pattern.
   auto byte_at = [&](uint64_t i) { return static_cast<uint8_t>(pattern >> (8 * (i % pattern_length))); };
@@ -164,8 +164,8 @@ Status VulkanCommandBuffer::CopyImpl(hal::Buffer* source, uint64_t source_offset
                                      uint64_t target_offset, uint64_t length) {
   STRATA_RETURN_IF_ERROR(CheckBuffer("copy: the source buffer", source));
   STRATA_RETURN_IF_ERROR(CheckBuffer("copy: the target buffer", target));
-  Retain(source);
-  Retain(target);
+  RetainResource(source);
+  RetainResource(target);
   const VkBufferRange from = Resolve(source, source_offset), to = Resolve(target, target_offset);
   AddCommand(Command::Kind::kCopy).length = length;
   Op op{Op::Kind::kCopy};
@@ -180,7 +180,7 @@ Status VulkanCommandBuffer::CopyImpl(hal::Buffer* source, uint64_t source_offset
 
 Status VulkanCommandBuffer::UpdateImpl(std::span<const uint8_t> source, hal::Buffer* target, uint64_t target_offset) {
   STRATA_RETURN_IF_ERROR(CheckBuffer("update: the target buffer", target));
-  Retain(target);
+  RetainResource(target);
   const VkBufferRange range = Resolve(target, target_offset);
   AddCommand(Command::Kind::kUpdate).length = source.size();
   // vkCmdUpdateBuffer needs a 4-byte-aligned target in the VkBuffer; a
