@@ -203,8 +203,14 @@ def main():
     for model in args.model:
         source = os.path.join(args.models, model + ".mlir")
         module = os.path.join(args.work, model + suffix + ".smod")
+        executables = os.path.join(args.work, model + suffix + ".executables")
         run([os.path.join(args.bin, "compile-module"), source, "-o", module,
-             "--target=" + args.target])
+             "--target=" + args.target, "--dump-executables=" + executables])
+        if "vulkan" in args.target.split(","):
+            # Every SPIR-V kernel must validate for the Vulkan 1.3 environment.
+            run(["spirv-val", "--target-env", "vulkan1.3",
+                 os.path.join(executables, "kernels.vulkan-spirv.spv")])
+            print("ok %s: spirv-val accepts its SPIR-V" % model)
         blobs = read_resources(source)
         for case in CASES[model]:
             function, shapes, reference = case[:3]

@@ -5,6 +5,7 @@
 
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
+#include "mlir/Dialect/SPIRV/IR/SPIRVAttributes.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
@@ -72,6 +73,7 @@ Value bindingOf(func::FuncOp kernel, Value value) {
 
 struct GPUDistributePass : impl::GPUDistributePassBase<GPUDistributePass> {
   using Base::Base;
+  int64_t workgroupBytes = 0;
 
   void runOnOperation() override {
     func::FuncOp kernel = getOperation();
@@ -80,27 +82,31 @@ struct GPUDistributePass : impl::GPUDistributePassBase<GPUDistributePass> {
     scf::naivelyFuseParallelOps(kernel.getBody(), [&](Value a, Value b) {
       return bindingOf(kernel, a) == bindingOf(kernel, b);
     });
-    Block &body = kernel.getBody().front();
     if (!kernel.getBody().hasOneBlock())
       return serial(kernel);
+    Block &body = kernel.getBody().front();
     scf::ParallelOp loop;
+    bool oneLoop = true;
     for (Operation &op : body.without_terminator()) {
       if (auto parallel = dyn_cast<scf::ParallelOp>(op)) {
-        if (loop || parallel.getNumResults() != 0)
-          return serial(kernel);
+        oneLoop = oneLoop && !loop && parallel.getNumResults() == 0;
         loop = parallel;
         continue;
       }
-      if (!isMemoryEffectFree(&op))
-        return serial(kernel);
+      // Temporaries are private to each invocation (see
+      // strata-gpu-private-temporaries).
+      if (!isMemoryEffectFree(&op) && !isa<memref::AllocaOp>(op))
+        oneLoop = false;
     }
-    if (!loop)
-      return serial(kernel);
-    grid(kernel, loop);
+    if (loop && oneLoop)
+      grid(kernel, loop);
+    else
+      workgroup(kernel);
+    // Parallel loops inside the distributed ones run in their invocation.
+    sequentialize(kernel);
   }
 
-  void serial(func::FuncOp kernel) {
-    // One invocation runs every iteration, in order.
+  void sequentialize(func::FuncOp kernel) {
     SmallVector<scf::ParallelOp> loops;
     kernel.walk([&](scf::ParallelOp loop) { loops.push_back(loop); });
     IRRewriter rewriter(kernel.getContext());
@@ -111,6 +117,153 @@ struct GPUDistributePass : impl::GPUDistributePassBase<GPUDistributePass> {
         return signalPassFailure();
       }
     }
+  }
+
+  /// Replaces `loop` by an scf.for over its linearized iterations from
+  /// `start` by `stride`.
+  void strideLoop(scf::ParallelOp loop, Value start, Value stride) {
+    Location loc = loop.getLoc();
+    OpBuilder b(loop);
+    unsigned rank = loop.getNumLoops();
+    SmallVector<Value> trips;
+    for (unsigned d = 0; d < rank; ++d) {
+      Value span = b.createOrFold<arith::SubIOp>(loc, loop.getUpperBound()[d],
+                                                 loop.getLowerBound()[d]);
+      trips.push_back(
+          b.createOrFold<arith::CeilDivUIOp>(loc, span, loop.getStep()[d]));
+    }
+    Value total = trips.front();
+    for (Value trip : ArrayRef(trips).drop_front())
+      total = b.createOrFold<arith::MulIOp>(loc, total, trip);
+    auto stepLoop = scf::ForOp::create(b, loc, start, total, stride);
+    // The linear iteration back to the loop's induction variables, the last
+    // dimension fastest.
+    b.setInsertionPointToStart(stepLoop.getBody());
+    IRMapping mapping;
+    Value rest = stepLoop.getInductionVar();
+    for (int d = rank - 1; d >= 0; --d) {
+      Value index = d == 0 ? rest : arith::RemUIOp::create(b, loc, rest, trips[d]);
+      if (d != 0)
+        rest = arith::DivUIOp::create(b, loc, rest, trips[d]);
+      Value iv = arith::AddIOp::create(
+          b, loc, loop.getLowerBound()[d],
+          arith::MulIOp::create(b, loc, index, loop.getStep()[d]));
+      mapping.map(loop.getInductionVars()[d], iv);
+    }
+    for (Operation &op : loop.getBody()->without_terminator())
+      b.clone(op, mapping);
+    loop.erase();
+  }
+
+  /// Whether `op` (and what it holds) at most reads memory.
+  static bool onlyReads(Operation *op) {
+    std::optional<SmallVector<MemoryEffects::EffectInstance>> effects =
+        getEffectsRecursively(op);
+    return effects && llvm::all_of(*effects, [](const auto &effect) {
+             return isa<MemoryEffects::Read>(effect.getEffect());
+           });
+  }
+
+  /// Whether `op` holds an scf.parallel.
+  static bool holdsParallel(Operation *op) {
+    return op->walk([](scf::ParallelOp) { return WalkResult::interrupt(); })
+        .wasInterrupted();
+  }
+
+  /// One workgroup: the invocations share each parallel loop and wait for
+  /// each other after it; loops holding parallel loops run in every
+  /// invocation; other work runs in invocation 0, then all wait.
+  /// Temporaries move to workgroup memory, shared by the invocations.
+  LogicalResult distributeBlock(Block &block, Value thread, Value size) {
+    SmallVector<Operation *> ops;
+    for (Operation &op : block.without_terminator())
+      ops.push_back(&op);
+    for (Operation *op : ops) {
+      Location loc = op->getLoc();
+      if (auto parallel = dyn_cast<scf::ParallelOp>(op)) {
+        if (parallel.getNumResults() != 0)
+          return parallel.emitOpError("has results; kernels reduce in scf.for");
+        OpBuilder after(op->getContext());
+        after.setInsertionPointAfter(op);
+        mlir::gpu::BarrierOp::create(after, loc);
+        strideLoop(parallel, thread, size);
+        continue;
+      }
+      if (auto loop = dyn_cast<scf::ForOp>(op); loop && holdsParallel(op)) {
+        if (loop.getNumResults() != 0)
+          return loop.emitOpError("carries values around parallel loops");
+        if (failed(distributeBlock(*loop.getBody(), thread, size)))
+          return failure();
+        continue;
+      }
+      if (auto alloca = dyn_cast<memref::AllocaOp>(op)) {
+        MemRefType type = alloca.getType();
+        if (!type.hasStaticShape())
+          return alloca.emitOpError("is a temporary of dynamic size; workgroup "
+                                    "memory holds static ones only");
+        workgroupBytes += type.getNumElements() *
+                          ((type.getElementTypeBitWidth() + 7) / 8);
+        OpBuilder b(op);
+        auto shared = memref::AllocOp::create(
+            b, loc,
+            MemRefType::get(type.getShape(), type.getElementType(),
+                            type.getLayout(),
+                            spirv::StorageClassAttr::get(
+                                op->getContext(),
+                                spirv::StorageClass::Workgroup)));
+        alloca.getResult().replaceAllUsesWith(shared.getResult());
+        alloca.erase();
+        continue;
+      }
+      // Reads may run in every invocation: what they read was written
+      // before the last barrier.
+      if (isMemoryEffectFree(op) || onlyReads(op))
+        continue;
+      if (holdsParallel(op))
+        return op->emitOpError("holds parallel loops under control flow "
+                               "the GPU code generator does not distribute");
+      if (op->getNumResults() != 0)
+        return op->emitOpError("has side effects and results; the GPU code "
+                               "generator cannot share them between "
+                               "invocations");
+      OpBuilder b(op);
+      Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+      Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                          thread, zero);
+      auto only = scf::IfOp::create(b, loc, first, /*withElseRegion=*/false);
+      op->moveBefore(only.thenBlock()->getTerminator());
+      b.setInsertionPointAfter(only);
+      mlir::gpu::BarrierOp::create(b, loc);
+    }
+    return success();
+  }
+
+  void workgroup(func::FuncOp kernel) {
+    Block &body = kernel.getBody().front();
+    OpBuilder b = OpBuilder::atBlockBegin(&body);
+    Location loc = kernel.getLoc();
+    Value thread = mlir::gpu::ThreadIdOp::create(b, loc, mlir::gpu::Dimension::x);
+    Value size = arith::ConstantIndexOp::create(b, loc, workgroupInvocations);
+    workgroupBytes = 0;
+    if (failed(distributeBlock(body, thread, size)))
+      return signalPassFailure();
+    if (workgroupBytes > maxWorkgroupMemory) {
+      kernel.emitOpError("needs ")
+          << workgroupBytes << " bytes of workgroup memory for its "
+          << "temporaries; the target offers " << maxWorkgroupMemory;
+      return signalPassFailure();
+    }
+    Builder attrs(kernel.getContext());
+    kernel->setAttr("strata.workgroup_size",
+                    attrs.getDenseI32ArrayAttr(
+                        {static_cast<int32_t>(workgroupInvocations), 1, 1}));
+    kernel->setAttr("strata.workgroup_count",
+                    attrs.getDenseI32ArrayAttr({1, 1, 1}));
+  }
+
+  void serial(func::FuncOp kernel) {
+    // One invocation runs every iteration, in order.
+    sequentialize(kernel);
     Builder b(kernel.getContext());
     kernel->setAttr("strata.workgroup_size", b.getDenseI32ArrayAttr({1, 1, 1}));
     kernel->setAttr("strata.workgroup_count",
@@ -122,18 +275,12 @@ struct GPUDistributePass : impl::GPUDistributePassBase<GPUDistributePass> {
     PushConstantLayout layout = PushConstantLayout::of(kernel);
     Location loc = loop.getLoc();
     OpBuilder b(loop);
-    unsigned rank = loop.getNumLoops();
 
-    // Trip counts in the kernel, and what the host needs to know of them.
-    SmallVector<Value> trips;
+    // What the host needs to know of the iterations.
     int64_t factor = 1;
     SmallVector<int32_t> words;
     bool hostKnows = true;
-    for (unsigned d = 0; d < rank; ++d) {
-      Value span = b.createOrFold<arith::SubIOp>(loc, loop.getUpperBound()[d],
-                                                 loop.getLowerBound()[d]);
-      trips.push_back(
-          b.createOrFold<arith::CeilDivUIOp>(loc, span, loop.getStep()[d]));
+    for (unsigned d = 0; d < loop.getNumLoops(); ++d) {
       TripCount count = hostTripCount(kernel, layout, loop, d);
       if (count.constant)
         factor *= *count.constant;
@@ -142,36 +289,15 @@ struct GPUDistributePass : impl::GPUDistributePassBase<GPUDistributePass> {
       else
         hostKnows = false;
     }
-    Value total = trips.front();
-    for (Value trip : ArrayRef(trips).drop_front())
-      total = b.createOrFold<arith::MulIOp>(loc, total, trip);
 
     Value size = arith::ConstantIndexOp::create(b, loc, workgroupSize);
     Value block = mlir::gpu::BlockIdOp::create(b, loc, mlir::gpu::Dimension::x);
     Value thread = mlir::gpu::ThreadIdOp::create(b, loc, mlir::gpu::Dimension::x);
     Value grid = mlir::gpu::GridDimOp::create(b, loc, mlir::gpu::Dimension::x);
-    Value start = arith::AddIOp::create(b, 
-        loc, arith::MulIOp::create(b, loc, block, size), thread);
+    Value start = arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, block, size), thread);
     Value stride = arith::MulIOp::create(b, loc, grid, size);
-    auto stepLoop = scf::ForOp::create(b, loc, start, total, stride);
-
-    // Inside: the linear iteration back to the loop's induction variables,
-    // the last dimension fastest.
-    b.setInsertionPointToStart(stepLoop.getBody());
-    IRMapping mapping;
-    Value rest = stepLoop.getInductionVar();
-    for (int d = rank - 1; d >= 0; --d) {
-      Value index = d == 0 ? rest : arith::RemUIOp::create(b, loc, rest, trips[d]);
-      if (d != 0)
-        rest = arith::DivUIOp::create(b, loc, rest, trips[d]);
-      Value iv = arith::AddIOp::create(b, 
-          loc, loop.getLowerBound()[d],
-          arith::MulIOp::create(b, loc, index, loop.getStep()[d]));
-      mapping.map(loop.getInductionVars()[d], iv);
-    }
-    for (Operation &op : loop.getBody()->without_terminator())
-      b.clone(op, mapping);
-    loop.erase();
+    strideLoop(loop, start, stride);
 
     Builder attrs(context);
     kernel->setAttr("strata.workgroup_size",

@@ -48,12 +48,17 @@ def GPUDistributePass : Pass<"strata-gpu-distribute", "::mlir::func::FuncOp"> {
       correct and the host picks ceil(iterations / size), capped at the
       device's limit. `strata.workgroup_count` says how the host computes
       the iterations: a static count, or a factor times push constants.
-    - *serial*: anything else (several loops whose iterations depend on
-      each other, temporaries shared between them) runs as one invocation
-      of one workgroup, which is correct for every kernel and slow.
+    - *workgroup*: anything else (several loops whose iterations depend on
+      each other, temporaries shared between them) runs as one workgroup of
+      `workgroup-invocations` invocations: they share each parallel loop
+      (also inside sequential loops, which every invocation runs) and wait
+      for each other (`gpu.barrier`) after it; other work with side effects
+      runs in invocation 0, then all wait. Temporaries move to workgroup
+      memory, where every invocation sees them.
+    - *serial*: a kernel with unstructured control flow runs as one
+      invocation.
 
-    `strata.workgroup_size` gets the workgroup size (`workgroup-size`
-    invocations along x for grid kernels, 1 for serial ones).
+    `strata.workgroup_size` gets the workgroup size.
   }];
   let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect",
                            "::mlir::arith::ArithDialect"];
@@ -63,6 +68,12 @@ def GPUDistributePass : Pass<"strata-gpu-distribute", "::mlir::func::FuncOp"> {
     Option<"maxWorkgroupCount", "max-workgroup-count", "int64_t",
            /*default=*/"65535",
            "Most workgroups the host may dispatch along x">,
+    Option<"workgroupInvocations", "workgroup-invocations", "int64_t",
+           /*default=*/"256",
+           "Invocations of the one workgroup of a workgroup kernel">,
+    Option<"maxWorkgroupMemory", "max-workgroup-memory", "int64_t",
+           /*default=*/"32768",
+           "Bytes of workgroup memory a kernel may use for temporaries">,
   ];
 }
 
@@ -110,10 +121,13 @@ def GPUPrivateTemporariesPass : Pass<"strata-gpu-private-temporaries",
   let summary = "Kernel temporaries live in each invocation's private memory";
   let description = [{
     A temporary (`memref.alloca` after bufferization and stack promotion)
-    is private to one invocation: a grid kernel reads each element in the
-    iteration that wrote it (the distributor fuses only such loops), and a
-    serial kernel is one invocation. Its type gets the SPIR-V `Function`
-    storage class, and the loads and stores of it follow.
+    without a memory space is private to one invocation: a grid kernel
+    reads each element in the iteration that wrote it (the distributor
+    fuses only such loops), and a serial kernel is one invocation. Its type
+    gets the SPIR-V `Function` storage class, and the loads and stores of
+    it follow. Temporaries the distributor put in workgroup memory become
+    workgroup attributions of the gpu.func (SPIR-V `Workgroup` variables),
+    within the target's shared-memory limit.
   }];
 }
 

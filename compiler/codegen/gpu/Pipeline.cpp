@@ -2,9 +2,12 @@
 
 #include "compiler/codegen/gpu/Pipeline.h"
 
+#include "compiler/codegen/cpu/Passes.h"
 #include "compiler/codegen/cpu/Pipeline.h"
 #include "compiler/codegen/gpu/Passes.h"
 #include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Dialect/SCF/Transforms/Passes.h"
@@ -33,6 +36,21 @@ void buildGPUCodegenPipeline(OpPassManager &pm,
                              const GPUCodegenPipelineOptions &options) {
   cpu::buildKernelBufferizationPipeline(pm, options.maxPrivateBytes);
 
+  // SPIR-V's GLSL functions are not as accurate as the CPU's results (a few
+  // ulps in the normal range, flushed subnormals, no signed zeros): the
+  // functions are computed as on the CPU, by expansions and polynomials, and
+  // ops SPIR-V lacks (exp2, ceildivsi, ...) are expanded.
+  pm.addNestedPass<func::FuncOp>(arith::createArithExpandOpsPass());
+  math::MathExpandOpsPassOptions expand;
+  expand.opMnemonics = {"exp2", "tan", "sinh", "cosh", "asinh", "acosh",
+                        "atanh"};
+  pm.addNestedPass<func::FuncOp>(math::createMathExpandOpsPass(expand));
+  cpu::CPUApproximateMathPassOptions approximate;
+  approximate.functions = {"exp",  "expm1", "tanh", "log",  "log2",
+                           "log1p", "erf",  "erfc", "atan", "atan2", "sin",
+                           "cos",  "cbrt", "asin", "acos"};
+  pm.addNestedPass<func::FuncOp>(cpu::createCPUApproximateMathPass(approximate));
+
   // One parallel loop nest per linalg op; the distributor fuses adjacent
   // nests over the same iterations (a fill, the matmul accumulating into
   // it, the bias after it), so the kernel is one loop to distribute.
@@ -42,6 +60,8 @@ void buildGPUCodegenPipeline(OpPassManager &pm,
   GPUDistributePassOptions distribute;
   distribute.workgroupSize = options.workgroupSize;
   distribute.maxWorkgroupCount = options.maxWorkgroupCount;
+  distribute.workgroupInvocations = options.workgroupInvocations;
+  distribute.maxWorkgroupMemory = options.maxWorkgroupMemory;
   pm.addNestedPass<func::FuncOp>(createGPUDistributePass(distribute));
   GPUOutlineKernelsPassOptions outline;
   outline.targetEnv = options.targetEnv.empty() ? defaultVulkanTargetEnv()
@@ -53,6 +73,7 @@ void buildGPUCodegenPipeline(OpPassManager &pm,
   OpPassManager &kernels = pm.nest<mlir::gpu::GPUModuleOp>();
   kernels.addPass(createLowerAffinePass());
   kernels.addPass(createCanonicalizerPass());
+  kernels.addPass(memref::createFoldMemRefAliasOpsPass());
   kernels.addPass(memref::createFlattenMemrefsPass());
   kernels.addPass(memref::createExpandStridedMetadataPass());
   kernels.addPass(memref::createFoldMemRefAliasOpsPass());

@@ -36,6 +36,15 @@ struct GPUCodegenPipelineOptions
       *this, "max-workgroup-count",
       llvm::cl::desc("Most workgroups the host dispatches along x"),
       llvm::cl::init(65535)};
+  Option<int64_t> workgroupInvocations{
+      *this, "workgroup-invocations",
+      llvm::cl::desc("Invocations of the one workgroup of a kernel whose "
+                     "loops cannot be fused"),
+      llvm::cl::init(256)};
+  Option<int64_t> maxWorkgroupMemory{
+      *this, "max-workgroup-memory",
+      llvm::cl::desc("Bytes of workgroup memory a kernel may use"),
+      llvm::cl::init(32768)};
   Option<std::string> targetEnv{
       *this, "target-env",
       llvm::cl::desc("The #spirv.target_env kernels are compiled for (empty: "

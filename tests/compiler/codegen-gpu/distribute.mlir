@@ -1,7 +1,9 @@
 // strata-gpu-distribute: loops over the same iterations fuse, and one
 // parallel loop becomes a grid-stride loop over workgroups and invocations;
 // the host learns the workgroup count (here 32 * push constant 0 rows / 64).
-// A kernel whose loops cannot be fused runs as one invocation.
+// A kernel whose loops cannot be fused runs as one workgroup: its invocations
+// share each parallel loop, invocation 0 does the rest, and all wait for each
+// other after each step.
 // RUN: strata-opt %s --strata-gpu-linalg-to-loops --canonicalize --cse --strata-gpu-distribute | FileCheck %s
 
 // CHECK-LABEL: func.func @layer(
@@ -36,8 +38,18 @@ func.func @layer(%a: memref<?x64xf32>, %b: memref<64x32xf32>, %bias: memref<32xf
 // The second loop reads every element the first wrote: no fusion.
 // CHECK-LABEL: func.func @normalize(
 // CHECK-SAME: strata.workgroup_count = array<i32: 1, 1, 1>
-// CHECK-SAME: strata.workgroup_size = array<i32: 1, 1, 1>
-// CHECK-NOT: gpu.
+// CHECK-SAME: strata.workgroup_size = array<i32: 256, 1, 1>
+// CHECK: %[[THREAD:.*]] = gpu.thread_id x
+// CHECK: %[[FIRST:.*]] = arith.cmpi eq, %[[THREAD]]
+// CHECK: scf.if %[[FIRST]] {
+// CHECK-NEXT: memref.store
+// CHECK: gpu.barrier
+// CHECK: scf.if
+// CHECK-NEXT: scf.for %{{.*}} = %c0 to %c100
+// CHECK: gpu.barrier
+// CHECK: scf.for %{{.*}} = %[[THREAD]] to %c100 step %c256
+// CHECK: arith.divf
+// CHECK: gpu.barrier
 // CHECK-NOT: scf.parallel
 func.func @normalize(%x: memref<100xf32>, %sum: memref<f32>, %out: memref<100xf32>) {
   %cst = arith.constant 0.0 : f32
