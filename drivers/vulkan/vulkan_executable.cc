@@ -20,6 +20,7 @@ constexpr uint32_t kOpExecutionModeId = 331;
 constexpr uint32_t kExecutionModeLocalSizeId = 38;
 constexpr uint32_t kExecutionModelGLCompute = 5;
 constexpr uint32_t kExecutionModeLocalSize = 17;
+constexpr uint32_t kCapabilityMatrix = 24;
 constexpr uint32_t kCapabilityShader = 1;
 
 // A SPIR-V literal string starting at words[0], at most `count` words.
@@ -55,6 +56,7 @@ struct CapabilityInfo {
 
 const CapabilityInfo kCapabilities[] = {
     {"Shader", 1, "Vulkan", [](const VulkanContext&) { return true; }},
+    {"Matrix", 24, "Vulkan", [](const VulkanContext&) { return true; }},
     {"Float16", 9, "shaderFloat16", [](const VulkanContext& c) { return c.features12().shaderFloat16 != 0; }},
     {"Float64", 10, "shaderFloat64", [](const VulkanContext& c) { return c.features().shaderFloat64 != 0; }},
     {"Int64", 11, "shaderInt64", [](const VulkanContext& c) { return c.features().shaderInt64 != 0; }},
@@ -256,7 +258,8 @@ StatusOr<vm::Ref<VulkanExecutable>> VulkanExecutable::Create(std::shared_ptr<Vul
     for (const flatbuffers::String* name : *def->required_capabilities()) required.push_back(name->str());
   }
   for (uint32_t id : spirv->capabilities) {
-    if (id == kCapabilityShader) continue;
+    // Shader implies Matrix: neither needs listing.
+    if (id == kCapabilityShader || id == kCapabilityMatrix) continue;
     const CapabilityInfo* capability = FindCapability(id);
     if (!capability) return InvalidArgumentError(prefix, "the module declares SPIR-V capability ", id,
                                                  ", which this driver does not know");

@@ -230,6 +230,25 @@ TEST_CASE("vulkan: executables are checked against their metadata and the device
   CheckError(device->PrepareExecutable(params).status(), StatusCode::kInvalidArgument,
              {"not a Vulkan executable description"});
 
+  // An OpCapability inserted before the module's first instruction: Matrix
+  // (implied by Shader) needs no listing; a number the driver does not know
+  // is refused.
+  auto with_capability = [&](uint32_t capability) {
+    std::vector<uint8_t> patched = spirv;
+    const uint32_t words[2] = {(2u << 16) | 17u, capability};
+    patched.insert(patched.begin() + 20, reinterpret_cast<const uint8_t*>(words),
+                   reinterpret_cast<const uint8_t*>(words) + 8);
+    return patched;
+  };
+  params.metadata = metadata;
+  std::vector<uint8_t> matrix = with_capability(24);
+  params.data = matrix;
+  CHECK(device->PrepareExecutable(params).ok());
+  std::vector<uint8_t> unknown = with_capability(9999);
+  params.data = unknown;
+  CheckError(device->PrepareExecutable(params).status(), StatusCode::kInvalidArgument,
+             {"declares SPIR-V capability 9999, which this driver does not know"});
+
   // Entry points and counts.
   VulkanKernelDescription changed = add;
   changed.entry_point = "sub_f32";
