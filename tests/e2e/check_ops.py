@@ -104,7 +104,6 @@ KNOWN_FAILURES_VULKAN = {
     "powf": ("GLSL pow is undefined for negative bases and lavapipe rounds fma twice", "on vulkan"),
     "linalg.powf": ("GLSL pow is undefined for negative bases and lavapipe rounds fma twice", "on vulkan"),
     "remf": ("SPIR-V OpFRem on lavapipe differs from C's fmodf", "on vulkan"),
-    "gather": ("kernel checks (cf.assert) are not lowered for Vulkan yet", "'cf.assert'"),
     "ipowi": ("integer powers become helper functions, which GPU kernels cannot call yet", "func.call"),
     "fpowi": ("integer powers become helper functions, which GPU kernels cannot call yet", "func.call"),
     "exp_f64": ("f64 math functions are not lowered for Vulkan yet", "'math.exp'"),

@@ -167,14 +167,16 @@ struct GPUOutlineKernelsPass
     }
     SmallVector<bool> readOnly;
     for (auto [i, flag] : llvm::enumerate(readOnlyArguments(kernel)))
-      if (isa<MemRefType>(kernel.getArgumentTypes()[i]))
+      if (isa<MemRefType>(kernel.getArgumentTypes()[i]) &&
+          !kernel.getArgAttr(i, "strata.check_status"))
         readOnly.push_back(flag);
     function->setAttr("strata.read_only",
                       DenseBoolArrayAttr::get(context, readOnly));
     function->setAttr("strata.constant_count",
                       IntegerAttr::get(IntegerType::get(context, 32),
                                        layout.words));
-    for (StringRef name : {"strata.workgroup_size", "strata.workgroup_count"})
+    for (StringRef name : {"strata.workgroup_size", "strata.workgroup_count",
+                           "strata.check_messages"})
       if (Attribute attr = kernel->getAttr(name))
         function->setAttr(name, attr);
 

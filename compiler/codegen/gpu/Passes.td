@@ -77,6 +77,27 @@ def GPUDistributePass : Pass<"strata-gpu-distribute", "::mlir::func::FuncOp"> {
   ];
 }
 
+def GPULowerChecksPass : Pass<"strata-gpu-lower-checks",
+                              "::mlir::func::FuncOp"> {
+  let summary = "Kernel checks write a status word and guard what follows";
+  let description = [{
+    A `cf.assert` in a kernel (the bounds check of an embedding look-up)
+    becomes, for check i: when the condition fails, the word of a status
+    binding is set to i + 1; and the rest of the check's block runs only
+    when it holds, so the access it guards never happens. The status
+    binding is a `memref<1xi32>` argument appended to the kernel (marked
+    `strata.check_status`); the outliner puts it at binding `binding_count`
+    as schemas/vulkan_executable.fbs says, and the kernel's
+    `strata.check_messages` say what each check tests and where in the
+    model it comes from. The driver zeroes the word before the dispatch and
+    fails the submission with the message of a non-zero one.
+  }];
+  let dependentDialects = ["::mlir::scf::SCFDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::ub::UBDialect"];
+}
+
 def GPUOutlineKernelsPass : Pass<"strata-gpu-outline-kernels",
                                  "::mlir::ModuleOp"> {
   let summary = "Moves distributed kernels into a gpu.module as gpu.func "

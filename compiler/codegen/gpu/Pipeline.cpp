@@ -57,6 +57,7 @@ void buildGPUCodegenPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createGPULinalgToLoopsPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  pm.addNestedPass<func::FuncOp>(createGPULowerChecksPass());
   GPUDistributePassOptions distribute;
   distribute.workgroupSize = options.workgroupSize;
   distribute.maxWorkgroupCount = options.maxWorkgroupCount;

@@ -31,6 +31,9 @@ collectEntryPoints(mlir::gpu::GPUModuleOp kernels) {
                                  readOnly.asArrayRef().end());
     entry.bindingCount = entry.bindingReadOnly.size();
     entry.constantCount = constants.getInt();
+    if (auto checks = function->getAttrOfType<ArrayAttr>("strata.check_messages"))
+      for (Attribute message : checks)
+        entry.checkMessages.push_back(cast<StringAttr>(message).str());
     codegen::DispatchInfo &dispatch = entry.dispatch;
     for (int i = 0; i < 3; ++i)
       dispatch.workgroupSize[i] = size[i];
@@ -67,12 +70,17 @@ std::vector<uint8_t> serializeMetadata(const SPIRVExecutable &executable,
     auto size = fbb.CreateVector(std::vector<uint32_t>(
         entry.dispatch.workgroupSize.begin(),
         entry.dispatch.workgroupSize.end()));
+    flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<flatbuffers::String>>> checks;
+    if (!entry.checkMessages.empty())
+      checks = fbb.CreateVectorOfStrings(entry.checkMessages);
     schema::vulkan::EntryPointDefBuilder builder(fbb);
     builder.add_name(name);
     builder.add_binding_count(entry.bindingCount);
     builder.add_constant_count(entry.constantCount);
     builder.add_binding_read_only(flags);
     builder.add_workgroup_size(size);
+    if (!entry.checkMessages.empty())
+      builder.add_check_messages(checks);
     entries.push_back(builder.Finish());
   }
   auto entryVector = fbb.CreateVector(entries);

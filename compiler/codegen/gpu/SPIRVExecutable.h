@@ -32,6 +32,8 @@ struct EntryPointInfo {
   uint32_t bindingCount = 0;
   uint32_t constantCount = 0;
   std::vector<bool> bindingReadOnly;
+  /// What each check of the kernel tests, with its model location.
+  std::vector<std::string> checkMessages;
   codegen::DispatchInfo dispatch;
 
   const codegen::DispatchInfo &dispatchInfo() const { return dispatch; }
