@@ -88,8 +88,6 @@ KNOWN_FAILURES = {}
 _LAVAPIPE_FMA = ("lavapipe rounds fma twice and flushes subnormals: the math approximations lose up to ~35 ulp",
                  "on vulkan")
 _SIGNED_ZERO = ("SPIR-V FMax/FMin do not order -0 below +0", "on vulkan")
-_I1 = ("i1 tensors: the SPIR-V back end stores integers and floats of 8 to 64 bits only",
-       "which the SPIR-V back end does not store yet")
 KNOWN_FAILURES_VULKAN = {
     **{name: _LAVAPIPE_FMA for name in [
         "atan", "atan2", "cbrt", "cos", "cosh", "erfc", "exp", "exp2", "expm1", "fma", "log10", "log1p",
@@ -97,10 +95,6 @@ KNOWN_FAILURES_VULKAN = {
         "linalg.map_exp", "linalg.softmax.softmax_4", "dynamic.dyn_exp"]},
     **{name: _SIGNED_ZERO for name in [
         "maximumf", "minimumf", "linalg.max", "linalg.min", "linalg.elementwise_max_signed"]},
-    **{name: _I1 for name in [
-        "andi_i1", "xori_i1", "select_i1", "extsi_i1", "extui_i1", "trunci_i1", "cmpf_oeq", "cmpf_olt",
-        "cmpf_ord", "cmpf_uge", "cmpf_une", "cmpi_eq", "cmpi_sge", "cmpi_slt", "cmpi_ult",
-        "linalg.select"]},
     "powf": ("GLSL pow is undefined for negative bases and lavapipe rounds fma twice", "on vulkan"),
     "linalg.powf": ("GLSL pow is undefined for negative bases and lavapipe rounds fma twice", "on vulkan"),
     "remf": ("SPIR-V OpFRem on lavapipe differs from C's fmodf", "on vulkan"),

@@ -135,8 +135,8 @@ struct GPUOutlineKernelsPass
         if (!element.isIntOrFloat() || element.isInteger(1))
           return kernel.emitOpError("argument ")
                  << i << " holds " << element
-                 << ", which the SPIR-V back end does not store yet (it "
-                    "stores integers and floats of 8 to 64 bits)";
+                 << "; bindings hold integers and floats of 8 to 64 bits "
+                    "(strata-gpu-bool-bytes makes booleans bytes)";
         argTypes.push_back(MemRefType::get({ShapedType::kDynamic}, element));
         continue;
       }

@@ -98,6 +98,17 @@ def GPULowerChecksPass : Pass<"strata-gpu-lower-checks",
                            "::mlir::ub::UBDialect"];
 }
 
+def GPUBoolBytesPass : Pass<"strata-gpu-bool-bytes", "::mlir::func::FuncOp"> {
+  let summary = "Boolean buffers hold one byte per element";
+  let description = [{
+    The host stores an i1 tensor as one byte per element (0 or 1), and
+    SPIR-V has no 1-bit storage: every memref of i1 (bindings, views,
+    temporaries) becomes a memref of i8, loads compare the byte with 0 and
+    stores write 0 or 1.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 def GPUOutlineKernelsPass : Pass<"strata-gpu-outline-kernels",
                                  "::mlir::ModuleOp"> {
   let summary = "Moves distributed kernels into a gpu.module as gpu.func "

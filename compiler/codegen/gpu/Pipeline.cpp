@@ -64,6 +64,7 @@ void buildGPUCodegenPipeline(OpPassManager &pm,
   distribute.workgroupInvocations = options.workgroupInvocations;
   distribute.maxWorkgroupMemory = options.maxWorkgroupMemory;
   pm.addNestedPass<func::FuncOp>(createGPUDistributePass(distribute));
+  pm.addNestedPass<func::FuncOp>(createGPUBoolBytesPass());
   GPUOutlineKernelsPassOptions outline;
   outline.targetEnv = options.targetEnv.empty() ? defaultVulkanTargetEnv()
                                                 : std::string(options.targetEnv);
