@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "drivers/cpu/cpu_executable.h"
+#include "strata/schemas/vulkan_executable_generated.h"
 #include "tools/common/program.h"
 #include "tools/common/tool_main.h"
 #include "vm/bytecode_module.h"
@@ -42,10 +43,66 @@ std::string DescribeEntryPoint(const hal::EntryPointInfo& entry) {
   return out;
 }
 
+// The entry points of a "vulkan-spirv" executable's metadata
+// (schemas/vulkan_executable.fbs), and what the SPIR-V module requires.
+StatusOr<std::vector<hal::EntryPointInfo>> ParseVulkanMetadata(std::span<const uint8_t> bytes,
+                                                               std::string* requires_text) {
+  flatbuffers::Verifier verifier(bytes.data(), bytes.size());
+  if (bytes.size() < 8 ||
+      !flatbuffers::BufferHasIdentifier(bytes.data(), schema::vulkan::VulkanExecutableDefIdentifier()) ||
+      !schema::vulkan::VerifyVulkanExecutableDefBuffer(verifier)) {
+    return DataLossError("the metadata is not a valid VulkanExecutableDef");
+  }
+  const auto* def = schema::vulkan::GetVulkanExecutableDef(bytes.data());
+  std::vector<hal::EntryPointInfo> entries;
+  if (def->entry_points()) {
+    for (const schema::vulkan::EntryPointDef* entry : *def->entry_points()) {
+      hal::EntryPointInfo info;
+      info.name = entry->name() ? entry->name()->str() : "";
+      info.binding_count = entry->binding_count();
+      info.constant_count = entry->constant_count();
+      if (const auto* read_only = entry->binding_read_only()) {
+        for (uint32_t b = 0; b < read_only->size() && b < 32; ++b) {
+          if (read_only->Get(b)) info.read_only_bindings |= 1u << b;
+        }
+      }
+      if (const auto* size = entry->workgroup_size(); size && size->size() == 3) {
+        for (int d = 0; d < 3; ++d) info.workgroup_size[d] = size->Get(d);
+      }
+      if (const auto* checks = entry->check_messages()) {
+        for (const flatbuffers::String* message : *checks) info.check_messages.push_back(message->str());
+      }
+      entries.push_back(std::move(info));
+    }
+  }
+  *requires_text = StrCat("SPIR-V ", def->spirv_version() >> 16, ".", (def->spirv_version() >> 8) & 0xff);
+  if (def->required_capabilities()) {
+    for (const flatbuffers::String* name : *def->required_capabilities()) *requires_text += StrCat(", ", name->str());
+  }
+  if (def->workgroup_memory_bytes()) {
+    *requires_text += StrCat(", ", def->workgroup_memory_bytes(), " bytes of workgroup memory");
+  }
+  return entries;
+}
+
 // Prints one executable; fails when its metadata does not parse.
 Status PrintExecutable(const vm::ExecutableInfo& exe) {
   std::printf("  %s [%s]: %zu bytes, %zu bytes of metadata\n", std::string(exe.name).c_str(),
               std::string(exe.format).c_str(), exe.data.size(), exe.metadata.size());
+  if (exe.format == "vulkan-spirv") {
+    std::string requires_text;
+    auto entry_points = ParseVulkanMetadata(exe.metadata, &requires_text);
+    if (!entry_points.ok()) {
+      std::printf("    (entry points: %s)\n", entry_points.status().ToString().c_str());
+      return entry_points.status();
+    }
+    std::printf("    requires %s\n", requires_text.c_str());
+    for (size_t i = 0; i < entry_points->size(); ++i) {
+      const hal::EntryPointInfo& entry = (*entry_points)[i];
+      std::printf("    entry#%zu %s: %s\n", i, entry.name.c_str(), DescribeEntryPoint(entry).c_str());
+    }
+    return OkStatus();
+  }
   if (!cpu::IsCpuExecutableFormat(exe.format)) {
     std::printf("    (entry points: the %s metadata format is not known to this build)\n",
                 std::string(exe.format).c_str());

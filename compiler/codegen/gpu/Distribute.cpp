@@ -253,6 +253,8 @@ struct GPUDistributePass : impl::GPUDistributePassBase<GPUDistributePass> {
           << "temporaries; the target offers " << maxWorkgroupMemory;
       return signalPassFailure();
     }
+    kernel->setAttr("strata.workgroup_memory",
+                    Builder(kernel.getContext()).getI64IntegerAttr(workgroupBytes));
     Builder attrs(kernel.getContext());
     kernel->setAttr("strata.workgroup_size",
                     attrs.getDenseI32ArrayAttr(

@@ -176,7 +176,7 @@ struct GPUOutlineKernelsPass
                       IntegerAttr::get(IntegerType::get(context, 32),
                                        layout.words));
     for (StringRef name : {"strata.workgroup_size", "strata.workgroup_count",
-                           "strata.check_messages"})
+                           "strata.check_messages", "strata.workgroup_memory"})
       if (Attribute attr = kernel->getAttr(name))
         function->setAttr(name, attr);
 

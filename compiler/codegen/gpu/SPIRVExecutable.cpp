@@ -31,6 +31,8 @@ collectEntryPoints(mlir::gpu::GPUModuleOp kernels) {
                                  readOnly.asArrayRef().end());
     entry.bindingCount = entry.bindingReadOnly.size();
     entry.constantCount = constants.getInt();
+    if (auto bytes = function->getAttrOfType<IntegerAttr>("strata.workgroup_memory"))
+      entry.workgroupMemoryBytes = bytes.getInt();
     if (auto checks = function->getAttrOfType<ArrayAttr>("strata.check_messages"))
       for (Attribute message : checks)
         entry.checkMessages.push_back(cast<StringAttr>(message).str());
@@ -84,11 +86,14 @@ std::vector<uint8_t> serializeMetadata(const SPIRVExecutable &executable,
     entries.push_back(builder.Finish());
   }
   auto entryVector = fbb.CreateVector(entries);
+  uint64_t workgroupMemory = 0;
+  for (const EntryPointInfo &entry : executable.entryPoints)
+    workgroupMemory = std::max(workgroupMemory, entry.workgroupMemoryBytes);
   auto capabilities = fbb.CreateVectorOfStrings(executable.capabilities);
   auto extensions = fbb.CreateVectorOfStrings(executable.extensions);
   fbb.Finish(schema::vulkan::CreateVulkanExecutableDef(
                  fbb, entryVector, version, capabilities, extensions,
-                 /*workgroup_memory_bytes=*/0),
+                 static_cast<uint32_t>(workgroupMemory)),
              schema::vulkan::VulkanExecutableDefIdentifier());
   return {fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize()};
 }

@@ -34,6 +34,8 @@ struct EntryPointInfo {
   std::vector<bool> bindingReadOnly;
   /// What each check of the kernel tests, with its model location.
   std::vector<std::string> checkMessages;
+  /// Bytes of workgroup memory its temporaries take.
+  uint64_t workgroupMemoryBytes = 0;
   codegen::DispatchInfo dispatch;
 
   const codegen::DispatchInfo &dispatchInfo() const { return dispatch; }

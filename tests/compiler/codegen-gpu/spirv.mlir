@@ -5,6 +5,7 @@
 // RUN: strata-opt %s --strata-gpu-codegen --strata-spirv-codegen | FileCheck %s
 // RUN: compile-module %s --target=vulkan --dump-executables=%t -o %t.smod
 // RUN: spirv-val --target-env vulkan1.3 %t/kernels.vulkan-spirv.spv
+// RUN: dump-module %t.smod --no-disassembly | FileCheck %s --check-prefix=DUMP
 
 // CHECK: spirv.module @__spv__kernels Logical GLSL450
 // CHECK-DAG: spirv.GlobalVariable @layer_arg_0 bind(0, 0) : !spirv.ptr<!spirv.struct<(!spirv.rtarray<f32, stride=4> [0])>, StorageBuffer>
@@ -15,6 +16,9 @@
 // CHECK: spirv.EntryPoint "GLCompute" @layer
 // CHECK: spirv.ExecutionMode @layer "LocalSize", 64, 1, 1
 
+// DUMP: kernels [vulkan-spirv]
+// DUMP-NEXT: requires SPIR-V 1.0
+// DUMP-NEXT: entry#0 layer_dispatch_0: 4 bindings (0, 1, 2 read-only), 3 push constants, workgroup size 64x1x1
 func.func @layer(%arg0: tensor<?x64xf32>, %arg1: tensor<64x32xf32>, %arg2: index, %arg3: tensor<32xf32>) -> tensor<?x32xf32> {
   %cst = arith.constant 0.000000e+00 : f32
   %0 = tensor.empty(%arg2) : tensor<?x32xf32>
