@@ -283,9 +283,15 @@ compileModel(ModuleOp module, const ModelCompileOptions &options) {
         }
         if (options.vulkanTarget) {
           OwningOpRef<ModuleOp> copy = kernels->clone();
+          // With CPU executables beside it, a kernel must take the same
+          // bindings: the same temporaries go to scratch.
+          gpu::GPUCodegenPipelineOptions gpuOptions;
+          gpuOptions.copyOptionValuesFrom(options.gpuCodegen);
+          if (!executables.empty())
+            gpuOptions.maxPrivateBytes =
+                unsigned(options.codegen.maxStackAllocationBytes);
           FailureOr<gpu::SPIRVExecutable> executable =
-              gpu::compileSPIRVExecutable(*copy, options.gpuCodegen,
-                                          options.configure);
+              gpu::compileSPIRVExecutable(*copy, gpuOptions, options.configure);
           if (failed(executable))
             return failure();
           if (failed(embed(executable->format, executable->entryPoints, "spv",

@@ -3,6 +3,7 @@
 
     build/venv/bin/python check_models.py --bin=DIR --work=DIR [--only NAME ...]
                                           [--devices=cpu-sync,cpu-task] [--keep-modules]
+                                          [--target=cpu,vulkan]
 
 Run it with the Python that tools/dev/setup-python.sh makes (build/venv): it
 needs torch, torch-mlir, torchvision, transformers and onnx. For each model
@@ -292,10 +293,11 @@ def check(variant, args, report):
     report.ok("%s export: %s, %.1f MB of MLIR" % (variant.label, how, record["mlir_bytes"] / 1e6))
 
     # Compile.
-    module = variant.path(".smod")
+    module = variant.path(".smod" if args.target == "cpu" else "." + args.target.replace(",", "_") + ".smod")
     if os.path.exists(module):
         os.remove(module)
-    cmd = [os.path.join(args.bin, "compile-module"), variant.path(".mlir"), "-o", module]
+    cmd = [os.path.join(args.bin, "compile-module"), variant.path(".mlir"), "-o", module,
+           "--target=" + args.target]
     error, detail = run_tool(cmd, COMPILE_TIMEOUT)
     if error:
         report.fail(variant.label + " compile", one_line(error, 400), detail)
@@ -373,6 +375,8 @@ def main():
                         help="these families only (%s)" % ", ".join(FAMILIES))
     parser.add_argument("--devices", default=",".join(DEVICES),
                         help="comma-separated (default %(default)s)")
+    parser.add_argument("--target", default="cpu",
+                        help="compile-module --target (cpu, vulkan, cpu,vulkan)")
     parser.add_argument("--keep-modules", action="store_true",
                         help="keep the .smod files of models that passed (failures' are kept)")
     args = parser.parse_args()

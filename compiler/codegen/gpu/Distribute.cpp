@@ -213,6 +213,8 @@ struct GPUDistributePass : impl::GPUDistributePassBase<GPUDistributePass> {
                                 spirv::StorageClass::Workgroup)));
         alloca.getResult().replaceAllUsesWith(shared.getResult());
         alloca.erase();
+        if (failed(propagateMemorySpace(shared.getResult())))
+          return failure();
         continue;
       }
       // Reads may run in every invocation: what they read was written
@@ -250,7 +252,10 @@ struct GPUDistributePass : impl::GPUDistributePassBase<GPUDistributePass> {
     if (workgroupBytes > maxWorkgroupMemory) {
       kernel.emitOpError("needs ")
           << workgroupBytes << " bytes of workgroup memory for its "
-          << "temporaries; the target offers " << maxWorkgroupMemory;
+          << "temporaries; the target offers " << int64_t(maxWorkgroupMemory)
+          << " (a smaller max-private-bytes moves temporaries to the scratch "
+          << "binding; in a module with CPU executables too, the CPU's stack "
+          << "limit decides)";
       return signalPassFailure();
     }
     kernel->setAttr("strata.workgroup_memory",

@@ -13,30 +13,38 @@ namespace strata::gpu {
 
 namespace {
 
-/// The 1-D memref a 1-D or 0-D `view` is the same as (from its first
-/// element), when it reinterprets one with offset 0 and stride 1; else null.
-Value flatSource(Value view) {
-  auto cast = view.getDefiningOp<memref::ReinterpretCastOp>();
-  if (!cast || cast.getType().getRank() > 1 ||
-      cast.getSource().getType().getRank() != 1)
-    return {};
-  SmallVector<OpFoldResult> offsets = cast.getMixedOffsets();
-  SmallVector<OpFoldResult> strides = cast.getMixedStrides();
-  if (offsets.size() != 1 || !isConstantIntValue(offsets[0], 0) ||
-      (!strides.empty() && !isConstantIntValue(strides[0], 1)))
-    return {};
-  return cast.getSource();
-}
-
-/// `op`'s memref operand (at `position`) becomes `source`; a 0-D view's
-/// access gets index 0.
-void useSource(Operation *op, unsigned position, Value source) {
-  bool scalar = cast<MemRefType>(op->getOperand(position).getType()).getRank() == 0;
-  op->setOperand(position, source);
-  if (scalar) {
+/// An access through a 1-D or 0-D `memref.reinterpret_cast` of a 1-D
+/// memref becomes an access of that memref at offset + index * stride,
+/// repeatedly while the memref is itself such a view. `position` is the
+/// access's memref operand; its index follows it.
+void accessSource(Operation *op, unsigned position) {
+  while (true) {
+    auto view =
+        op->getOperand(position).getDefiningOp<memref::ReinterpretCastOp>();
+    if (!view || view.getType().getRank() > 1 ||
+        view.getSource().getType().getRank() != 1)
+      return;
     OpBuilder b(op);
-    op->insertOperands(op->getNumOperands(),
-                       ValueRange{arith::ConstantIndexOp::create(b, op->getLoc(), 0)});
+    Location loc = op->getLoc();
+    auto value = [&](OpFoldResult r) -> Value {
+      if (auto v = dyn_cast<Value>(r))
+        return v;
+      return arith::ConstantIndexOp::create(b, loc, *getConstantIntValue(r));
+    };
+    Value index = value(view.getMixedOffsets()[0]);
+    if (view.getType().getRank() == 1) {
+      Value scaled = op->getOperand(position + 1);
+      OpFoldResult stride = view.getMixedStrides()[0];
+      if (!isConstantIntValue(stride, 1))
+        scaled = arith::MulIOp::create(b, loc, scaled, value(stride));
+      index = isConstantIntValue(view.getMixedOffsets()[0], 0)
+                  ? scaled
+                  : arith::AddIOp::create(b, loc, index, scaled).getResult();
+      op->setOperand(position + 1, index);
+    } else {
+      op->insertOperands(position + 1, ValueRange{index});
+    }
+    op->setOperand(position, view.getSource());
   }
 }
 
@@ -44,12 +52,10 @@ struct GPUFoldFlatViewsPass
     : impl::GPUFoldFlatViewsPassBase<GPUFoldFlatViewsPass> {
   void runOnOperation() override {
     getOperation().walk([](Operation *op) {
-      if (auto load = dyn_cast<memref::LoadOp>(op)) {
-        if (Value source = flatSource(load.getMemRef()))
-          useSource(load, 0, source);
-      } else if (auto store = dyn_cast<memref::StoreOp>(op)) {
-        if (Value source = flatSource(store.getMemRef()))
-          useSource(store, 1, source);
+      if (isa<memref::LoadOp>(op)) {
+        accessSource(op, 0);
+      } else if (isa<memref::StoreOp>(op)) {
+        accessSource(op, 1);
       } else if (auto dim = dyn_cast<memref::DimOp>(op)) {
         auto view = dim.getSource().getDefiningOp<memref::ReinterpretCastOp>();
         std::optional<int64_t> index = dim.getConstantIndex();

@@ -2,7 +2,9 @@
 
 #include "compiler/codegen/gpu/KernelABI.h"
 
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 
 using namespace mlir;
 
@@ -35,6 +37,28 @@ unsigned PushConstantLayout::dimWord(func::FuncOp kernel, unsigned arg,
   for (unsigned d = 0; d < dim; ++d)
     word += memref.isDynamicDim(d) ? 1 : 0;
   return word;
+}
+
+LogicalResult propagateMemorySpace(Value memref) {
+  Attribute space = cast<MemRefType>(memref.getType()).getMemorySpace();
+  for (Operation *user : memref.getUsers()) {
+    if (isa<memref::LoadOp, memref::StoreOp, memref::DimOp>(user))
+      continue;
+    auto view = dyn_cast<ViewLikeOpInterface>(user);
+    if (!view || view.getViewSource() != memref)
+      return user->emitOpError("uses a kernel temporary; GPU kernels only "
+                               "load, store and view them");
+    for (Value result : user->getResults()) {
+      auto type = dyn_cast<MemRefType>(result.getType());
+      if (!type || type.getMemorySpace() == space)
+        continue;
+      result.setType(MemRefType::get(type.getShape(), type.getElementType(),
+                                     type.getLayout(), space));
+      if (failed(propagateMemorySpace(result)))
+        return failure();
+    }
+  }
+  return success();
 }
 
 } // namespace strata::gpu

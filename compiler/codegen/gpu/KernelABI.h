@@ -31,6 +31,11 @@ struct PushConstantLayout {
                    unsigned dim) const;
 };
 
+/// Gives the views of `memref` (subviews, reinterpret casts, reshapes) its
+/// memory space, after `memref`'s own type got it; fails, naming the user,
+/// for a user that is neither a view, a load nor a store.
+mlir::LogicalResult propagateMemorySpace(mlir::Value memref);
+
 } // namespace strata::gpu
 
 #endif // STRATA_COMPILER_CODEGEN_GPU_KERNELABI_H

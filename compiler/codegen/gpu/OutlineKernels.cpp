@@ -1,5 +1,6 @@
 //===- OutlineKernels.cpp - Kernels become gpu.func entry points ----------===//
 
+#include "compiler/codegen/cpu/KernelConfig.h"
 #include "compiler/codegen/gpu/KernelABI.h"
 #include "compiler/codegen/gpu/Passes.h"
 
@@ -37,6 +38,52 @@ Value readScalar(OpBuilder &b, Location loc, Value constants, unsigned word,
   Value shift = arith::ConstantIntOp::create(b, loc, type, 32);
   return arith::OrIOp::create(b, loc, arith::ExtUIOp::create(b, loc, type, low),
                                 arith::ShLIOp::create(b, loc, high, shift));
+}
+
+/// Row-major strides of a view with `sizes`: static where the inner sizes
+/// are.
+SmallVector<OpFoldResult> rowMajorStrides(OpBuilder &b, Location loc,
+                                          ArrayRef<OpFoldResult> sizes) {
+  auto value = [&](OpFoldResult r) -> Value {
+    if (auto v = dyn_cast<Value>(r))
+      return v;
+    return arith::ConstantIndexOp::create(b, loc, *getConstantIntValue(r));
+  };
+  SmallVector<OpFoldResult> strides(sizes.size());
+  OpFoldResult stride = b.getIndexAttr(1);
+  for (int64_t d = sizes.size() - 1; d >= 0; --d) {
+    strides[d] = stride;
+    auto known = getConstantIntValue(stride);
+    auto extent = getConstantIntValue(sizes[d]);
+    if (known && extent)
+      stride = b.getIndexAttr(*known * *extent);
+    else
+      stride = arith::MulIOp::create(b, loc, value(stride), value(sizes[d]))
+                   .getResult();
+  }
+  return strides;
+}
+
+/// The element type the byte buffer `arg` (the scratch binding) holds when
+/// every use views it as static arrays of that type at offsets that are
+/// multiples of its size; else null (it stays a byte buffer).
+Type scratchElement(BlockArgument arg) {
+  auto type = cast<MemRefType>(arg.getType());
+  if (!type.getElementType().isInteger(8) || arg.use_empty())
+    return {};
+  Type element;
+  for (Operation *user : arg.getUsers()) {
+    auto view = dyn_cast<memref::ViewOp>(user);
+    if (!view || !view.getType().hasStaticShape())
+      return {};
+    Type viewed = view.getType().getElementType();
+    std::optional<int64_t> shift = getConstantIntValue(view.getByteShift());
+    unsigned bytes = (viewed.getIntOrFloatBitWidth() + 7) / 8;
+    if ((element && element != viewed) || !shift || *shift % bytes != 0)
+      return {};
+    element = viewed;
+  }
+  return element;
 }
 
 /// Per argument of `kernel`: true when no op of its body may write it
@@ -137,6 +184,8 @@ struct GPUOutlineKernelsPass
                  << i << " holds " << element
                  << "; bindings hold integers and floats of 8 to 64 bits "
                     "(strata-gpu-bool-bytes makes booleans bytes)";
+        if (Type viewed = scratchElement(kernel.getArgument(i)))
+          element = viewed;
         argTypes.push_back(MemRefType::get({ShapedType::kDynamic}, element));
         continue;
       }
@@ -175,8 +224,9 @@ struct GPUOutlineKernelsPass
     function->setAttr("strata.constant_count",
                       IntegerAttr::get(IntegerType::get(context, 32),
                                        layout.words));
-    for (StringRef name : {"strata.workgroup_size", "strata.workgroup_count",
-                           "strata.check_messages", "strata.workgroup_memory"})
+    for (StringRef name : std::initializer_list<StringRef>{"strata.workgroup_size", "strata.workgroup_count",
+                           "strata.check_messages", "strata.workgroup_memory",
+                           cpu::kScratchBytesAttr})
       if (Attribute attr = kernel->getAttr(name))
         function->setAttr(name, attr);
 
@@ -192,6 +242,34 @@ struct GPUOutlineKernelsPass
                                     arg.getType()));
         continue;
       }
+      Value flat = entry.getArgument(binding++);
+      if (Type element = scratchElement(arg)) {
+        // Scratch: each view of the bytes is a view of the typed binding.
+        unsigned bytes = (element.getIntOrFloatBitWidth() + 7) / 8;
+        for (Operation *user : arg.getUsers()) {
+          auto scratch = cast<memref::ViewOp>(user);
+          SmallVector<OpFoldResult> sizes;
+          for (int64_t size : scratch.getType().getShape())
+            sizes.push_back(b.getIndexAttr(size));
+          int64_t offset = *getConstantIntValue(scratch.getByteShift()) / bytes;
+          SmallVector<OpFoldResult> strides = rowMajorStrides(b, loc, sizes);
+          SmallVector<int64_t> staticStrides;
+          for (OpFoldResult stride : strides)
+            staticStrides.push_back(*getConstantIntValue(stride));
+          // At a non-zero offset the view's layout says so; its users (loads
+          // and stores by now) take any layout.
+          MemRefType type = scratch.getType();
+          if (offset != 0)
+            type = MemRefType::get(type.getShape(), type.getElementType(),
+                                   StridedLayoutAttr::get(type.getContext(),
+                                                          offset, staticStrides));
+          mapping.map(scratch.getResult(),
+                      memref::ReinterpretCastOp::create(
+                          b, loc, type, flat, b.getIndexAttr(offset), sizes,
+                          strides));
+        }
+        continue;
+      }
       // The 1-D binding seen with the argument's shape, row-major.
       SmallVector<OpFoldResult> sizes;
       for (int64_t d = 0; d < memref.getRank(); ++d) {
@@ -203,32 +281,14 @@ struct GPUOutlineKernelsPass
                                    layout.dimWord(kernel, i, d),
                                    b.getIndexType()));
       }
-      SmallVector<OpFoldResult> strides(memref.getRank());
-      OpFoldResult stride = b.getIndexAttr(1);
-      for (int64_t d = memref.getRank() - 1; d >= 0; --d) {
-        strides[d] = stride;
-        auto known = getConstantIntValue(stride);
-        auto extent = getConstantIntValue(sizes[d]);
-        if (known && extent) {
-          stride = b.getIndexAttr(*known * *extent);
-          continue;
-        }
-        auto value = [&](OpFoldResult r) -> Value {
-          if (auto v = dyn_cast<Value>(r))
-            return v;
-          return arith::ConstantIndexOp::create(b, 
-              loc, *getConstantIntValue(r));
-        };
-        stride = arith::MulIOp::create(b, loc, value(stride), value(sizes[d]))
-                     .getResult();
-      }
-      Value view = memref::ReinterpretCastOp::create(b, 
-          loc, memref, entry.getArgument(binding++), b.getIndexAttr(0), sizes,
-          strides);
+      Value view = memref::ReinterpretCastOp::create(
+          b, loc, memref, flat, b.getIndexAttr(0), sizes,
+          rowMajorStrides(b, loc, sizes));
       mapping.map(arg, view);
     }
     for (Operation &op : kernel.getBody().front().without_terminator())
-      b.clone(op, mapping);
+      if (op.getNumResults() == 0 || !mapping.contains(op.getResult(0)))
+        b.clone(op, mapping);
     mlir::gpu::ReturnOp::create(b, loc);
     return success();
   }

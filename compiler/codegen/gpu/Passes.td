@@ -13,6 +13,20 @@
 
 include "mlir/Pass/PassBase.td"
 
+def GPUSplatsToFillsPass : Pass<"strata-gpu-splats-to-fills",
+                                "::mlir::func::FuncOp"> {
+  let summary = "Splat tensor constants in kernels become fills";
+  let description = [{
+    A splat tensor constant (`dense<0> : tensor<1x8xi64>`) would bufferize
+    into a global constant, which GPU kernels do not have: it becomes a
+    `linalg.fill` of a `tensor.empty` instead, computed where it is used.
+    Kernels with other tensor constants are refused with the constant's
+    location.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def GPULinalgToLoopsPass : Pass<"strata-gpu-linalg-to-loops",
                                 "::mlir::func::FuncOp"> {
   let summary = "Linalg ops become parallel loop nests over tied sizes";
@@ -140,10 +154,10 @@ def GPUFoldFlatViewsPass : Pass<"strata-gpu-fold-flat-views",
   let summary = "Loads and stores through flat views of a binding use the "
                 "binding";
   let description = [{
-    After flatten-memref every access goes through a 1-D
-    `memref.reinterpret_cast` of a 1-D binding with offset 0 and stride 1,
-    which the SPIR-V conversion cannot lower; such a view is the binding
-    itself, so accesses use the binding directly. `memref.dim` of a view
+    After flatten-memref every access goes through a 1-D (or 0-D)
+    `memref.reinterpret_cast` of a 1-D binding, which the SPIR-V conversion
+    cannot lower: an access at index i of a view with offset o and stride s
+    becomes an access of the binding at o + i * s. `memref.dim` of a view
     becomes its size operand.
   }];
 }

@@ -52,8 +52,12 @@ struct GPUCodegenPipelineOptions
       llvm::cl::init("")};
   Option<unsigned> maxPrivateBytes{
       *this, "max-private-bytes",
-      llvm::cl::desc("Largest temporary a kernel keeps in private memory"),
-      llvm::cl::init(16384)};
+      llvm::cl::desc("Largest temporary a kernel keeps in its own memory "
+                     "(private or workgroup); larger static ones go to the "
+                     "scratch binding. compile-module gives the CPU's limit "
+                     "when a module has CPU executables too, so that a "
+                     "kernel takes the same bindings in every format"),
+      llvm::cl::init(8192)};
 };
 
 /// Kernels (builtin.module of func.func on tensors or memrefs) to a

@@ -1,5 +1,6 @@
 //===- PrivateTemporaries.cpp - Temporaries in private memory -------------===//
 
+#include "compiler/codegen/gpu/KernelABI.h"
 #include "compiler/codegen/gpu/Passes.h"
 
 #include "mlir/Dialect/SPIRV/IR/SPIRVAttributes.h"
@@ -22,15 +23,11 @@ struct GPUPrivateTemporariesPass
       MemRefType type = alloca.getType();
       if (type.getMemorySpace())
         return WalkResult::advance();
-      for (Operation *user : alloca->getUsers())
-        if (!isa<memref::LoadOp, memref::StoreOp>(user)) {
-          user->emitOpError("uses a kernel temporary; GPU kernels may only "
-                            "load and store them");
-          return WalkResult::interrupt();
-        }
       alloca.getResult().setType(MemRefType::get(
           type.getShape(), type.getElementType(), type.getLayout(), function));
-      return WalkResult::advance();
+      return failed(propagateMemorySpace(alloca.getResult()))
+                 ? WalkResult::interrupt()
+                 : WalkResult::advance();
     });
     if (result.wasInterrupted())
       signalPassFailure();

@@ -2,6 +2,7 @@
 
 #include "compiler/codegen/gpu/SPIRVExecutable.h"
 
+#include "compiler/codegen/cpu/KernelConfig.h"
 #include "compiler/codegen/gpu/Passes.h"
 #include "mlir/Dialect/SPIRV/IR/SPIRVEnums.h"
 #include "mlir/Target/SPIRV/Serialization.h"
@@ -31,6 +32,8 @@ collectEntryPoints(mlir::gpu::GPUModuleOp kernels) {
                                  readOnly.asArrayRef().end());
     entry.bindingCount = entry.bindingReadOnly.size();
     entry.constantCount = constants.getInt();
+    if (auto scratch = function->getAttrOfType<IntegerAttr>(cpu::kScratchBytesAttr))
+      entry.dispatch.scratchBytes = scratch.getInt();
     if (auto bytes = function->getAttrOfType<IntegerAttr>("strata.workgroup_memory"))
       entry.workgroupMemoryBytes = bytes.getInt();
     if (auto checks = function->getAttrOfType<ArrayAttr>("strata.check_messages"))
