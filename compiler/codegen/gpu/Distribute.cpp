@@ -2,6 +2,7 @@
 
 #include "compiler/codegen/gpu/KernelABI.h"
 #include "compiler/codegen/gpu/Passes.h"
+#include "compiler/codegen/gpu/Reduction.h"
 
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
@@ -228,6 +229,19 @@ struct GPUDistributePass : impl::GPUDistributePassBase<GPUDistributePass> {
         return op->emitOpError("has side effects and results; the GPU code "
                                "generator cannot share them between "
                                "invocations");
+      // A loop folding terms into one location: every invocation folds
+      // some (see Reduction.h), then all wait.
+      if (auto loop = dyn_cast<scf::ForOp>(op)) {
+        Operation *next = op->getNextNode();
+        FailureOr<int64_t> bytes =
+            shareReduction(loop, thread, workgroupInvocations);
+        if (succeeded(bytes)) {
+          workgroupBytes += *bytes;
+          OpBuilder b(next);
+          mlir::gpu::BarrierOp::create(b, loc);
+          continue;
+        }
+      }
       OpBuilder b(op);
       Value zero = arith::ConstantIndexOp::create(b, loc, 0);
       Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,

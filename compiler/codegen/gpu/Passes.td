@@ -67,15 +67,20 @@ def GPUDistributePass : Pass<"strata-gpu-distribute", "::mlir::func::FuncOp"> {
       `workgroup-invocations` invocations: they share each parallel loop
       (also inside sequential loops, which every invocation runs) and wait
       for each other (`gpu.barrier`) after it; other work with side effects
-      runs in invocation 0, then all wait. Temporaries move to workgroup
-      memory, where every invocation sees them.
+      runs in invocation 0, then all wait; except a loop that folds terms
+      into one location (a sum over everything), which every invocation
+      shares: each folds its iterations' terms, and invocation 0 folds
+      their values (Reduction.h). Temporaries move to workgroup memory,
+      where every invocation sees them.
     - *serial*: a kernel with unstructured control flow runs as one
       invocation.
 
     `strata.workgroup_size` gets the workgroup size.
   }];
   let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect",
-                           "::mlir::arith::ArithDialect"];
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::spirv::SPIRVDialect"];
   let options = [
     Option<"workgroupSize", "workgroup-size", "int64_t", /*default=*/"64",
            "Invocations per workgroup of a grid kernel">,
@@ -175,6 +180,7 @@ def GPUPrivateTemporariesPass : Pass<"strata-gpu-private-temporaries",
     workgroup attributions of the gpu.func (SPIR-V `Workgroup` variables),
     within the target's shared-memory limit.
   }];
+  let dependentDialects = ["::mlir::spirv::SPIRVDialect"];
 }
 
 def SPIRVPushConstantsPass : Pass<"strata-spirv-push-constants",

@@ -89,6 +89,9 @@ void buildGPUCodegenPipeline(OpPassManager &pm,
   kernels.addPass(createGPUFoldFlatViewsPass());
   kernels.addPass(createGPUPrivateTemporariesPass());
   kernels.addPass(createLowerAffinePass());
+  // Index arithmetic lowered from affine maps divides with floordivsi,
+  // which SPIR-V lacks.
+  kernels.addPass(arith::createArithExpandOpsPass());
   kernels.addPass(createCanonicalizerPass());
   kernels.addPass(createCSEPass());
 }

@@ -37,15 +37,25 @@ func.func @layer(%a: memref<?x64xf32>, %b: memref<64x32xf32>, %bias: memref<32xf
 
 // The second loop reads every element the first wrote: no fusion.
 // CHECK-LABEL: func.func @normalize(
-// CHECK-SAME: strata.workgroup_count = array<i32: 1, 1, 1>
+// CHECK-SAME: strata.workgroup_count = array<i32: 1, 1, 1>, strata.workgroup_memory = 2048 : i64
 // CHECK-SAME: strata.workgroup_size = array<i32: 256, 1, 1>
+// CHECK: memref.alloca() : memref<1xf32>
 // CHECK: %[[THREAD:.*]] = gpu.thread_id x
 // CHECK: %[[FIRST:.*]] = arith.cmpi eq, %[[THREAD]]
 // CHECK: scf.if %[[FIRST]] {
 // CHECK-NEXT: memref.store
 // CHECK: gpu.barrier
+// The sum is shared: each invocation folds its terms into workgroup memory,
+// then invocation 0 folds those into the result.
+// CHECK: %[[PARTIALS:.*]] = memref.alloc() : memref<256xf32, #spirv.storage_class<Workgroup>>
 // CHECK: scf.if
-// CHECK-NEXT: scf.for %{{.*}} = %c0 to %c100
+// CHECK: scf.for
+// CHECK: arith.addf
+// CHECK: memref.store %{{.*}}, %[[PARTIALS]][%[[THREAD]]]
+// CHECK: gpu.barrier
+// CHECK: scf.if
+// CHECK: scf.for %{{.*}} = %{{.*}} to %c256
+// CHECK: memref.load %[[PARTIALS]]
 // CHECK: gpu.barrier
 // CHECK: scf.for %{{.*}} = %[[THREAD]] to %c100 step %c256
 // CHECK: arith.divf
