@@ -6,7 +6,9 @@
 
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
+#include "mlir/AsmParser/AsmParser.h"
 #include "mlir/Dialect/SPIRV/IR/SPIRVAttributes.h"
+#include "mlir/Dialect/SPIRV/IR/TargetAndABI.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
@@ -76,10 +78,34 @@ struct GPUDistributePass : impl::GPUDistributePassBase<GPUDistributePass> {
   using Base::Base;
   int64_t workgroupBytes = 0;
 
+  /// Clamps the sizes to the target's resource limits, when given.
+  LogicalResult applyTargetLimits() {
+    if (targetEnv.empty())
+      return success();
+    auto env = dyn_cast_or_null<spirv::TargetEnvAttr>(
+        parseAttribute(targetEnv, &getContext()));
+    if (!env)
+      return getOperation().emitError("target-env is not a #spirv.target_env: ")
+             << targetEnv;
+    spirv::ResourceLimitsAttr limits = env.getResourceLimits();
+    int64_t invocations = limits.getMaxComputeWorkgroupInvocations();
+    ArrayAttr sizes = limits.getMaxComputeWorkgroupSize();
+    if (sizes && !sizes.empty())
+      invocations = std::min<int64_t>(
+          invocations, cast<IntegerAttr>(sizes[0]).getInt());
+    workgroupSize = std::min<int64_t>(workgroupSize, invocations);
+    workgroupInvocations = std::min<int64_t>(workgroupInvocations, invocations);
+    maxWorkgroupMemory = std::min<int64_t>(
+        maxWorkgroupMemory, limits.getMaxComputeSharedMemorySize());
+    return success();
+  }
+
   void runOnOperation() override {
     func::FuncOp kernel = getOperation();
     if (kernel.isExternal() || kernel.isPrivate())
       return;
+    if (failed(applyTargetLimits()))
+      return signalPassFailure();
     scf::naivelyFuseParallelOps(kernel.getBody(), [&](Value a, Value b) {
       return bindingOf(kernel, a) == bindingOf(kernel, b);
     });

@@ -75,7 +75,8 @@ def GPUDistributePass : Pass<"strata-gpu-distribute", "::mlir::func::FuncOp"> {
     - *serial*: a kernel with unstructured control flow runs as one
       invocation.
 
-    `strata.workgroup_size` gets the workgroup size.
+    `strata.workgroup_size` gets the workgroup size. With `target-env`, the
+    sizes and the workgroup memory are capped by its resource limits.
   }];
   let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect",
                            "::mlir::arith::ArithDialect",
@@ -93,6 +94,9 @@ def GPUDistributePass : Pass<"strata-gpu-distribute", "::mlir::func::FuncOp"> {
     Option<"maxWorkgroupMemory", "max-workgroup-memory", "int64_t",
            /*default=*/"32768",
            "Bytes of workgroup memory a kernel may use for temporaries">,
+    Option<"targetEnv", "target-env", "std::string", /*default=*/"\"\"",
+           "A #spirv.target_env whose resource limits (invocations per "
+           "workgroup, workgroup size, shared memory) cap the sizes above">,
   ];
 }
 

@@ -65,7 +65,11 @@ void buildGPUCodegenPipeline(OpPassManager &pm,
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   pm.addNestedPass<func::FuncOp>(createGPULowerChecksPass());
+  std::string targetEnv = options.targetEnv.empty()
+                              ? defaultVulkanTargetEnv()
+                              : std::string(options.targetEnv);
   GPUDistributePassOptions distribute;
+  distribute.targetEnv = targetEnv;
   distribute.workgroupSize = options.workgroupSize;
   distribute.maxWorkgroupCount = options.maxWorkgroupCount;
   distribute.workgroupInvocations = options.workgroupInvocations;
@@ -73,8 +77,7 @@ void buildGPUCodegenPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createGPUDistributePass(distribute));
   pm.addNestedPass<func::FuncOp>(createGPUBoolBytesPass());
   GPUOutlineKernelsPassOptions outline;
-  outline.targetEnv = options.targetEnv.empty() ? defaultVulkanTargetEnv()
-                                                : std::string(options.targetEnv);
+  outline.targetEnv = targetEnv;
   pm.addPass(createGPUOutlineKernelsPass(outline));
 
   // Bindings are 1-D: every access becomes a load or store at a linear
