@@ -83,6 +83,8 @@ private:
   Value op1(StringRef name, ValueRange operands, Type type);
   Value i32(int64_t value);
   Value i64(int64_t value);
+  /// Calls import `name`; its results.
+  ValueRange call(StringRef name, ValueRange operands);
   Value call1(StringRef name, ValueRange operands);
   void call0(StringRef name, ValueRange operands);
   Value text(StringRef string);
@@ -309,12 +311,16 @@ Value FunctionLowering::i64(int64_t value) {
   return vm::ConstI64Op::create(b, loc, b.getI64Type(), b.getI64IntegerAttr(value));
 }
 
-Value FunctionLowering::call1(StringRef name, ValueRange operands) {
+ValueRange FunctionLowering::call(StringRef name, ValueRange operands) {
   vm::ImportOp import = module.import(name);
-  auto call = vm::CallImportOp::create(
-      b, loc, import.getFunctionType().getResults(), import.getSymName(),
-      operands);
-  return call.getNumResults() ? call.getResult(0) : Value();
+  return vm::CallImportOp::create(b, loc, import.getFunctionType().getResults(),
+                                  import.getSymName(), operands)
+      ->getResults();
+}
+
+Value FunctionLowering::call1(StringRef name, ValueRange operands) {
+  ValueRange results = call(name, operands);
+  return results.empty() ? Value() : results.front();
 }
 
 void FunctionLowering::call0(StringRef name, ValueRange operands) {
@@ -1098,11 +1104,10 @@ Value FunctionLowering::runsFormat(StringRef format) {
     return runs;
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointAfterValue(device);
-  vm::ImportOp import = module.import("device.query_i64");
-  auto call = vm::CallImportOp::create(
-      b, loc, import.getFunctionType().getResults(), import.getSymName(),
-      ValueRange{device, text("hal.executable.format"), text(format)});
-  runs = op1("cmp.ne.i64", {call.getResult(1), i64(0)}, b.getI32Type());
+  // (found, value): the value is 1 when the device runs the format.
+  ValueRange query = call("device.query_i64",
+                          {device, text("hal.executable.format"), text(format)});
+  runs = op1("cmp.ne.i64", {query[1], i64(0)}, b.getI32Type());
   return runs;
 }
 

@@ -2,6 +2,7 @@
 
 #include "compiler/codegen/gpu/Passes.h"
 
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 
 using namespace mlir;
@@ -26,10 +27,8 @@ void accessSource(Operation *op, unsigned position) {
       return;
     OpBuilder b(op);
     Location loc = op->getLoc();
-    auto value = [&](OpFoldResult r) -> Value {
-      if (auto v = dyn_cast<Value>(r))
-        return v;
-      return arith::ConstantIndexOp::create(b, loc, *getConstantIntValue(r));
+    auto value = [&](OpFoldResult r) {
+      return getValueOrCreateConstantIndexOp(b, loc, r);
     };
     Value index = value(view.getMixedOffsets()[0]);
     if (view.getType().getRank() == 1) {
@@ -63,11 +62,8 @@ struct GPUFoldFlatViewsPass
           return;
         OpFoldResult size = view.getMixedSizes()[*index];
         OpBuilder b(dim);
-        Value value = isa<Value>(size)
-                          ? llvm::cast<Value>(size)
-                          : Value(arith::ConstantIndexOp::create(
-                                b, dim.getLoc(), *getConstantIntValue(size)));
-        dim.replaceAllUsesWith(value);
+        dim.replaceAllUsesWith(
+            getValueOrCreateConstantIndexOp(b, dim.getLoc(), size));
         dim.erase();
       }
     });

@@ -5,6 +5,7 @@
 #include "compiler/codegen/gpu/Passes.h"
 
 #include "mlir/AsmParser/AsmParser.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/SPIRV/IR/TargetAndABI.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -44,11 +45,6 @@ Value readScalar(OpBuilder &b, Location loc, Value constants, unsigned word,
 /// are.
 SmallVector<OpFoldResult> rowMajorStrides(OpBuilder &b, Location loc,
                                           ArrayRef<OpFoldResult> sizes) {
-  auto value = [&](OpFoldResult r) -> Value {
-    if (auto v = dyn_cast<Value>(r))
-      return v;
-    return arith::ConstantIndexOp::create(b, loc, *getConstantIntValue(r));
-  };
   SmallVector<OpFoldResult> strides(sizes.size());
   OpFoldResult stride = b.getIndexAttr(1);
   for (int64_t d = sizes.size() - 1; d >= 0; --d) {
@@ -58,7 +54,9 @@ SmallVector<OpFoldResult> rowMajorStrides(OpBuilder &b, Location loc,
     if (known && extent)
       stride = b.getIndexAttr(*known * *extent);
     else
-      stride = arith::MulIOp::create(b, loc, value(stride), value(sizes[d]))
+      stride = arith::MulIOp::create(
+                   b, loc, getValueOrCreateConstantIndexOp(b, loc, stride),
+                   getValueOrCreateConstantIndexOp(b, loc, sizes[d]))
                    .getResult();
   }
   return strides;

@@ -25,8 +25,9 @@
 namespace strata::gpu {
 
 /// Rewrites `loop` as above (perfectly nested loops are first made one) and
-/// returns the workgroup memory it took in bytes, or failure (leaving the
-/// loop as it was) when the loop is not such a reduction.
+/// returns the workgroup memory it took in bytes, or failure when the loop is
+/// not such a reduction (nested loops may then have been made one, which
+/// computes the same).
 mlir::FailureOr<int64_t> shareReduction(mlir::scf::ForOp loop,
                                         mlir::Value thread, int64_t size);
 
