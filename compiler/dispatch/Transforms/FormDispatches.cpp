@@ -496,6 +496,7 @@ void registerDispatchPasses() {
   PassRegistration<FormDispatchesPass>();
   PassRegistration<Pass>([] { return createFuseElementwisePass(); });
   PassRegistration<Pass>([] { return createAssertShapesPass(); });
+  PassRegistration<Pass>([] { return createConstEvalPass(); });
 }
 
 } // namespace strata::flow

@@ -33,13 +33,18 @@ createFormDispatchesPass(FormDispatchesOptions options = {});
 /// their named form (see FuseElementwise.cpp).
 std::unique_ptr<mlir::Pass> createFuseElementwisePass();
 
+/// strata-const-eval: transposes and reshapes of constants computed at
+/// compile time (see ConstEval.cpp).
+std::unique_ptr<mlir::Pass> createConstEvalPass();
+
 /// strata-assert-shapes: states on the host, as flow.check_equal, every
 /// relation between dynamic dimensions that a linalg op, a tensor.concat or a
 /// tensor.expand_shape relies on (see AssertShapes.cpp).
 std::unique_ptr<mlir::Pass> createAssertShapesPass();
 
 /// Registers the passes for strata-opt (--strata-form-dispatches,
-/// --strata-fuse-elementwise, --strata-assert-shapes).
+/// --strata-fuse-elementwise, --strata-assert-shapes,
+/// --strata-const-eval).
 void registerDispatchPasses();
 
 } // namespace strata::flow
