@@ -197,6 +197,7 @@ compileModel(ModuleOp module, const ModelCompileOptions &options) {
         return runner.runPasses(Phase::kGlobalOpt, [](OpPassManager &pm) {
           pm.addPass(createCanonicalizerPass());
           pm.addPass(createCSEPass());
+          pm.addPass(flow::createChannelsLastPass());
           pm.addPass(flow::createConstEvalPass());
           pm.addPass(flow::createFuseElementwisePass());
           pm.addPass(createCanonicalizerPass());

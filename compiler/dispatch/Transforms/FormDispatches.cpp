@@ -497,6 +497,7 @@ void registerDispatchPasses() {
   PassRegistration<Pass>([] { return createFuseElementwisePass(); });
   PassRegistration<Pass>([] { return createAssertShapesPass(); });
   PassRegistration<Pass>([] { return createConstEvalPass(); });
+  PassRegistration<Pass>([] { return createChannelsLastPass(); });
 }
 
 } // namespace strata::flow

@@ -33,6 +33,10 @@ createFormDispatchesPass(FormDispatchesOptions options = {});
 /// their named form (see FuseElementwise.cpp).
 std::unique_ptr<mlir::Pass> createFuseElementwisePass();
 
+/// strata-channels-last: NCHW convolutions and poolings as NHWC ones, the
+/// transposes of activations moved until they cancel (see ChannelsLast.cpp).
+std::unique_ptr<mlir::Pass> createChannelsLastPass();
+
 /// strata-const-eval: transposes and reshapes of constants computed at
 /// compile time (see ConstEval.cpp).
 std::unique_ptr<mlir::Pass> createConstEvalPass();
@@ -44,7 +48,7 @@ std::unique_ptr<mlir::Pass> createAssertShapesPass();
 
 /// Registers the passes for strata-opt (--strata-form-dispatches,
 /// --strata-fuse-elementwise, --strata-assert-shapes,
-/// --strata-const-eval).
+/// --strata-const-eval, --strata-channels-last).
 void registerDispatchPasses();
 
 } // namespace strata::flow

@@ -1,0 +1,349 @@
+//===- ChannelsLast.cpp - Convolutions in NHWC whatever the input layout --===//
+//
+// strata-channels-last: PyTorch models arrive in NCHW (torch-mlir:
+// linalg.conv_2d_nchw_fchw; TOSA: conv_2d_nhwc_fhwc between transposes back
+// to NCHW), while the CPU code generator's fast convolution is NHWC with an
+// HWCF filter, vectorized along the channels. This pass
+//
+// 1. rewrites every NCHW convolution and pooling as its NHWC form between
+//    transposes (input to NHWC, result back to NCHW), and every FHWC filter
+//    as HWCF, the filter transposes being constants that strata-const-eval
+//    then computes at compile time;
+// 2. moves the transposes of activations out of the way so that they cancel:
+//    an elementwise linalg.generic reading a transposed tensor is computed in
+//    the transpose's source layout instead (its indexing maps permuted) and
+//    its result transposed back, a tensor.pad of a transposed tensor pads the
+//    source, a transpose of a fill or of an empty tensor is a fill or empty
+//    tensor of the new shape, and two transposes in a row compose.
+//
+// A ResNet then runs channels-last from the first convolution to the global
+// pooling, with one transpose at each edge (the input image and the pooled
+// features). Every rewrite keeps the values the same; only their layout in
+// memory changes.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/dispatch/Transforms/Passes.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/IndexingUtils.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+using namespace mlir;
+
+namespace strata::flow {
+namespace {
+
+// Permutations in linalg.transpose's sense: result dimension j is input
+// dimension perm[j].
+constexpr int64_t kToNHWC[] = {0, 2, 3, 1};
+constexpr int64_t kToNCHW[] = {0, 3, 1, 2};
+constexpr int64_t kFCHWToHWCF[] = {2, 3, 1, 0};
+constexpr int64_t kFHWCToHWCF[] = {1, 2, 3, 0};
+
+Value transpose(PatternRewriter &rewriter, Location loc, Value input,
+                ArrayRef<int64_t> perm) {
+  auto type = cast<RankedTensorType>(input.getType());
+  SmallVector<OpFoldResult> sizes;
+  for (int64_t d : perm)
+    sizes.push_back(tensor::getMixedSize(rewriter, loc, input, d));
+  Value init = tensor::EmptyOp::create(rewriter, loc, sizes,
+                                       type.getElementType());
+  return linalg::TransposeOp::create(rewriter, loc, input, init, perm)
+      ->getResult(0);
+}
+
+SmallVector<NamedAttribute> windowAttributes(Operation *op) {
+  SmallVector<NamedAttribute> attributes;
+  for (StringRef name : {"strides", "dilations"})
+    if (Attribute value = op->getAttr(name))
+      attributes.emplace_back(StringAttr::get(op->getContext(), name), value);
+  return attributes;
+}
+
+/// conv(in NCHW, filter FCHW) = toNCHW(conv(toNHWC(in), toHWCF(filter))).
+struct ConvNchwToNhwc : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(linalg::Conv2DNchwFchwOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!op.hasPureTensorSemantics())
+      return failure();
+    Location loc = op.getLoc();
+    Value input = transpose(rewriter, loc, op.getDpsInputs()[0], kToNHWC);
+    Value filter =
+        transpose(rewriter, loc, op.getDpsInputs()[1], kFCHWToHWCF);
+    Value init = transpose(rewriter, loc, op.getDpsInits()[0], kToNHWC);
+    auto conv = linalg::Conv2DNhwcHwcfOp::create(
+        rewriter, loc, TypeRange{init.getType()}, ValueRange{input, filter},
+        ValueRange{init}, windowAttributes(op));
+    rewriter.replaceOp(op,
+                       transpose(rewriter, loc, conv->getResult(0), kToNCHW));
+    return success();
+  }
+};
+
+/// conv(in, filter FHWC) = conv(in, toHWCF(filter)).
+struct ConvFhwcToHwcf : OpRewritePattern<linalg::Conv2DNhwcFhwcOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(linalg::Conv2DNhwcFhwcOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!op.hasPureTensorSemantics())
+      return failure();
+    Location loc = op.getLoc();
+    Value filter =
+        transpose(rewriter, loc, op.getDpsInputs()[1], kFHWCToHWCF);
+    rewriter.replaceOpWithNewOp<linalg::Conv2DNhwcHwcfOp>(
+        op, op->getResultTypes(), ValueRange{op.getDpsInputs()[0], filter},
+        op.getDpsInits(), windowAttributes(op));
+    return success();
+  }
+};
+
+template <typename NchwOp, typename NhwcOp>
+struct PoolingNchwToNhwc : OpRewritePattern<NchwOp> {
+  using OpRewritePattern<NchwOp>::OpRewritePattern;
+  LogicalResult matchAndRewrite(NchwOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!op.hasPureTensorSemantics())
+      return failure();
+    Location loc = op.getLoc();
+    Value input = transpose(rewriter, loc, op.getDpsInputs()[0], kToNHWC);
+    Value init = transpose(rewriter, loc, op.getDpsInits()[0], kToNHWC);
+    auto pool = NhwcOp::create(rewriter, loc, TypeRange{init.getType()},
+                               ValueRange{input, op.getDpsInputs()[1]},
+                               ValueRange{init}, windowAttributes(op));
+    rewriter.replaceOp(op,
+                       transpose(rewriter, loc, pool->getResult(0), kToNCHW));
+    return success();
+  }
+};
+
+SmallVector<int64_t> inversePermutation(ArrayRef<int64_t> perm) {
+  SmallVector<int64_t> inverse(perm.size());
+  for (auto [j, d] : llvm::enumerate(perm))
+    inverse[d] = j;
+  return inverse;
+}
+
+/// Whether GenericInSourceLayout may rewrite `op` around a transposed input.
+bool computesElementwise(linalg::GenericOp op) {
+  if (!op.hasPureTensorSemantics() ||
+      op.getNumParallelLoops() != op.getNumLoops() || op.hasIndexSemantics())
+    return false;
+  for (OpOperand &init : op.getDpsInitsMutable())
+    if (!op.getMatchingIndexingMap(&init).isIdentity())
+      return false;
+  return true;
+}
+
+/// An all-parallel generic with identity output maps whose input is
+/// x = transpose(z, perm), read with the identity map, is computed in z's
+/// layout: y = transpose(y', perm) with y' = generic over z's loops.
+struct GenericInSourceLayout : OpRewritePattern<linalg::GenericOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(linalg::GenericOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!computesElementwise(op))
+      return failure();
+    linalg::TransposeOp transposed;
+    for (OpOperand *input : op.getDpsInputOperands()) {
+      auto producer = input->get().getDefiningOp<linalg::TransposeOp>();
+      // (A transposed constant is left to strata-const-eval: moving it would
+      // turn one compile-time transpose into two of activations.)
+      if (producer && op.getMatchingIndexingMap(input).isIdentity() &&
+          !matchPattern(producer.getInput(), m_Constant())) {
+        transposed = producer;
+        break;
+      }
+    }
+    if (!transposed)
+      return rewriter.notifyMatchFailure(op, "no input is a transpose");
+    ArrayRef<int64_t> perm = transposed.getPermutation();
+    SmallVector<int64_t> inverse = inversePermutation(perm);
+    MLIRContext *context = op.getContext();
+    Location loc = op.getLoc();
+    // Loop d_j of the old space is loop e_perm[j] of the new one.
+    SmallVector<AffineExpr> oldInNew;
+    for (int64_t p : perm)
+      oldInNew.push_back(getAffineDimExpr(p, context));
+    AffineMap substitution =
+        AffineMap::get(perm.size(), 0, oldInNew, context);
+
+    SmallVector<Value> inputs;
+    SmallVector<AffineMap> maps;
+    for (OpOperand *input : op.getDpsInputOperands()) {
+      AffineMap map = op.getMatchingIndexingMap(input);
+      auto producer = input->get().getDefiningOp<linalg::TransposeOp>();
+      if (producer && map.isIdentity() && producer.getPermutation() == perm) {
+        inputs.push_back(producer.getInput());
+        maps.push_back(AffineMap::getMultiDimIdentityMap(perm.size(), context));
+      } else {
+        inputs.push_back(input->get());
+        maps.push_back(map.compose(substitution));
+      }
+    }
+    SmallVector<Value> inits;
+    for (Value init : op.getDpsInits()) {
+      inits.push_back(transpose(rewriter, loc, init, inverse));
+      maps.push_back(AffineMap::getMultiDimIdentityMap(perm.size(), context));
+    }
+    SmallVector<Type> resultTypes;
+    for (Value init : inits)
+      resultTypes.push_back(init.getType());
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, resultTypes, inputs, inits, maps,
+        op.getIteratorTypesArray());
+    rewriter.inlineRegionBefore(op.getRegion(), generic.getRegion(),
+                                generic.getRegion().begin());
+    SmallVector<Value> results;
+    for (Value result : generic->getResults())
+      results.push_back(transpose(rewriter, loc, result, perm));
+    rewriter.replaceOp(op, results);
+    return success();
+  }
+};
+
+/// A generic reading x = transpose(z, perm) through a map other than the
+/// identity (or any map, when it reduces) reads z instead, the transpose
+/// folded into its map: z[k] = x[j] for perm[j] = k.
+struct FoldTransposeIntoGeneric : OpRewritePattern<linalg::GenericOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(linalg::GenericOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!op.hasPureTensorSemantics())
+      return failure();
+    bool elementwise = computesElementwise(op);
+    for (OpOperand *input : op.getDpsInputOperands()) {
+      auto producer = input->get().getDefiningOp<linalg::TransposeOp>();
+      AffineMap map = op.getMatchingIndexingMap(input);
+      if (!producer || (elementwise && map.isIdentity()) ||
+          matchPattern(producer.getInput(), m_Constant()))
+        continue;
+      SmallVector<AffineExpr> results;
+      for (int64_t j : inversePermutation(producer.getPermutation()))
+        results.push_back(map.getResult(j));
+      SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+      maps[input->getOperandNumber()] =
+          AffineMap::get(map.getNumDims(), 0, results, op.getContext());
+      rewriter.modifyOpInPlace(op, [&] {
+        input->set(producer.getInput());
+        op.setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(maps));
+      });
+      return success();
+    }
+    return failure();
+  }
+};
+
+/// pad(transpose(z, perm)) = transpose(pad'(z), perm), the pad amounts
+/// permuted.
+struct PadInSourceLayout : OpRewritePattern<tensor::PadOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(tensor::PadOp op,
+                                PatternRewriter &rewriter) const override {
+    auto transposed = op.getSource().getDefiningOp<linalg::TransposeOp>();
+    Value padding = op.getConstantPaddingValue();
+    if (!transposed || !padding || op.getNofold())
+      return failure();
+    ArrayRef<int64_t> perm = transposed.getPermutation();
+    SmallVector<int64_t> inverse = inversePermutation(perm);
+    SmallVector<OpFoldResult> low = op.getMixedLowPad();
+    SmallVector<OpFoldResult> high = op.getMixedHighPad();
+    SmallVector<OpFoldResult> sourceLow, sourceHigh;
+    for (int64_t k : inverse) {
+      sourceLow.push_back(low[k]);
+      sourceHigh.push_back(high[k]);
+    }
+    auto type = cast<RankedTensorType>(op.getType());
+    SmallVector<int64_t> shape;
+    for (int64_t k : inverse)
+      shape.push_back(type.getDimSize(k));
+    auto padded = tensor::PadOp::create(
+        rewriter, op.getLoc(), type.clone(shape), transposed.getInput(),
+        sourceLow, sourceHigh, padding);
+    rewriter.replaceOp(op, transpose(rewriter, op.getLoc(), padded, perm));
+    return success();
+  }
+};
+
+/// transpose(fill(v, init)) = fill(v, transpose(init)), and
+/// transpose(empty) = empty of the transposed shape.
+struct TransposeOfFillOrEmpty : OpRewritePattern<linalg::TransposeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(linalg::TransposeOp op,
+                                PatternRewriter &rewriter) const override {
+    Value input = op.getInput();
+    Location loc = op.getLoc();
+    if (input.getDefiningOp<tensor::EmptyOp>()) {
+      rewriter.replaceOp(op, op.getInit());
+      return success();
+    }
+    auto fill = input.getDefiningOp<linalg::FillOp>();
+    if (!fill || !fill.hasPureTensorSemantics())
+      return failure();
+    Value init =
+        transpose(rewriter, loc, fill.getDpsInits()[0], op.getPermutation());
+    rewriter.replaceOpWithNewOp<linalg::FillOp>(op, fill.getDpsInputs()[0],
+                                                init);
+    return success();
+  }
+};
+
+/// transpose(transpose(x, p), q) = transpose(x, p∘q), or x itself.
+struct ComposeTransposes : OpRewritePattern<linalg::TransposeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(linalg::TransposeOp op,
+                                PatternRewriter &rewriter) const override {
+    auto inner = op.getInput().getDefiningOp<linalg::TransposeOp>();
+    if (!inner)
+      return failure();
+    ArrayRef<int64_t> p = inner.getPermutation();
+    SmallVector<int64_t> composed;
+    for (int64_t q : op.getPermutation())
+      composed.push_back(p[q]);
+    if (isIdentityPermutation(composed)) {
+      rewriter.replaceOp(op, inner.getInput());
+      return success();
+    }
+    rewriter.replaceOpWithNewOp<linalg::TransposeOp>(op, inner.getInput(),
+                                                     op.getInit(), composed);
+    return success();
+  }
+};
+
+struct ChannelsLastPass : PassWrapper<ChannelsLastPass, OperationPass<>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(ChannelsLastPass)
+
+  StringRef getArgument() const override { return "strata-channels-last"; }
+  StringRef getDescription() const override {
+    return "Runs convolutions and poolings channels-last, moving the "
+           "transposes of activations to the edges";
+  }
+  void getDependentDialects(DialectRegistry &registry) const override {
+    registry.insert<linalg::LinalgDialect, tensor::TensorDialect>();
+  }
+
+  void runOnOperation() override {
+    MLIRContext *context = &getContext();
+    RewritePatternSet patterns(context);
+    patterns.add<ConvNchwToNhwc, ConvFhwcToHwcf,
+                 PoolingNchwToNhwc<linalg::PoolingNchwMaxOp,
+                                   linalg::PoolingNhwcMaxOp>,
+                 PoolingNchwToNhwc<linalg::PoolingNchwSumOp,
+                                   linalg::PoolingNhwcSumOp>,
+                 GenericInSourceLayout, FoldTransposeIntoGeneric, PadInSourceLayout,
+                 TransposeOfFillOrEmpty, ComposeTransposes>(context);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      signalPassFailure();
+  }
+};
+
+} // namespace
+
+std::unique_ptr<Pass> createChannelsLastPass() {
+  return std::make_unique<ChannelsLastPass>();
+}
+
+} // namespace strata::flow
