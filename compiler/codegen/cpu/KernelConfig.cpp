@@ -59,6 +59,16 @@ void writeTileSizes(linalg::LinalgOp op, const TileSizes &sizes) {
   op->setAttr(kTileSizesAttr, DictionaryAttr::get(context, entries));
 }
 
+unsigned splitDimension(Type shaped) {
+  auto type = dyn_cast<ShapedType>(shaped);
+  if (!type || !type.hasRank())
+    return 0;
+  for (auto [dim, size] : llvm::enumerate(type.getShape()))
+    if (size != 1)
+      return dim;
+  return 0;
+}
+
 std::optional<unsigned> defaultDistributedLoop(linalg::LinalgOp op) {
   if (op.getNumDpsInits() == 0)
     return std::nullopt;
@@ -66,7 +76,14 @@ std::optional<unsigned> defaultDistributedLoop(linalg::LinalgOp op) {
   AffineMap map = op.getMatchingIndexingMap(init);
   if (map.getNumResults() == 0)
     return std::nullopt;
-  auto dim = dyn_cast<AffineDimExpr>(map.getResult(0));
+  unsigned split = splitDimension(init->get().getType());
+  // A convolution or pooling is split along its batch or output rows only:
+  // its tiles along the output columns must keep static sizes, which a
+  // workgroup share of columns would not (TileAndVectorize rewrites static
+  // tiles as 1-D convolutions).
+  if (split > 1 && linalg::isaConvolutionOpInterface(op))
+    return std::nullopt;
+  auto dim = dyn_cast<AffineDimExpr>(map.getResult(split));
   if (!dim || !linalg::isParallelIterator(
                   op.getIteratorTypesArray()[dim.getPosition()]))
     return std::nullopt;
@@ -103,8 +120,8 @@ checkDistributable(func::FuncOp kernel,
       if (!linalgOp.hasPureBufferSemantics())
         return fail(&op, "it is not on buffers");
       if (!distributedLoop(linalgOp))
-        return fail(&op, "it has no parallel loop walking dimension 0 of its "
-                         "first output");
+        return fail(&op, "it has no parallel loop walking the split "
+                         "dimension of its first output");
       for (Value init : linalgOp.getDpsInits())
         writtenBy.try_emplace(getBufferRoot(init), &op);
       ops.push_back(linalgOp);
@@ -120,8 +137,9 @@ checkDistributable(func::FuncOp kernel,
   if (ops.empty())
     return fail(kernel, "it has no linalg op");
 
-  // Pass 2: a written buffer is touched only directly, in dimension 0, by
-  // the distributed loop, so tile t of every op covers the same rows of it.
+  // Pass 2: a written buffer is touched only directly, in its split
+  // dimension, by the distributed loop, so tile t of every op covers the same
+  // rows of it.
   for (linalg::LinalgOp op : ops) {
     unsigned loop = *distributedLoop(op);
     for (OpOperand &operand : op->getOpOperands()) {
@@ -136,11 +154,12 @@ checkDistributable(func::FuncOp kernel,
         return fail(op, "it accesses a buffer written in the kernel through "
                         "a view");
       AffineMap map = op.getMatchingIndexingMap(&operand);
+      unsigned dim = splitDimension(value.getType());
       if (map.getNumResults() == 0 ||
-          map.getResult(0) != getAffineDimExpr(loop, op->getContext()))
+          map.getResult(dim) != getAffineDimExpr(loop, op->getContext()))
         return fail(op, "operand " + Twine(operand.getOperandNumber()) +
                             " is written in the kernel and not indexed by "
-                            "the distributed loop in dimension 0");
+                            "the distributed loop in dimension " + Twine(dim));
     }
   }
   return success();

@@ -69,8 +69,14 @@ mlir::FailureOr<std::optional<TileSizes>>
 readTileSizes(mlir::linalg::LinalgOp op);
 void writeTileSizes(mlir::linalg::LinalgOp op, const TileSizes &sizes);
 
+/// The dimension of a buffer that kernels are split along: its first
+/// dimension whose size is not statically 1 (a dynamic one counts as not 1),
+/// or 0 when all are 1. Leading unit dimensions (batch 1, a 1 x N row) would
+/// otherwise leave a single workgroup.
+unsigned splitDimension(mlir::Type shaped);
+
 /// The loop a kernel is split along for `op`: the parallel loop that walks
-/// dimension 0 of its first output. std::nullopt when there is none.
+/// the split dimension of its first output. std::nullopt when there is none.
 std::optional<unsigned> defaultDistributedLoop(mlir::linalg::LinalgOp op);
 
 /// Checks that splitting `kernel` along `distributedLoop(op)` of each of its
@@ -79,8 +85,8 @@ std::optional<unsigned> defaultDistributedLoop(mlir::linalg::LinalgOp op);
 /// workgroup gets its own temporaries) and ops without memory effects, there
 /// is no scratch binding (one for the whole dispatch), and every buffer
 /// written by one of the ops is accessed
-/// directly (not through a view) in dimension 0 by the distributed loop of
-/// each op that touches it. On failure, `emitErrors` says whether to report
+/// directly (not through a view) in its split dimension by the distributed
+/// loop of each op that touches it. On failure, `emitErrors` says whether to report
 /// why on the offending op.
 mlir::LogicalResult checkDistributable(
     mlir::func::FuncOp kernel,

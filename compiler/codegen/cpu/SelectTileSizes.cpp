@@ -207,7 +207,13 @@ struct CPUSelectTileSizesPass
     auto it = sizes.find(root);
     if (it != sizes.end())
       multiple = std::max<int64_t>(1, it->second.vector[rootLoop]);
-    return (tile + multiple - 1) / multiple * multiple;
+    tile = (tile + multiple - 1) / multiple * multiple;
+    // Rounding up must not take the tile past the extent: a tile that covers
+    // the whole loop then has the loop's static size, where a larger one
+    // would leave a dynamic, masked tile.
+    if (allStatic)
+      tile = std::min(tile, std::max<int64_t>(1, longest));
+    return tile;
   }
 };
 

@@ -39,6 +39,27 @@ func.func @small_matmul(%a: memref<7x5xf32>, %b: memref<5x13xf32>, %c: memref<7x
   return
 }
 
+// Batch 1: the leading unit dimensions are skipped and the kernel is split
+// along the first dimension with work: the output rows of an NHWC
+// convolution (one row is 14 x 64 x 3 x 3 x 64 iterations, more than a
+// workgroup's share, so 1 row per workgroup) ...
+// CHECK-LABEL: func.func @conv_batch_one
+// CHECK: linalg.conv_2d_nhwc_hwcf {{{.*}}strata_cpu.tile_sizes = {vector = array<i64: 1, 1, 8, 8, 1, 0, 1>, workgroup = array<i64: 0, 1, 0, 0, 0, 0, 0>}
+func.func @conv_batch_one(%x: memref<1x16x16x64xf32>, %w: memref<3x3x64x64xf32>, %y: memref<1x14x14x64xf32>) {
+  linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>}
+      ins(%x, %w : memref<1x16x16x64xf32>, memref<3x3x64x64xf32>) outs(%y : memref<1x14x14x64xf32>)
+  return
+}
+
+// ... and the columns of a 1 x N matrix-vector product: 65536 / 512 = 128
+// columns per workgroup, a whole number of its 4-register tiles.
+// CHECK-LABEL: func.func @matvec
+// CHECK: linalg.matmul {strata_cpu.tile_sizes = {vector = array<i64: 1, 32, 1>, workgroup = array<i64: 0, 128, 0>}}
+func.func @matvec(%a: memref<1x512xf32>, %b: memref<512x256xf32>, %c: memref<1x256xf32>) {
+  linalg.matmul ins(%a, %b : memref<1x512xf32>, memref<512x256xf32>) outs(%c : memref<1x256xf32>)
+  return
+}
+
 // A row reduction vectorizes along the reduced, contiguous dimension and is
 // split along the rows.
 // CHECK-LABEL: func.func @row_sum

@@ -9,11 +9,11 @@
 // RUN: strata-codegen-cpu %s --codegen-options=approximate-math=none --triple=aarch64-linux-gnu -o %t.arm.so
 // RUN: llvm-readelf --file-header %t.arm.so | FileCheck %s --check-prefix=ELF-ARM
 
-// 1000 elements are one workgroup's share (rounded to 16 lanes); 64 rows of
+// 1000 elements are one workgroup's share (a whole loop: not rounded past it); 64 rows of
 // 64 x 64 multiply-adds make 4 workgroups of 16 rows; the length of a
 // dynamic vector is push constant 1 (after the scalar), the host dispatches
 // ceil(constants[1] / 65536) workgroups.
-// META: entry_point exp binding_count 2 constant_count 0 binding_read_only [1, 0] workgroup_size [1008, 1, 1] workgroup_count [1, 1, 1]
+// META: entry_point exp binding_count 2 constant_count 0 binding_read_only [1, 0] workgroup_size [1000, 1, 1] workgroup_count [1, 1, 1]
 // META: entry_point matmul binding_count 3 constant_count 0 binding_read_only [1, 1, 0] workgroup_size [16, 1, 1] workgroup_count [4, 1, 1]
 // META: entry_point scale binding_count 2 constant_count 3 binding_read_only [1, 0] workgroup_size [65536, 1, 1] workgroup_count_constant 1
 

@@ -1,0 +1,460 @@
+#!/usr/bin/env python3
+"""Strata against ONNX Runtime and PyTorch eager on the CPU, 1 and 2 threads, in one run.
+
+    build/venv/bin/python tests/benchmarks/peer_bench.py [--build-dir build]
+        [--processes 3] [--only NAME ...] [--no-sgemm]
+    ninja -C build bench-peers          # the same, after building what it needs
+
+Run it with the Python of tools/dev/setup-python.sh (build/venv: PyTorch, torch-mlir,
+torchvision, transformers from PyPI). ONNX Runtime (PyPI, pinned below) is installed
+into BUILD/bench-packages on first use, outside the test venv; oneDNN is Debian's
+libdnnl (apt-get install libdnnl-dev, done here when run as root).
+
+Models: the samples (MLP 784-512-512-10 at batch 1 and 32, the encoder block, the
+CNN; weights read from the .mlir files) and the real-model suite's families
+(tests/models/zoo.py, batch 1, first size), exported by tests/models/check_models.py
+(linalg, through torch-mlir) for Strata and with torch.onnx.export for ONNX Runtime,
+all with the same weights. Every engine's result is checked against PyTorch's (or the
+NumPy reference of the samples) before it is timed.
+
+Timing: each figure is the median over --processes separate processes of each
+process's median over repetitions; microseconds per call (ms for the real models).
+Strata: benchmark-module on cpu-sync (1 thread) and cpu-task?threads=2. PyTorch:
+torch.set_num_threads(N), no_grad. ONNX Runtime: intra_op_num_threads=N, sequential.
+
+SGEMM (row-major, f32) at 256, 1024 and 2048: Strata (a module holding one
+linalg.matmul) against oneDNN's dnnl_sgemm (called through ctypes, OMP_NUM_THREADS=N),
+in GFLOP/s and in % of the FMA peak this script measures (a loop of independent
+vector FMAs compiled here with clang -O2 -march=native, per core; 2 threads: twice it).
+"""
+import argparse
+import ctypes
+import ctypes.util
+import importlib.util
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+ORT_PACKAGES = ["onnxruntime==1.32.0", "flatbuffers==25.12.19"]
+RTOL, ATOL = 1e-3, 1e-4
+SGEMM_SIZES = [256, 1024, 2048]
+THREADS = [1, 2]
+
+
+def load(name, path):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def run(cmd, env=None):
+    result = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    if result.returncode != 0:
+        raise RuntimeError("%s failed:\n%s%s" % (" ".join(cmd), result.stdout[-2000:],
+                                                 result.stderr[-4000:]))
+    return result.stdout
+
+
+def verify(actual, expected):
+    import numpy as np
+    actual = np.asarray(actual, dtype=np.float64).reshape(expected.shape)
+    error = np.abs(actual - expected)
+    if not (error <= ATOL + RTOL * np.abs(expected)).all():
+        raise RuntimeError("wrong result: max abs error %.3g" % error.max())
+    return float(error.max())
+
+
+# ---------------------------------------------------------------------------------------
+# Workers: one process times one engine at one thread count and prints a JSON line.
+
+def time_calls(call, target_seconds=0.1, repetitions=7):
+    for _ in range(3):
+        call()
+    start = time.perf_counter()
+    call()
+    once = max(time.perf_counter() - start, 1e-7)
+    calls = max(1, int(target_seconds / once))
+    seconds = []
+    for _ in range(repetitions):
+        start = time.perf_counter()
+        for _ in range(calls):
+            call()
+        seconds.append((time.perf_counter() - start) / calls)
+    return statistics.median(seconds)
+
+
+def worker(spec):
+    import numpy as np
+    inputs = [np.load(p) for p in spec["inputs"]]
+    expected = np.load(spec["expected"])
+    threads = spec["threads"]
+    if spec["engine"] == "torch":
+        import torch
+        torch.set_num_threads(threads)
+        model = build_torch(spec)
+        tensors = [torch.from_numpy(x) for x in inputs]
+        with torch.no_grad():
+            error = verify(model(*tensors).numpy(), expected)
+            seconds = time_calls(lambda: model(*tensors))
+    elif spec["engine"] == "ort":
+        sys.path.insert(0, spec["packages"])
+        import onnxruntime as ort
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = threads
+        options.inter_op_num_threads = 1
+        options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+        session = ort.InferenceSession(spec["onnx"], options, providers=["CPUExecutionProvider"])
+        feed = {i.name: x for i, x in zip(session.get_inputs(), inputs)}
+        error = verify(session.run(None, feed)[0], expected)
+        seconds = time_calls(lambda: session.run(None, feed))
+    elif spec["engine"] == "dnnl":
+        seconds, error = time_dnnl(spec["n"], inputs, expected)
+    else:
+        raise ValueError(spec["engine"])
+    print(json.dumps({"seconds": seconds, "error": error}))
+
+
+def build_torch(spec):
+    if spec["kind"] == "sample":
+        model_bench = load("model_bench", os.path.join(HERE, "model_bench.py"))
+        case = next(c for c in model_bench.CASES if c.name == spec["case"])
+        blobs = model_bench.check_models.read_resources(spec["mlir"])
+        return case.torch_model(blobs)
+    sys.path.insert(0, os.path.join(ROOT, "tests", "models"))
+    import zoo
+    family = zoo.FAMILIES[spec["family"]]
+    return family.build(family.sizes[0])
+
+
+def time_dnnl(n, inputs, expected):
+    import numpy as np
+    library = ctypes.CDLL(ctypes.util.find_library("dnnl") or "libdnnl.so.2")
+    sgemm = library.dnnl_sgemm
+    f32p = ctypes.POINTER(ctypes.c_float)
+    sgemm.argtypes = [ctypes.c_char, ctypes.c_char, ctypes.c_int64, ctypes.c_int64,
+                      ctypes.c_int64, ctypes.c_float, f32p, ctypes.c_int64, f32p,
+                      ctypes.c_int64, ctypes.c_float, f32p, ctypes.c_int64]
+    a, b = (np.ascontiguousarray(x) for x in inputs)
+    c = np.zeros((n, n), dtype=np.float32)
+    pa, pb, pc = (x.ctypes.data_as(f32p) for x in (a, b, c))
+
+    def call():
+        status = sgemm(b"N", b"N", n, n, n, 1.0, pa, n, pb, n, 0.0, pc, n)
+        if status != 0:
+            raise RuntimeError("dnnl_sgemm returned %d" % status)
+    call()
+    error = verify(c, expected)
+    return time_calls(call, repetitions=5), error
+
+
+# ---------------------------------------------------------------------------------------
+# The parent: prepares models, runs workers and benchmark-module, prints the tables.
+
+class Bench:
+    def __init__(self, args):
+        self.args = args
+        self.bin = os.path.join(args.build_dir, "bin")
+        self.work = os.path.join(args.build_dir, "bench", "peers")
+        os.makedirs(self.work, exist_ok=True)
+        self.packages = os.path.join(args.build_dir, "bench-packages")
+
+    def ensure_ort(self):
+        marker = os.path.join(self.packages, "strata-packages.txt")
+        wanted = "\n".join(ORT_PACKAGES)
+        if os.path.exists(marker) and open(marker).read() == wanted:
+            return
+        shutil.rmtree(self.packages, ignore_errors=True)
+        print("peer_bench: installing %s into %s" % (", ".join(ORT_PACKAGES), self.packages),
+              flush=True)
+        run([sys.executable, "-m", "pip", "install", "--disable-pip-version-check", "-q",
+             "--no-deps", "--target", self.packages] + ORT_PACKAGES)
+        with open(marker, "w") as f:
+            f.write(wanted)
+
+    def processes(self, spec):
+        """Median over processes of the worker's median seconds; None if it failed."""
+        env = dict(os.environ)
+        for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+            env[var] = str(spec["threads"])
+        values = []
+        for _ in range(self.args.processes):
+            out = run([sys.executable, os.path.abspath(__file__), "--worker", json.dumps(spec)],
+                      env=env)
+            values.append(json.loads(out.strip().splitlines()[-1])["seconds"])
+        return statistics.median(values)
+
+    def strata(self, module, function, inputs, expected, device):
+        flags = ["--module=" + module, "--device=" + device] + ["--input=@" + p for p in inputs]
+        if function:
+            flags.append("--function=" + function)
+        out_path = os.path.join(self.work, "strata.out.npy")
+        run([os.path.join(self.bin, "run-module")] + flags + ["--output=@" + out_path])
+        import numpy as np
+        verify(np.load(out_path), np.load(expected))
+        values = []
+        for _ in range(self.args.processes):
+            out = run([os.path.join(self.bin, "benchmark-module")] + flags +
+                      ["--benchmark_format=json", "--benchmark_repetitions=5",
+                       "--benchmark_report_aggregates_only=true"])
+            for b in json.loads(out)["benchmarks"]:
+                if b.get("aggregate_name") == "median":
+                    values.append(b["real_time"] * {"ns": 1e-9, "us": 1e-6, "ms": 1e-3,
+                                                    "s": 1.0}[b["time_unit"]])
+        return statistics.median(values)
+
+    def measure(self, name, module, function, inputs, expected, spec, onnx):
+        """Returns {engine+threads: seconds or None}."""
+        row = {}
+        for threads in THREADS:
+            device = "cpu-sync" if threads == 1 else "cpu-task?threads=%d" % threads
+            try:
+                row["strata%d" % threads] = self.strata(module, function, inputs, expected,
+                                                        device)
+            except RuntimeError as error:
+                print("  strata (%s) on %s: %s" % (device, name, str(error).splitlines()[-1]))
+            for engine in ("ort", "torch"):
+                if engine == "ort" and not onnx:
+                    continue
+                try:
+                    row["%s%d" % (engine, threads)] = self.processes(dict(
+                        spec, engine=engine, threads=threads, inputs=inputs, expected=expected,
+                        onnx=onnx, packages=self.packages))
+                except RuntimeError as error:
+                    print("  %s (%d threads) on %s: %s" % (
+                        engine, threads, name, str(error).strip().splitlines()[-1]))
+        return row
+
+    def samples(self):
+        import numpy as np
+        import torch
+        model_bench = load("model_bench", os.path.join(HERE, "model_bench.py"))
+        models = os.path.join(self.args.build_dir, "samples", "models")
+        rng = np.random.default_rng(2026)
+        rows = []
+        for case in model_bench.CASES:
+            stem = case.function
+            mlir = os.path.join(models, case.sample + ".mlir")
+            blobs = model_bench.check_models.read_resources(mlir)
+            x = rng.uniform(-1.0, 1.0, size=case.input_shape).astype(np.float32)
+            x_path = os.path.join(self.work, stem + ".in.npy")
+            expected_path = os.path.join(self.work, stem + ".expected.npy")
+            np.save(x_path, x)
+            np.save(expected_path, case.reference(blobs, x).astype(np.float32))
+            module = os.path.join(self.work, case.sample + ".smod")
+            if not os.path.exists(module) or os.path.getmtime(module) < os.path.getmtime(mlir):
+                run([os.path.join(self.bin, "compile-module"), mlir, "-o", module])
+            onnx = os.path.join(self.work, stem + ".onnx")
+            function = case.torch_model(blobs)
+
+            class Wrapper(torch.nn.Module):
+                def forward(self, x):
+                    return function(x)
+            torch.onnx.export(Wrapper(), (torch.from_numpy(x),), onnx, dynamo=False,
+                              opset_version=17)
+            spec = {"kind": "sample", "case": case.name, "mlir": mlir}
+            rows.append((case.name, "us", self.measure(case.name, module, case.function,
+                                                       [x_path], expected_path, spec, onnx)))
+        return rows
+
+    def zoo_models(self):
+        sys.path.insert(0, os.path.join(ROOT, "tests", "models"))
+        sys.path.insert(0, os.path.join(ROOT, "tools", "import"))
+        import torch
+        check_models = load("check_models_zoo", os.path.join(ROOT, "tests", "models",
+                                                             "check_models.py"))
+        import zoo
+        rows = []
+        for name in self.args.only or list(zoo.FAMILIES):
+            family = zoo.FAMILIES[name]
+            variant = check_models.Variant(self.work, family, "linalg", family.sizes[0])
+            try:
+                record = check_models.cached(variant) or check_models.in_child(
+                    check_models.export, variant)
+            except RuntimeError as error:
+                print("  %s: export failed: %s" % (name, error))
+                continue
+            module = variant.path(".smod")
+            run([os.path.join(self.bin, "compile-module"), variant.path(".mlir"), "-o", module])
+            inputs = [variant.inputs_path(1, i) for i in range(record["inputs"])]
+            onnx = variant.path(".onnx")
+            try:
+                model = family.build(family.sizes[0])
+                example = family.inputs(1, family.sizes[0], seed=1)
+                import warnings
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    torch.onnx.export(model, example, onnx, dynamo=False, opset_version=17)
+            except Exception as error:  # noqa: BLE001  (any exporter failure: no ORT figure)
+                print("  %s: torch.onnx.export failed: %s" % (name, str(error).splitlines()[0]))
+                onnx = None
+            spec = {"kind": "zoo", "family": name}
+            rows.append((name, "ms", self.measure(name, module, None, inputs,
+                                                  variant.reference_path(1), spec, onnx)))
+        return rows
+
+    def fma_peak(self):
+        """GFLOP/s of one core running independent vector FMAs."""
+        source = os.path.join(self.work, "fma_peak.c")
+        binary = os.path.join(self.work, "fma_peak")
+        with open(source, "w") as f:
+            f.write(FMA_PEAK_SOURCE)
+        run(["clang-22", "-O2", "-march=native", source, "-o", binary])
+        return statistics.median(float(run([binary])) for _ in range(3))
+
+    def sgemm(self):
+        import numpy as np
+        if os.geteuid() == 0 and not ctypes.util.find_library("dnnl"):
+            print("peer_bench: installing Debian's libdnnl-dev", flush=True)
+            subprocess.run(["apt-get", "install", "-y", "-qq", "libdnnl-dev"],
+                           capture_output=True)
+        have_dnnl = bool(ctypes.util.find_library("dnnl"))
+        rows = []
+        rng = np.random.default_rng(7)
+        for n in SGEMM_SIZES:
+            mlir = os.path.join(self.work, "sgemm%d.mlir" % n)
+            with open(mlir, "w") as f:
+                f.write(SGEMM_SOURCE.replace("N", str(n)))
+            module = os.path.join(self.work, "sgemm%d.smod" % n)
+            run([os.path.join(self.bin, "compile-module"), mlir, "-o", module])
+            paths = []
+            for name in ("a", "b"):
+                path = os.path.join(self.work, "sgemm%d.%s.npy" % (n, name))
+                np.save(path, rng.uniform(-1, 1, (n, n)).astype(np.float32))
+                paths.append(path)
+            expected = os.path.join(self.work, "sgemm%d.expected.npy" % n)
+            a, b = (np.load(p).astype(np.float64) for p in paths)
+            np.save(expected, (a @ b).astype(np.float32))
+            row = {}
+            for threads in THREADS:
+                device = "cpu-sync" if threads == 1 else "cpu-task?threads=%d" % threads
+                row["strata%d" % threads] = self.strata(module, "sgemm", paths, expected, device)
+                if have_dnnl:
+                    row["dnnl%d" % threads] = self.processes(dict(
+                        engine="dnnl", n=n, threads=threads, inputs=paths, expected=expected))
+            rows.append((n, row))
+        return rows, have_dnnl
+
+
+SGEMM_SOURCE = """
+func.func @sgemm(%a: tensor<NxNxf32>, %b: tensor<NxNxf32>) -> tensor<NxNxf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<NxNxf32>
+  %c = linalg.fill ins(%zero : f32) outs(%e : tensor<NxNxf32>) -> tensor<NxNxf32>
+  %r = linalg.matmul ins(%a, %b : tensor<NxNxf32>, tensor<NxNxf32>) outs(%c : tensor<NxNxf32>) -> tensor<NxNxf32>
+  return %r : tensor<NxNxf32>
+}
+"""
+
+FMA_PEAK_SOURCE = r"""
+#include <stdio.h>
+#include <time.h>
+#if defined(__AVX512F__)
+#define LANES 16
+#elif defined(__AVX__)
+#define LANES 8
+#else
+#define LANES 4
+#endif
+typedef float v __attribute__((vector_size(LANES * 4)));
+int main(void) {
+  v acc[16], x, y;
+  for (int i = 0; i < LANES; ++i) { x[i] = 1.0f; y[i] = 1e-9f; }
+  for (int j = 0; j < 16; ++j) acc[j] = x * (float)j;
+  const long steps = 20000000;
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  for (long s = 0; s < steps; ++s) {
+    for (int j = 0; j < 16; ++j) acc[j] = acc[j] * x + y;  /* 16 independent chains */
+    __asm__ volatile("" : "+v"(x));
+  }
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  float sink = 0;
+  for (int j = 0; j < 16; ++j) sink += acc[j][0];
+  double seconds = (t1.tv_sec - t0.tv_sec) + 1e-9 * (t1.tv_nsec - t0.tv_nsec);
+  printf("%.1f\n", steps * 16.0 * LANES * 2 / seconds / 1e9 + 0 * sink);
+  return 0;
+}
+"""
+
+
+def fmt(value, scale, width=9):
+    return f"{value * scale:>{width}.3g}" if value is not None else f"{'-':>{width}}"
+
+
+def print_models(title, rows):
+    print(title)
+    print(f"{'model':<15}{'strata':>9}{'ort':>9}{'torch':>9}{'ratio':>7}   "
+          f"{'strata':>9}{'ort':>9}{'torch':>9}{'ratio':>7}   {'2t/1t':>6}")
+    print(f"{'':<15}{'-- 1 thread ------------------':<37}   {'-- 2 threads -----------------':<37}")
+    for name, unit, row in rows:
+        scale = 1e6 if unit == "us" else 1e3
+        cells = []
+        for t in THREADS:
+            s = row.get("strata%d" % t)
+            peers = [row.get(k) for k in ("ort%d" % t, "torch%d" % t) if row.get(k) is not None]
+            ratio = f"{s / min(peers):>7.2f}" if s is not None and peers else f"{'-':>7}"
+            cells.append(fmt(s, scale) + fmt(row.get("ort%d" % t), scale) +
+                         fmt(row.get("torch%d" % t), scale) + ratio)
+        s1, s2 = row.get("strata1"), row.get("strata2")
+        scaling = f"{s2 / s1:>6.2f}" if s1 and s2 else f"{'-':>6}"
+        print(f"{name + ' (' + unit + ')':<15}{cells[0]}   {cells[1]}   {scaling}")
+    print("ratio: Strata's time over the best peer's (the bar: <= 1.00); 2t/1t: Strata on 2 "
+          "threads over 1 (the bar: <= 1.00)\n")
+
+
+def main():
+    if len(sys.argv) == 3 and sys.argv[1] == "--worker":
+        worker(json.loads(sys.argv[2]))
+        return
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--build-dir", default=os.path.join(ROOT, "build"))
+    parser.add_argument("--processes", type=int, default=3)
+    parser.add_argument("--only", nargs="*", help="these real-model families only (none: skip)")
+    parser.add_argument("--no-samples", action="store_true")
+    parser.add_argument("--no-sgemm", action="store_true")
+    args = parser.parse_args()
+    bench = Bench(args)
+    bench.ensure_ort()
+    sys.path.insert(0, bench.packages)
+    import onnxruntime
+    import torch
+    print("Strata against ONNX Runtime %s and PyTorch %s eager; medians of %d processes"
+          % (onnxruntime.__version__, torch.__version__, args.processes), flush=True)
+    if not args.no_samples:
+        print_models("\nSample models, microseconds per call", bench.samples())
+    if args.only is None or args.only:
+        print_models("Real-model suite (batch 1), milliseconds per call", bench.zoo_models())
+    if not args.no_sgemm:
+        peak = bench.fma_peak()
+        rows, have_dnnl = bench.sgemm()
+        print("SGEMM f32 row-major, GFLOP/s (%% of the measured FMA peak: %.0f GFLOP/s per core)"
+              % peak)
+        if not have_dnnl:
+            print("  (no libdnnl: apt-get install libdnnl-dev)")
+        print(f"{'n':<6}{'strata 1t':>16}{'oneDNN 1t':>16}{'ratio':>7}   "
+              f"{'strata 2t':>16}{'oneDNN 2t':>16}{'ratio':>7}")
+        for n, row in rows:
+            flops = 2.0 * n ** 3
+            line = f"{n:<6}"
+            for t in THREADS:
+                cells = []
+                for engine in ("strata", "dnnl"):
+                    s = row.get("%s%d" % (engine, t))
+                    cells.append(f"{flops / s / 1e9:>8.1f} ({100 * flops / s / 1e9 / (peak * t):>3.0f}%)"
+                                 if s else f"{'-':>16}")
+                d, s = row.get("dnnl%d" % t), row.get("strata%d" % t)
+                line += "".join(cells) + (f"{d / s:>7.2f}" if d and s else f"{'-':>7}") + "   "
+            print(line)
+        print("ratio: Strata's GFLOP/s over oneDNN's (the bar: >= 1.00)")
+
+
+if __name__ == "__main__":
+    main()
