@@ -12,6 +12,7 @@
 #include <tbb/global_control.h>
 #include <tbb/info.h>
 #include <tbb/parallel_for.h>
+#include <tbb/partitioner.h>
 #include <tbb/task_arena.h>
 
 #include <atomic>
@@ -74,7 +75,11 @@ class Handoff {
 };
 
 // tbb::parallel_for over [begin, end), calling body(range_begin, range_end)
-// for the ranges it splits it into; returns once all have run.
+// for the ranges it splits it into; returns once all have run. The static
+// partitioner gives each worker one contiguous share, the same share of a
+// dispatch on every call: a workgroup's slice of the weights then stays in
+// the cache of the core that read it last time (two cores keep a 2.7 MB MLP
+// in their two L2 caches, where work stealing moved slices between them).
 template <typename Index, typename Body>
 void ParallelFor(Index begin, Index end, const Body& body) {
   // The join: every range releases here when done, the caller acquires after.
@@ -83,7 +88,8 @@ void ParallelFor(Index begin, Index end, const Body& body) {
                     Handoff([&body, join](const tbb::blocked_range<Index>& range) {
                       body(range.begin(), range.end());
                       HappensBefore(join);
-                    }));
+                    }),
+                    tbb::static_partitioner());
   HappensAfter(join);
 }
 

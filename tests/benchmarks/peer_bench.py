@@ -39,6 +39,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import warnings
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -158,6 +159,18 @@ def time_dnnl(n, inputs, expected):
 # ---------------------------------------------------------------------------------------
 # The parent: prepares models, runs workers and benchmark-module, prints the tables.
 
+def export_onnx(name, path):
+    import torch
+    import zoo
+    family = zoo.FAMILIES[name]
+    model = family.build(family.sizes[0])
+    example = family.inputs(1, family.sizes[0], seed=1)
+    with warnings.catch_warnings():  # the TorchScript exporter's deprecation and tracer warnings
+        warnings.simplefilter("ignore")
+        torch.onnx.export(model, example, path, dynamo=False, opset_version=17)
+    return path
+
+
 class Bench:
     def __init__(self, args):
         self.args = args
@@ -257,8 +270,10 @@ class Bench:
             class Wrapper(torch.nn.Module):
                 def forward(self, x):
                     return function(x)
-            torch.onnx.export(Wrapper(), (torch.from_numpy(x),), onnx, dynamo=False,
-                              opset_version=17)
+            with warnings.catch_warnings():  # the TorchScript exporter's deprecation
+                warnings.simplefilter("ignore")
+                torch.onnx.export(Wrapper(), (torch.from_numpy(x),), onnx, dynamo=False,
+                                  opset_version=17)
             spec = {"kind": "sample", "case": case.name, "mlir": mlir}
             rows.append((case.name, "us", self.measure(case.name, module, case.function,
                                                        [x_path], expected_path, spec, onnx)))
@@ -267,7 +282,6 @@ class Bench:
     def zoo_models(self):
         sys.path.insert(0, os.path.join(ROOT, "tests", "models"))
         sys.path.insert(0, os.path.join(ROOT, "tools", "import"))
-        import torch
         check_models = load("check_models_zoo", os.path.join(ROOT, "tests", "models",
                                                              "check_models.py"))
         import zoo
@@ -286,14 +300,11 @@ class Bench:
             inputs = [variant.inputs_path(1, i) for i in range(record["inputs"])]
             onnx = variant.path(".onnx")
             try:
-                model = family.build(family.sizes[0])
-                example = family.inputs(1, family.sizes[0], seed=1)
-                import warnings
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")
-                    torch.onnx.export(model, example, onnx, dynamo=False, opset_version=17)
-            except Exception as error:  # noqa: BLE001  (any exporter failure: no ORT figure)
-                print("  %s: torch.onnx.export failed: %s" % (name, str(error).splitlines()[0]))
+                # In a child, like the export: a parent that has run torch cannot fork
+                # safely (its thread pool would deadlock the next child).
+                check_models.in_child(export_onnx, name, onnx)
+            except RuntimeError as error:
+                print("  %s: torch.onnx.export failed: %s" % (name, error))
                 onnx = None
             spec = {"kind": "zoo", "family": name}
             rows.append((name, "ms", self.measure(name, module, None, inputs,
@@ -386,14 +397,17 @@ int main(void) {
 
 
 def fmt(value, scale, width=9):
-    return f"{value * scale:>{width}.3g}" if value is not None else f"{'-':>{width}}"
+    if value is None:
+        return f"{'-':>{width}}"
+    value *= scale
+    return f"{value:>{width}.{2 if value < 10 else 1 if value < 1000 else 0}f}"
 
 
 def print_models(title, rows):
     print(title)
-    print(f"{'model':<15}{'strata':>9}{'ort':>9}{'torch':>9}{'ratio':>7}   "
+    print(f"{'model':<20}{'strata':>9}{'ort':>9}{'torch':>9}{'ratio':>7}   "
           f"{'strata':>9}{'ort':>9}{'torch':>9}{'ratio':>7}   {'2t/1t':>6}")
-    print(f"{'':<15}{'-- 1 thread ------------------':<37}   {'-- 2 threads -----------------':<37}")
+    print(f"{'':<20}{'-- 1 thread ------------------':<37}   {'-- 2 threads -----------------':<37}")
     for name, unit, row in rows:
         scale = 1e6 if unit == "us" else 1e3
         cells = []
@@ -405,7 +419,7 @@ def print_models(title, rows):
                          fmt(row.get("torch%d" % t), scale) + ratio)
         s1, s2 = row.get("strata1"), row.get("strata2")
         scaling = f"{s2 / s1:>6.2f}" if s1 and s2 else f"{'-':>6}"
-        print(f"{name + ' (' + unit + ')':<15}{cells[0]}   {cells[1]}   {scaling}")
+        print(f"{name + ' (' + unit + ')':<20}{cells[0]}   {cells[1]}   {scaling}")
     print("ratio: Strata's time over the best peer's (the bar: <= 1.00); 2t/1t: Strata on 2 "
           "threads over 1 (the bar: <= 1.00)\n")
 
@@ -428,10 +442,13 @@ def main():
     import torch
     print("Strata against ONNX Runtime %s and PyTorch %s eager; medians of %d processes"
           % (onnxruntime.__version__, torch.__version__, args.processes), flush=True)
+    # The real models first: their exports run in forked children, which a parent that
+    # has already run torch (the samples' ONNX exports) could deadlock.
+    zoo_rows = bench.zoo_models() if args.only is None or args.only else None
     if not args.no_samples:
         print_models("\nSample models, microseconds per call", bench.samples())
-    if args.only is None or args.only:
-        print_models("Real-model suite (batch 1), milliseconds per call", bench.zoo_models())
+    if zoo_rows is not None:
+        print_models("Real-model suite (batch 1), milliseconds per call", zoo_rows)
     if not args.no_sgemm:
         peak = bench.fma_peak()
         rows, have_dnnl = bench.sgemm()

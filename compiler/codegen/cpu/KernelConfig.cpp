@@ -59,24 +59,31 @@ void writeTileSizes(linalg::LinalgOp op, const TileSizes &sizes) {
   op->setAttr(kTileSizesAttr, DictionaryAttr::get(context, entries));
 }
 
-unsigned splitDimension(Type shaped) {
+unsigned splitDimension(Type shaped, bool columns) {
   auto type = dyn_cast<ShapedType>(shaped);
   if (!type || !type.hasRank())
     return 0;
+  if (columns)
+    return std::max<int64_t>(0, type.getRank() - 1);
   for (auto [dim, size] : llvm::enumerate(type.getShape()))
     if (size != 1)
       return dim;
   return 0;
 }
 
-std::optional<unsigned> defaultDistributedLoop(linalg::LinalgOp op) {
+bool splitsColumns(func::FuncOp kernel) {
+  return kernel->hasAttr(kSplitColumnsAttr);
+}
+
+std::optional<unsigned> defaultDistributedLoop(linalg::LinalgOp op,
+                                               bool columns) {
   if (op.getNumDpsInits() == 0)
     return std::nullopt;
   OpOperand *init = op.getDpsInitOperand(0);
   AffineMap map = op.getMatchingIndexingMap(init);
   if (map.getNumResults() == 0)
     return std::nullopt;
-  unsigned split = splitDimension(init->get().getType());
+  unsigned split = splitDimension(init->get().getType(), columns);
   // A convolution or pooling is split along its batch or output rows only:
   // its tiles along the output columns must keep static sizes, which a
   // workgroup share of columns would not (TileAndVectorize rewrites static
@@ -154,7 +161,7 @@ checkDistributable(func::FuncOp kernel,
         return fail(op, "it accesses a buffer written in the kernel through "
                         "a view");
       AffineMap map = op.getMatchingIndexingMap(&operand);
-      unsigned dim = splitDimension(value.getType());
+      unsigned dim = splitDimension(value.getType(), splitsColumns(kernel));
       if (map.getNumResults() == 0 ||
           map.getResult(dim) != getAffineDimExpr(loop, op->getContext()))
         return fail(op, "operand " + Twine(operand.getOperandNumber()) +

@@ -42,6 +42,10 @@ inline constexpr llvm::StringLiteral kWorkgroupCountAttr =
 inline constexpr llvm::StringLiteral kDistributionAttr =
     "strata_cpu.distribution";
 inline constexpr llvm::StringLiteral kEntryPointAttr = "strata_cpu.entry_point";
+/// On a kernel: split along the last dimension of its buffers (columns)
+/// rather than the first (rows); see splitDimension.
+inline constexpr llvm::StringLiteral kSplitColumnsAttr =
+    "strata_cpu.split_columns";
 inline constexpr llvm::StringLiteral kScratchAttr = "strata_cpu.scratch";
 inline constexpr llvm::StringLiteral kScratchBytesAttr =
     "strata_cpu.scratch_bytes";
@@ -72,12 +76,18 @@ void writeTileSizes(mlir::linalg::LinalgOp op, const TileSizes &sizes);
 /// The dimension of a buffer that kernels are split along: its first
 /// dimension whose size is not statically 1 (a dynamic one counts as not 1),
 /// or 0 when all are 1. Leading unit dimensions (batch 1, a 1 x N row) would
-/// otherwise leave a single workgroup.
-unsigned splitDimension(mlir::Type shaped);
+/// otherwise leave a single workgroup. With `columns`, its last dimension
+/// instead (a kernel marked kSplitColumnsAttr: a matmul with few rows, whose
+/// weights each workgroup then reads a slice of, once).
+unsigned splitDimension(mlir::Type shaped, bool columns = false);
+
+/// Whether `kernel` is split along columns (kSplitColumnsAttr).
+bool splitsColumns(mlir::func::FuncOp kernel);
 
 /// The loop a kernel is split along for `op`: the parallel loop that walks
 /// the split dimension of its first output. std::nullopt when there is none.
-std::optional<unsigned> defaultDistributedLoop(mlir::linalg::LinalgOp op);
+std::optional<unsigned> defaultDistributedLoop(mlir::linalg::LinalgOp op,
+                                               bool columns = false);
 
 /// Checks that splitting `kernel` along `distributedLoop(op)` of each of its
 /// linalg ops, with the same tile for all, keeps every workgroup to the data

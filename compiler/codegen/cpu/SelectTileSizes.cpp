@@ -41,6 +41,9 @@ int64_t iterationCount(ArrayRef<int64_t> extents, int64_t dynamicExtent) {
   return product;
 }
 
+/// Rows per workgroup of a matmul blocked for the caches.
+constexpr int64_t kBlockedRows = 64;
+
 struct CPUSelectTileSizesPass
     : impl::CPUSelectTileSizesPassBase<CPUSelectTileSizesPass> {
   using Base::Base;
@@ -48,11 +51,24 @@ struct CPUSelectTileSizesPass
   /// The op's vector tile: `preferredVectorTile`, clamped to the extents
   /// of static loops, so that a loop shorter than a register is one exact
   /// tile rather than a masked one.
+  /// A tile of several whole registers along a loop longer than one
+  /// register but shorter than the tile keeps whole registers (24 columns:
+  /// a tile of 16, then a peeled one of 8), since a vector of 24 lanes
+  /// compiles to shuffles (a 3136 x 144 x 24 matmul took 20 times as long).
   SmallVector<int64_t> vectorTile(linalg::LinalgOp op) const {
     SmallVector<int64_t> tile = preferredVectorTile(op);
-    for (auto [size, extent] : llvm::zip(tile, op.getStaticLoopRanges()))
-      if (size != 0 && !ShapedType::isDynamic(extent))
-        size = std::max<int64_t>(1, std::min(size, extent));
+    int64_t lanes = op.getNumDpsInits() == 0
+                        ? 1
+                        : vectorLanes(op.getDpsInitOperand(0)->get().getType(),
+                                      vectorBits);
+    for (auto [size, extent] : llvm::zip(tile, op.getStaticLoopRanges())) {
+      if (size == 0 || ShapedType::isDynamic(extent) || size <= extent)
+        continue;
+      if (lanes > 1 && size % lanes == 0 && extent > lanes)
+        size = extent / lanes * lanes;
+      else
+        size = std::max<int64_t>(1, extent);
+    }
     return tile;
   }
 
@@ -146,6 +162,21 @@ struct CPUSelectTileSizesPass
       unconfigured.push_back(op);
     }
 
+    // A matmul with few rows splits along its columns when the rest of the
+    // kernel allows: each workgroup then reads its own slice of the weights
+    // once and keeps the few rows in cache, where a split by rows would make
+    // every workgroup stream all of the weights (a BERT layer at sequence
+    // 16: twice 2.4 MB per matmul).
+    bool columns = false;
+    if (isKernel(func) && userLoop.empty() && hasFewRows(ops)) {
+      func->setAttr(kSplitColumnsAttr, UnitAttr::get(func.getContext()));
+      columns = succeeded(checkDistributable(
+          func,
+          [](linalg::LinalgOp op) { return defaultDistributedLoop(op, true); },
+          /*emitErrors=*/false));
+      if (!columns)
+        func->removeAttr(kSplitColumnsAttr);
+    }
     auto distributedLoop = [&](linalg::LinalgOp op) -> std::optional<unsigned> {
       if (!sizes.contains(op)) {
         auto it = userLoop.find(op);
@@ -153,7 +184,7 @@ struct CPUSelectTileSizesPass
           return std::nullopt;
         return it->second;
       }
-      return defaultDistributedLoop(op);
+      return defaultDistributedLoop(op, columns);
     };
     // Helpers are not dispatched: only kernels are split.
     bool split = isKernel(func) && !unconfigured.empty() &&
@@ -168,6 +199,35 @@ struct CPUSelectTileSizesPass
     }
     for (linalg::LinalgOp op : unconfigured)
       writeTileSizes(op, sizes[op]);
+  }
+
+  /// Whether the op with the most iterations is a matmul (no batch loops)
+  /// with at most 4 register tiles of rows and at least 4 register tiles of
+  /// columns, both static.
+  bool hasFewRows(ArrayRef<linalg::LinalgOp> ops) const {
+    linalg::LinalgOp root;
+    int64_t rootIterations = -1;
+    for (linalg::LinalgOp op : ops) {
+      int64_t iterations =
+          iterationCount(op.getStaticLoopRanges(), dynamicExtent);
+      if (iterations > rootIterations) {
+        root = op;
+        rootIterations = iterations;
+      }
+    }
+    if (!root)
+      return false;
+    FailureOr<linalg::ContractionDimensions> dims =
+        linalg::inferContractionDims(root);
+    if (failed(dims) || !dims->batch.empty() || dims->m.size() != 1 ||
+        dims->n.size() != 1 || dims->k.empty())
+      return false;
+    SmallVector<int64_t> ranges = root.getStaticLoopRanges();
+    int64_t m = ranges[dims->m.front()], n = ranges[dims->n.front()];
+    int64_t lanes =
+        vectorLanes(root.getDpsInitOperand(0)->get().getType(), vectorBits);
+    return !ShapedType::isDynamic(m) && !ShapedType::isDynamic(n) &&
+           m <= 4 * matmulRows && n >= 4 * matmulVectors * lanes;
   }
 
   /// The rows of the distributed loop one workgroup gets: about
@@ -201,6 +261,14 @@ struct CPUSelectTileSizesPass
     int64_t perRow = iterationCount(ranges, dynamicExtent);
     int64_t tile =
         std::max<int64_t>(1, (workgroupIterations + perRow - 1) / perRow);
+    // A matmul large enough to be blocked for the caches (TileAndVectorize)
+    // takes at least kBlockedRows rows per workgroup, so that each block of
+    // its right-hand side is read by that many rows once it is in L2.
+    FailureOr<linalg::ContractionDimensions> dims =
+        linalg::inferContractionDims(root);
+    if (succeeded(dims) && dims->m.size() == 1 &&
+        dims->m.front() == rootLoop && perRow >= 256 * 256)
+      tile = std::max<int64_t>(tile, kBlockedRows);
     if (allStatic)
       tile = std::min(tile, std::max<int64_t>(1, longest));
     int64_t multiple = 1;

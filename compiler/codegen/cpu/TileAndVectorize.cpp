@@ -16,6 +16,7 @@
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/Dialect/Linalg/Transforms/Hoisting.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -221,6 +222,54 @@ struct CPUTileAndVectorizePass
     linalg::hoistRedundantVectorTransfers(func);
   }
 
+  /// A large matmul is first blocked for the caches: columns in blocks of
+  /// kCacheColumns and the reduction in blocks of kCacheDepth, the column
+  /// loop outermost, so that one kCacheDepth x kCacheColumns block of the
+  /// right-hand side (256 KiB of f32) stays in L2 while every row tile of the
+  /// workgroup reads it, and a row tile's kCacheDepth-long piece of the
+  /// left-hand side stays in L1. Returns the op to tile by registers: the
+  /// blocked one, or `op` itself.
+  static constexpr int64_t kCacheColumns = 256, kCacheDepth = 256;
+  FailureOr<linalg::LinalgOp> blockForCaches(IRRewriter &rewriter,
+                                             linalg::LinalgOp op) {
+    FailureOr<linalg::ContractionDimensions> dims =
+        linalg::inferContractionDims(op);
+    if (failed(dims) || dims->m.size() != 1 || dims->n.size() != 1 ||
+        dims->k.size() != 1)
+      return op;
+    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    unsigned m = dims->m.front(), n = dims->n.front(), k = dims->k.front();
+    auto large = [](int64_t extent, int64_t block) {
+      return !ShapedType::isDynamic(extent) && extent > block;
+    };
+    // Blocking pays when the rows share a block: a matrix-vector product
+    // reads each weight once whatever the order.
+    if (ShapedType::isDynamic(ranges[m]) || ranges[m] < 16 ||
+        !(large(ranges[n], kCacheColumns) || large(ranges[k], kCacheDepth)))
+      return op;
+    SmallVector<OpFoldResult> tileSizes(op.getNumLoops(),
+                                        rewriter.getIndexAttr(0));
+    if (large(ranges[n], kCacheColumns))
+      tileSizes[n] = rewriter.getIndexAttr(kCacheColumns);
+    if (large(ranges[k], kCacheDepth))
+      tileSizes[k] = rewriter.getIndexAttr(kCacheDepth);
+    SmallVector<int64_t> interchange = {n, k};
+    for (unsigned loop = 0; loop < op.getNumLoops(); ++loop)
+      if (loop != n && loop != k)
+        interchange.push_back(loop);
+    scf::SCFTilingOptions options;
+    options.setLoopType(scf::SCFTilingOptions::LoopType::ForOp);
+    options.setTileSizes(tileSizes);
+    options.setInterchange(interchange);
+    rewriter.setInsertionPoint(op);
+    FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(
+        rewriter, cast<TilingInterface>(op.getOperation()), options);
+    if (failed(tiled) || tiled->tiledOps.size() != 1)
+      return op->emitOpError("cannot be blocked for the caches");
+    rewriter.eraseOp(op);
+    return cast<linalg::LinalgOp>(tiled->tiledOps.front());
+  }
+
   /// Tiles `op` by its vector tile, then peels the tile loops from the
   /// innermost out, so every combination of full and partial tiles gets its
   /// own copy of the loop body.
@@ -231,6 +280,10 @@ struct CPUTileAndVectorizePass
     if (!*sizes ||
         llvm::all_of((*sizes)->vector, [](int64_t size) { return size == 0; }))
       return success();
+    FailureOr<linalg::LinalgOp> blocked = blockForCaches(rewriter, op);
+    if (failed(blocked))
+      return failure();
+    op = *blocked;
 
     SmallVector<OpFoldResult> tileSizes;
     for (int64_t size : (*sizes)->vector)

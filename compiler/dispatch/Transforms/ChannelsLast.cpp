@@ -26,7 +26,9 @@
 #include "compiler/dispatch/Transforms/Passes.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tensor/Transforms/Transforms.h"
 #include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -40,8 +42,12 @@ namespace {
 // dimension perm[j].
 constexpr int64_t kToNHWC[] = {0, 2, 3, 1};
 constexpr int64_t kToNCHW[] = {0, 3, 1, 2};
-constexpr int64_t kFCHWToHWCF[] = {2, 3, 1, 0};
 constexpr int64_t kFHWCToHWCF[] = {1, 2, 3, 0};
+constexpr int64_t kFCHWToHWCFValues[] = {2, 3, 1, 0};
+constexpr int64_t kCHWToHWCValues[] = {1, 2, 0};
+const ArrayRef<int64_t> kFCHWToHWCF = kFCHWToHWCFValues;
+const ArrayRef<int64_t> kCHWToHWC = kCHWToHWCValues;
+const ArrayRef<int64_t> kNoFilter;
 
 Value transpose(PatternRewriter &rewriter, Location loc, Value input,
                 ArrayRef<int64_t> perm) {
@@ -63,23 +69,28 @@ SmallVector<NamedAttribute> windowAttributes(Operation *op) {
   return attributes;
 }
 
-/// conv(in NCHW, filter FCHW) = toNCHW(conv(toNHWC(in), toHWCF(filter))).
-struct ConvNchwToNhwc : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(linalg::Conv2DNchwFchwOp op,
+/// op(in NCHW, filter) = toNCHW(op'(toNHWC(in), permute(filter))) for an
+/// NCHW convolution or pooling and its NHWC form `NhwcOp`; FilterPerm
+/// permutes the filter (FCHW to HWCF, CHW to HWC), empty for a pooling's
+/// window, which has no layout.
+template <typename NchwOp, typename NhwcOp, const ArrayRef<int64_t> &FilterPerm>
+struct NchwToNhwc : OpRewritePattern<NchwOp> {
+  using OpRewritePattern<NchwOp>::OpRewritePattern;
+  LogicalResult matchAndRewrite(NchwOp op,
                                 PatternRewriter &rewriter) const override {
     if (!op.hasPureTensorSemantics())
       return failure();
     Location loc = op.getLoc();
     Value input = transpose(rewriter, loc, op.getDpsInputs()[0], kToNHWC);
-    Value filter =
-        transpose(rewriter, loc, op.getDpsInputs()[1], kFCHWToHWCF);
+    Value filter = op.getDpsInputs()[1];
+    if (!FilterPerm.empty())
+      filter = transpose(rewriter, loc, filter, FilterPerm);
     Value init = transpose(rewriter, loc, op.getDpsInits()[0], kToNHWC);
-    auto conv = linalg::Conv2DNhwcHwcfOp::create(
-        rewriter, loc, TypeRange{init.getType()}, ValueRange{input, filter},
-        ValueRange{init}, windowAttributes(op));
+    auto nhwc = NhwcOp::create(rewriter, loc, TypeRange{init.getType()},
+                               ValueRange{input, filter}, ValueRange{init},
+                               windowAttributes(op));
     rewriter.replaceOp(op,
-                       transpose(rewriter, loc, conv->getResult(0), kToNCHW));
+                       transpose(rewriter, loc, nhwc->getResult(0), kToNCHW));
     return success();
   }
 };
@@ -101,22 +112,120 @@ struct ConvFhwcToHwcf : OpRewritePattern<linalg::Conv2DNhwcFhwcOp> {
   }
 };
 
-template <typename NchwOp, typename NhwcOp>
-struct PoolingNchwToNhwc : OpRewritePattern<NchwOp> {
-  using OpRewritePattern<NchwOp>::OpRewritePattern;
-  LogicalResult matchAndRewrite(NchwOp op,
+/// A 1x1 convolution with unit strides is a matmul of the pixels
+/// (N*H*W rows) by the filter (C x F): the matmul's register-blocked,
+/// cache-blocked code applies, where the convolution's would walk one output
+/// row at a time.
+struct PointwiseConvToMatmul : OpRewritePattern<linalg::Conv2DNhwcHwcfOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(linalg::Conv2DNhwcHwcfOp op,
                                 PatternRewriter &rewriter) const override {
     if (!op.hasPureTensorSemantics())
       return failure();
+    Value input = op.getDpsInputs()[0], filter = op.getDpsInputs()[1];
+    Value init = op.getDpsInits()[0];
+    auto filterType = cast<RankedTensorType>(filter.getType());
+    auto initType = cast<RankedTensorType>(init.getType());
+    auto inputType = cast<RankedTensorType>(input.getType());
+    auto unit = [](DenseIntElementsAttr values) {
+      return !values || llvm::all_of(values.getValues<APInt>(),
+                                     [](const APInt &v) { return v == 1; });
+    };
+    if (!inputType.hasStaticShape() || !initType.hasStaticShape() ||
+        filterType.getDimSize(0) != 1 || filterType.getDimSize(1) != 1 ||
+        !unit(op.getStrides()) ||
+        inputType.getShape().take_front(3) != initType.getShape().take_front(3))
+      return failure();
     Location loc = op.getLoc();
-    Value input = transpose(rewriter, loc, op.getDpsInputs()[0], kToNHWC);
-    Value init = transpose(rewriter, loc, op.getDpsInits()[0], kToNHWC);
-    auto pool = NhwcOp::create(rewriter, loc, TypeRange{init.getType()},
-                               ValueRange{input, op.getDpsInputs()[1]},
-                               ValueRange{init}, windowAttributes(op));
-    rewriter.replaceOp(op,
-                       transpose(rewriter, loc, pool->getResult(0), kToNCHW));
+    SmallVector<ReassociationIndices> pixels = {{0, 1, 2}, {3}};
+    SmallVector<ReassociationIndices> taps = {{0, 1, 2}, {3}};
+    Value rows = tensor::CollapseShapeOp::create(rewriter, loc, input, pixels);
+    Value weights =
+        tensor::CollapseShapeOp::create(rewriter, loc, filter, taps);
+    // (An output that starts as a fill starts as a fill of the matrix: the
+    // host must not see a reshape of an empty tensor.)
+    Value out;
+    auto fill = init.getDefiningOp<linalg::FillOp>();
+    if (fill && fill.getDpsInits()[0].getDefiningOp<tensor::EmptyOp>()) {
+      auto matrix = RankedTensorType::get(
+          {initType.getDimSize(0) * initType.getDimSize(1) *
+               initType.getDimSize(2),
+           initType.getDimSize(3)},
+          initType.getElementType());
+      Value empty = tensor::EmptyOp::create(rewriter, loc, matrix.getShape(),
+                                            matrix.getElementType());
+      out = linalg::FillOp::create(rewriter, loc, fill.getDpsInputs()[0],
+                                   empty)
+                ->getResult(0);
+    } else {
+      out = tensor::CollapseShapeOp::create(rewriter, loc, init, pixels);
+    }
+    Value product = linalg::MatmulOp::create(rewriter, loc,
+                                             TypeRange{out.getType()},
+                                             ValueRange{rows, weights},
+                                             ValueRange{out})
+                        ->getResult(0);
+    rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(op, initType, product,
+                                                       pixels);
     return success();
+  }
+};
+
+/// A generic input indexed with constant 0 in unit dimensions (a batch
+/// norm's tensor<Cx1x1> parameters, read at (c, 0, 0)) is read without them
+/// (a tensor<C> at (c)): the vectorizer then sees a contiguous vector along
+/// the channels instead of a strided read. The reshape is a view on the host,
+/// or folded into the constant.
+struct DropUnitDimsOfInput : OpRewritePattern<linalg::GenericOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(linalg::GenericOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!op.hasPureTensorSemantics())
+      return failure();
+    for (OpOperand *input : op.getDpsInputOperands()) {
+      auto type = dyn_cast<RankedTensorType>(input->get().getType());
+      AffineMap map = op.getMatchingIndexingMap(input);
+      if (!type || type.getRank() < 2)
+        continue;
+      SmallVector<bool> dropped(type.getRank(), false);
+      bool any = false, kept = false;
+      for (int64_t d = 0; d < type.getRank(); ++d) {
+        auto zero = dyn_cast<AffineConstantExpr>(map.getResult(d));
+        dropped[d] = zero && zero.getValue() == 0 && type.getDimSize(d) == 1;
+        any |= dropped[d];
+        kept |= !dropped[d];
+      }
+      if (!any || !kept)
+        continue;
+      // Each dropped dimension joins the group of the kept one before it
+      // (the leading ones, the first kept one).
+      SmallVector<ReassociationIndices> groups;
+      SmallVector<AffineExpr> results;
+      SmallVector<int64_t> shape;
+      ReassociationIndices leading;
+      for (int64_t d = 0; d < type.getRank(); ++d) {
+        if (dropped[d]) {
+          (groups.empty() ? leading : groups.back()).push_back(d);
+          continue;
+        }
+        groups.push_back(leading);
+        leading.clear();
+        groups.back().push_back(d);
+        results.push_back(map.getResult(d));
+        shape.push_back(type.getDimSize(d));
+      }
+      Value collapsed = tensor::CollapseShapeOp::create(
+          rewriter, op.getLoc(), type.clone(shape), input->get(), groups);
+      SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+      maps[input->getOperandNumber()] =
+          AffineMap::get(map.getNumDims(), 0, results, op.getContext());
+      rewriter.modifyOpInPlace(op, [&] {
+        input->set(collapsed);
+        op.setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(maps));
+      });
+      return success();
+    }
+    return failure();
   }
 };
 
@@ -328,13 +437,32 @@ struct ChannelsLastPass : PassWrapper<ChannelsLastPass, OperationPass<>> {
   void runOnOperation() override {
     MLIRContext *context = &getContext();
     RewritePatternSet patterns(context);
-    patterns.add<ConvNchwToNhwc, ConvFhwcToHwcf,
-                 PoolingNchwToNhwc<linalg::PoolingNchwMaxOp,
-                                   linalg::PoolingNhwcMaxOp>,
-                 PoolingNchwToNhwc<linalg::PoolingNchwSumOp,
-                                   linalg::PoolingNhwcSumOp>,
-                 GenericInSourceLayout, FoldTransposeIntoGeneric, PadInSourceLayout,
-                 TransposeOfFillOrEmpty, ComposeTransposes>(context);
+    patterns.add<
+        NchwToNhwc<linalg::Conv2DNchwFchwOp, linalg::Conv2DNhwcHwcfOp,
+                   kFCHWToHWCF>,
+        NchwToNhwc<linalg::DepthwiseConv2DNchwChwOp,
+                   linalg::DepthwiseConv2DNhwcHwcOp, kCHWToHWC>,
+        NchwToNhwc<linalg::PoolingNchwMaxOp, linalg::PoolingNhwcMaxOp,
+                   kNoFilter>,
+        NchwToNhwc<linalg::PoolingNchwSumOp, linalg::PoolingNhwcSumOp,
+                   kNoFilter>,
+        ConvFhwcToHwcf, PointwiseConvToMatmul, GenericInSourceLayout,
+        FoldTransposeIntoGeneric, PadInSourceLayout, TransposeOfFillOrEmpty,
+        ComposeTransposes, DropUnitDimsOfInput>(context);
+    // A reshape of a fill is a fill of the reshape, and a reshape of an
+    // empty tensor an empty tensor: the 1x1 convolutions' outputs start as
+    // fills of empty matrices, which dispatch formation clones into kernels.
+    linalg::FillOp::getCanonicalizationPatterns(patterns, context);
+    tensor::populateFoldTensorEmptyPatterns(patterns);
+    // The elementwise ops after a 1x1 convolution (batch norm, activation)
+    // run on its matmul's rows x channels too, so that the matmul's reshape
+    // back to NHWC comes after them and dispatch formation fuses them into
+    // the matmul's kernel (each op collapsed lets the next one follow).
+    linalg::populateFoldReshapeOpsByCollapsingPatterns(
+        patterns, [](OpOperand *operand) {
+          auto expand = operand->get().getDefiningOp<tensor::ExpandShapeOp>();
+          return expand && expand.getSrc().getDefiningOp<linalg::LinalgOp>();
+        });
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }

@@ -31,9 +31,11 @@ func.func @matmul(%a: memref<64x64xf32>, %b: memref<64x64xf32>, %c: memref<64x64
   return
 }
 
-// Loops shorter than a register get an exact tile: 7 x 13 x 5 needs no mask.
+// Loops shorter than the tile get static tiles, so no mask: 7 rows exactly,
+// and the 13 columns one whole register (8 lanes) then a peeled tile of 5 -
+// a vector of 13 lanes would compile to shuffles.
 // CHECK-LABEL: func.func @small_matmul
-// CHECK: linalg.matmul {strata_cpu.tile_sizes = {vector = array<i64: 7, 13, 1>, workgroup = array<i64: 7, 0, 0>}}
+// CHECK: linalg.matmul {strata_cpu.tile_sizes = {vector = array<i64: 7, 8, 1>, workgroup = array<i64: 7, 0, 0>}}
 func.func @small_matmul(%a: memref<7x5xf32>, %b: memref<5x13xf32>, %c: memref<7x13xf32>) {
   linalg.matmul ins(%a, %b : memref<7x5xf32>, memref<5x13xf32>) outs(%c : memref<7x13xf32>)
   return
@@ -57,6 +59,45 @@ func.func @conv_batch_one(%x: memref<1x16x16x64xf32>, %w: memref<3x3x64x64xf32>,
 // CHECK: linalg.matmul {strata_cpu.tile_sizes = {vector = array<i64: 1, 32, 1>, workgroup = array<i64: 0, 128, 0>}}
 func.func @matvec(%a: memref<1x512xf32>, %b: memref<512x256xf32>, %c: memref<1x256xf32>) {
   linalg.matmul ins(%a, %b : memref<1x512xf32>, memref<512x256xf32>) outs(%c : memref<1x256xf32>)
+  return
+}
+
+// A matmul with few rows (16) and many columns, with its bias add, is split
+// along the columns: the kernel is marked, and both ops take the same
+// column tile, a whole number of the matmul's 2-register tiles
+// (65536 / (16 x 384) iterations -> 11 columns -> 16).
+// CHECK-LABEL: func.func @few_rows
+// CHECK-SAME: strata_cpu.split_columns
+// CHECK: linalg.matmul {strata_cpu.tile_sizes = {vector = array<i64: 8, 16, 1>, workgroup = array<i64: 0, 16, 0>}}
+// CHECK: workgroup = array<i64: 0, 16>
+func.func @few_rows(%a: memref<16x384xf32>, %b: memref<384x1536xf32>, %bias: memref<1536xf32>, %c: memref<16x1536xf32>) {
+  linalg.matmul ins(%a, %b : memref<16x384xf32>, memref<384x1536xf32>) outs(%c : memref<16x1536xf32>)
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (j)>, affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%bias : memref<1536xf32>) outs(%c : memref<16x1536xf32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %s = arith.addf %x, %acc : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// With a row reduction after it (its 16 x 1 output has no columns to split),
+// the same matmul is split by rows; large enough to be blocked for the caches,
+// it takes up to 64 rows per workgroup, here all 16.
+// CHECK-LABEL: func.func @few_rows_then_reduce
+// CHECK-NOT: strata_cpu.split_columns
+// CHECK: linalg.matmul {strata_cpu.tile_sizes = {vector = array<i64: 8, 16, 1>, workgroup = array<i64: 16, 0, 0>}}
+func.func @few_rows_then_reduce(%a: memref<16x384xf32>, %b: memref<384x1536xf32>, %sum: memref<16x1xf32>) {
+  %c = memref.alloca() : memref<16x1536xf32>
+  linalg.matmul ins(%a, %b : memref<16x384xf32>, memref<384x1536xf32>) outs(%c : memref<16x1536xf32>)
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, 0)>],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%c : memref<16x1536xf32>) outs(%sum : memref<16x1xf32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %s = arith.addf %x, %acc : f32
+    linalg.yield %s : f32
+  }
   return
 }
 

@@ -63,8 +63,26 @@ func.func @dynamic(%a: memref<?xf32>, %b: memref<?xf32>) {
 
 // Ops without tile sizes are left alone.
 // CHECK-LABEL: func.func @untiled
+// NOPEEL-LABEL: func.func @untiled
 // CHECK-NEXT: linalg.copy
 func.func @untiled(%a: memref<64xf32>, %b: memref<64xf32>) {
   linalg.copy ins(%a : memref<64xf32>) outs(%b : memref<64xf32>)
+  return
+}
+
+// A large matmul is first blocked for the caches: blocks of 256 columns
+// (outermost) and 256 steps of k, each reused by all the rows of the
+// workgroup from L2, then the 8 x 32 register tiles inside a block.
+// CHECK-LABEL: func.func @blocked
+// CHECK: scf.for %[[N0:.*]] = %c0 to %c512 step %c256 {
+// CHECK:   scf.for %[[K0:.*]] = %c0 to %c1024 step %c256 {
+// CHECK:     scf.for %{{.*}} = %c0 to %c64 step %c8 {
+// CHECK:       scf.for %{{.*}} = %c0 to %c256 step %c32 {
+// CHECK:         vector.transfer_read {{.*}} vector<8x32xf32>
+// CHECK:         scf.for %{{.*}} = %c0 to %c256 step %c1 iter_args
+// CHECK:           arith.addf {{.*}} : vector<8x32xf32>
+func.func @blocked(%a: memref<64x1024xf32>, %b: memref<1024x512xf32>, %c: memref<64x512xf32>) {
+  linalg.matmul {strata_cpu.tile_sizes = {vector = array<i64: 8, 32, 1>, workgroup = array<i64: 0, 0, 0>}}
+      ins(%a, %b : memref<64x1024xf32>, memref<1024x512xf32>) outs(%c : memref<64x512xf32>)
   return
 }

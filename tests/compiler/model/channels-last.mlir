@@ -103,6 +103,40 @@ func.func @reduce_transposed(%x: tensor<6x3xf32>) -> tensor<3xf32> {
   return %r : tensor<3xf32>
 }
 
+// A MobileNet block: the depthwise convolution runs NHWC with an HWC filter,
+// the 1x1 convolution is a matmul of the 64 pixels by the filter, and the
+// batch norm after it (parameters tensor<8x1x1>, read without their unit
+// dimensions) runs on the matmul's rows too, so that the reshape back to
+// NHWC comes last.
+// CHECK-LABEL: func.func @mobilenet_block
+// CHECK: linalg.depthwise_conv_2d_nhwc_hwc {{.*}} tensor<3x3x4xf32>) outs({{.*}} : tensor<1x8x8x4xf32>)
+// CHECK: %[[ROWS:.*]] = tensor.collapse_shape {{.*}} {{\[}}[0, 1, 2], [3]] : tensor<1x8x8x4xf32> into tensor<64x4xf32>
+// CHECK: %[[MM:.*]] = linalg.matmul ins(%[[ROWS]], {{.*}} : tensor<64x4xf32>, tensor<4x8xf32>) outs({{.*}} : tensor<64x8xf32>)
+// CHECK: %[[BN:.*]] = linalg.generic {{.*}} ins(%[[MM]], %{{.*}} : tensor<64x8xf32>, tensor<8xf32>)
+// CHECK: tensor.expand_shape %[[BN]] {{.*}} : tensor<64x8xf32> into tensor<1x8x8x8xf32>
+// CHECK: linalg.transpose {{.*}} permutation = [0, 3, 1, 2]
+func.func @mobilenet_block(%x: tensor<1x4x10x10xf32>) -> tensor<1x8x8x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %dw = arith.constant dense<0.5> : tensor<4x3x3xf32>
+  %pw = arith.constant dense<0.25> : tensor<8x4x1x1xf32>
+  %scale = arith.constant dense<2.0> : tensor<8x1x1xf32>
+  %e4 = tensor.empty() : tensor<1x4x8x8xf32>
+  %f4 = linalg.fill ins(%zero : f32) outs(%e4 : tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
+  %d = linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>}
+      ins(%x, %dw : tensor<1x4x10x10xf32>, tensor<4x3x3xf32>) outs(%f4 : tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
+  %e8 = tensor.empty() : tensor<1x8x8x8xf32>
+  %f8 = linalg.fill ins(%zero : f32) outs(%e8 : tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32>
+  %p = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>}
+      ins(%d, %pw : tensor<1x4x8x8xf32>, tensor<8x4x1x1xf32>) outs(%f8 : tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32>
+  %bn = linalg.generic {indexing_maps = [#nchw, affine_map<(n, c, h, w) -> (c, 0, 0)>, #nchw], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%p, %scale : tensor<1x8x8x8xf32>, tensor<8x1x1xf32>) outs(%e8 : tensor<1x8x8x8xf32>) {
+  ^bb0(%v: f32, %s: f32, %o: f32):
+    %m = arith.mulf %v, %s : f32
+    linalg.yield %m : f32
+  } -> tensor<1x8x8x8xf32>
+  return %bn : tensor<1x8x8x8xf32>
+}
+
 {-#
   dialect_resources: {
     builtin: {
