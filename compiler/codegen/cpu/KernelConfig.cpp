@@ -84,11 +84,11 @@ std::optional<unsigned> defaultDistributedLoop(linalg::LinalgOp op,
   if (map.getNumResults() == 0)
     return std::nullopt;
   unsigned split = splitDimension(init->get().getType(), columns);
-  // A convolution or pooling is split along its batch or output rows only:
-  // its tiles along the output columns must keep static sizes, which a
-  // workgroup share of columns would not (TileAndVectorize rewrites static
-  // tiles as 1-D convolutions).
-  if (split > 1 && linalg::isaConvolutionOpInterface(op))
+  // A convolution or pooling is split along its batch or output rows, or
+  // (columns) its channels, not along its output columns: those tiles must
+  // keep static sizes, which a workgroup share of columns would not
+  // (TileAndVectorize rewrites static tiles as 1-D convolutions).
+  if (split > 1 && !columns && linalg::isaConvolutionOpInterface(op))
     return std::nullopt;
   auto dim = dyn_cast<AffineDimExpr>(map.getResult(split));
   if (!dim || !linalg::isParallelIterator(

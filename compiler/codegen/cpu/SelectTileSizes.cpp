@@ -87,8 +87,13 @@ struct CPUSelectTileSizesPass
     auto outLanes = [&] {
       return vectorLanes(op.getDpsInitOperand(0)->get().getType(), vectorBits);
     };
-    if (isa<linalg::Conv2DNhwcHwcfOp>(op))
-      return {1, 1, 8, outLanes(), 1, 0, 1}; // n oh ow f kh kw c
+    if (isa<linalg::Conv2DNhwcHwcfOp>(op)) {
+      // Narrow images (7 columns: ResNet's last layers) take two registers
+      // of channels, so that there are enough accumulators per input load.
+      int64_t columns = op.getStaticLoopRanges()[2];
+      int64_t registers = !ShapedType::isDynamic(columns) && columns < 16 ? 2 : 1;
+      return {1, 1, 8, registers * outLanes(), 1, 0, 1}; // n oh ow f kh kw c
+    }
     if (isa<linalg::DepthwiseConv2DNhwcHwcOp, linalg::PoolingNhwcMaxOp,
             linalg::PoolingNhwcMinOp, linalg::PoolingNhwcSumOp>(op))
       return {1, 1, 8, outLanes(), 1, 0}; // n oh ow c kh kw
@@ -162,13 +167,15 @@ struct CPUSelectTileSizesPass
       unconfigured.push_back(op);
     }
 
-    // A matmul with few rows splits along its columns when the rest of the
-    // kernel allows: each workgroup then reads its own slice of the weights
-    // once and keeps the few rows in cache, where a split by rows would make
-    // every workgroup stream all of the weights (a BERT layer at sequence
-    // 16: twice 2.4 MB per matmul).
+    // A matmul with few rows, or a convolution with a large filter, splits
+    // along its columns (output channels) when the rest of the kernel
+    // allows: each workgroup then reads its own slice of the weights once
+    // and keeps the few rows in cache, where a split by rows would make every
+    // workgroup stream all of the weights (a BERT layer at sequence 16:
+    // twice 2.4 MB per matmul; ResNet-18's last convolutions: 9.4 MB of
+    // filter for each of 7 rows).
     bool columns = false;
-    if (isKernel(func) && userLoop.empty() && hasFewRows(ops)) {
+    if (isKernel(func) && userLoop.empty() && prefersColumns(ops)) {
       func->setAttr(kSplitColumnsAttr, UnitAttr::get(func.getContext()));
       columns = succeeded(checkDistributable(
           func,
@@ -203,8 +210,10 @@ struct CPUSelectTileSizesPass
 
   /// Whether the op with the most iterations is a matmul (no batch loops)
   /// with at most 4 register tiles of rows and at least 4 register tiles of
-  /// columns, both static.
-  bool hasFewRows(ArrayRef<linalg::LinalgOp> ops) const {
+  /// columns, both static, or a 2-D NHWC convolution whose filter is over
+  /// kLargeFilterBytes with at least 4 registers of output channels.
+  static constexpr int64_t kLargeFilterBytes = 1 << 20;
+  bool prefersColumns(ArrayRef<linalg::LinalgOp> ops) const {
     linalg::LinalgOp root;
     int64_t rootIterations = -1;
     for (linalg::LinalgOp op : ops) {
@@ -217,6 +226,18 @@ struct CPUSelectTileSizesPass
     }
     if (!root)
       return false;
+    if (isa<linalg::Conv2DNhwcHwcfOp>(root)) {
+      auto filter =
+          cast<ShapedType>(root.getDpsInputOperand(1)->get().getType());
+      auto output = cast<ShapedType>(root.getDpsInitOperand(0)->get().getType());
+      int64_t lanes = vectorLanes(output, vectorBits);
+      return filter.hasStaticShape() && output.hasStaticShape() &&
+             filter.getNumElements() *
+                     (filter.getElementTypeBitWidth() / 8) >
+                 kLargeFilterBytes &&
+             output.getShape().back() >= 4 * lanes &&
+             output.getShape().back() % lanes == 0;
+    }
     FailureOr<linalg::ContractionDimensions> dims =
         linalg::inferContractionDims(root);
     if (failed(dims) || !dims->batch.empty() || dims->m.size() != 1 ||

@@ -44,12 +44,25 @@ func.func @small_matmul(%a: memref<7x5xf32>, %b: memref<5x13xf32>, %c: memref<7x
 // Batch 1: the leading unit dimensions are skipped and the kernel is split
 // along the first dimension with work: the output rows of an NHWC
 // convolution (one row is 14 x 64 x 3 x 3 x 64 iterations, more than a
-// workgroup's share, so 1 row per workgroup) ...
+// workgroup's share, so 1 row per workgroup; fewer than 16 columns, so two
+// registers of channels) ...
 // CHECK-LABEL: func.func @conv_batch_one
-// CHECK: linalg.conv_2d_nhwc_hwcf {{{.*}}strata_cpu.tile_sizes = {vector = array<i64: 1, 1, 8, 8, 1, 0, 1>, workgroup = array<i64: 0, 1, 0, 0, 0, 0, 0>}
+// CHECK: linalg.conv_2d_nhwc_hwcf {{{.*}}strata_cpu.tile_sizes = {vector = array<i64: 1, 1, 8, 16, 1, 0, 1>, workgroup = array<i64: 0, 1, 0, 0, 0, 0, 0>}
 func.func @conv_batch_one(%x: memref<1x16x16x64xf32>, %w: memref<3x3x64x64xf32>, %y: memref<1x14x14x64xf32>) {
   linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>}
       ins(%x, %w : memref<1x16x16x64xf32>, memref<3x3x64x64xf32>) outs(%y : memref<1x14x14x64xf32>)
+  return
+}
+
+// A convolution with a filter over 1 MiB (3 x 3 x 256 x 512 f32: 4.5 MiB)
+// splits along its output channels instead, so each workgroup reads its own
+// slice of the filter once rather than all of it for each row.
+// CHECK-LABEL: func.func @conv_large_filter
+// CHECK-SAME: strata_cpu.split_columns
+// CHECK: linalg.conv_2d_nhwc_hwcf {{{.*}}workgroup = array<i64: 0, 0, 0, 16, 0, 0, 0>}
+func.func @conv_large_filter(%x: memref<1x9x9x256xf32>, %w: memref<3x3x256x512xf32>, %y: memref<1x7x7x512xf32>) {
+  linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>}
+      ins(%x, %w : memref<1x9x9x256xf32>, memref<3x3x256x512xf32>) outs(%y : memref<1x7x7x512xf32>)
   return
 }
 
