@@ -12,6 +12,7 @@
 #include "mlir/Dialect/Vector/Transforms/Passes.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
@@ -22,9 +23,14 @@ namespace strata::cpu {
 void buildKernelBufferizationPipeline(OpPassManager &pm,
                                       unsigned maxStackAllocationBytes) {
   pm.addPass(createCPUVerifyKernelsPass());
-  // Integer powers (math.ipowi, math.fpowi) have no LLVM lowering for
-  // vectors and need compiler-rt's __powisf2 for scalars: they become calls
-  // to helper functions computing them by repeated squaring.
+  // Integer powers with constant exponents (GELU's x^3) become products,
+  // which vectorize (GPU kernels cannot call the helpers below at all).
+  math::MathExpandOpsPassOptions powers;
+  powers.opMnemonics = {"fpowi"};
+  pm.addNestedPass<func::FuncOp>(math::createMathExpandOpsPass(powers));
+  // The other integer powers (math.ipowi, math.fpowi) have no LLVM lowering
+  // for vectors and need compiler-rt's __powisf2 for scalars: they become
+  // calls to helper functions computing them by repeated squaring.
   pm.addPass(createConvertMathToFuncs());
 
   // Tensors to buffers: results are computed in place in output bindings,

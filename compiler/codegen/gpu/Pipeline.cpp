@@ -34,12 +34,6 @@ std::string defaultVulkanTargetEnv() {
 
 void buildGPUCodegenPipeline(OpPassManager &pm,
                              const GPUCodegenPipelineOptions &options) {
-  // Integer powers with constant exponents (GELU's x^3) become products
-  // before the shared front makes the rest helper functions, which GPU
-  // kernels cannot call.
-  math::MathExpandOpsPassOptions powers;
-  powers.opMnemonics = {"fpowi"};
-  pm.addNestedPass<func::FuncOp>(math::createMathExpandOpsPass(powers));
   pm.addNestedPass<func::FuncOp>(createGPUSplatsToFillsPass());
   cpu::buildKernelBufferizationPipeline(pm, options.maxPrivateBytes);
 
