@@ -42,7 +42,7 @@ int64_t iterationCount(ArrayRef<int64_t> extents, int64_t dynamicExtent) {
 }
 
 /// Rows per workgroup of a matmul blocked for the caches.
-constexpr int64_t kBlockedRows = 64;
+constexpr int64_t kBlockedRows = 128;
 
 struct CPUSelectTileSizesPass
     : impl::CPUSelectTileSizesPassBase<CPUSelectTileSizesPass> {

@@ -97,7 +97,7 @@ func.func @few_rows(%a: memref<16x384xf32>, %b: memref<384x1536xf32>, %bias: mem
 
 // With a row reduction after it (its 16 x 1 output has no columns to split),
 // the same matmul is split by rows; large enough to be blocked for the caches,
-// it takes up to 64 rows per workgroup, here all 16.
+// it takes up to 128 rows per workgroup, here all 16.
 // CHECK-LABEL: func.func @few_rows_then_reduce
 // CHECK-NOT: strata_cpu.split_columns
 // CHECK: linalg.matmul {strata_cpu.tile_sizes = {vector = array<i64: 8, 16, 1>, workgroup = array<i64: 16, 0, 0>}}
