@@ -135,9 +135,11 @@ def CPUSelectTileSizesPass : Pass<"strata-cpu-select-tile-sizes",
     innermost dimension of their largest operand, and 1 elsewhere.
 
     Workgroup tiles: a kernel is split along the loop of each op that walks
-    dimension 0 of its first output, when that loop is parallel and every
-    buffer one op writes and another op touches is indexed by that loop in
-    dimension 0 in both (so a workgroup only reads what it wrote itself).
+    the split dimension of its first output (its first dimension that is not
+    statically 1; the last one for a kernel split by columns, see
+    docs/codegen-cpu.md), when that loop is parallel and every buffer one op
+    writes and another op touches is indexed by that loop in its split
+    dimension in both (so a workgroup only reads what it wrote itself).
     The tile T is the same for every op of the kernel: enough rows that the
     op with the most iterations gets about `workgroup-iterations`
     iterations per workgroup (a dynamic loop counted as `dynamic-extent`
