@@ -489,14 +489,25 @@ void FunctionLowering::planArena(Block &block) {
     for (Value result : dispatch.getResults()) {
       auto type = cast<RankedTensorType>(result.getType());
       int64_t last = position[&op];
+      // Transient: read only by later dispatches of this block, directly or
+      // through reshapes (views of the same buffer, which live as long as
+      // their last reader).
       bool transient = true;
-      for (Operation *user : result.getUsers()) {
-        if (user->getBlock() != &block ||
-            !isa<flow::DispatchOp, tensor::DimOp>(user)) {
-          transient = false;
-          break;
+      SmallVector<Value> views = {result};
+      while (transient && !views.empty()) {
+        Value view = views.pop_back_val();
+        for (Operation *user : view.getUsers()) {
+          if (user->getBlock() != &block ||
+              !isa<flow::DispatchOp, tensor::DimOp, tensor::CollapseShapeOp,
+                   tensor::ExpandShapeOp, tensor::CastOp>(user)) {
+            transient = false;
+            break;
+          }
+          last = std::max(last, position[user]);
+          if (isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp,
+                  tensor::CastOp>(user))
+            views.push_back(user->getResult(0));
         }
-        last = std::max(last, position[user]);
       }
       if (!transient)
         continue;
