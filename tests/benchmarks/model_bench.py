@@ -185,9 +185,14 @@ def strata(case, x_path, expected, args, work, compiled):
         return None, error
     out = run([bench] + flags + ["--benchmark_format=json", f"--benchmark_repetitions={args.repetitions}",
                                  "--benchmark_report_aggregates_only=true"])
+    return benchmark_median(out), error
+
+
+def benchmark_median(out):
+    """Seconds per call: the median of benchmark-module's JSON output (--benchmark_format=json)."""
     for b in json.loads(out)["benchmarks"]:
         if b.get("aggregate_name") == "median":
-            return b["real_time"] * {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}[b["time_unit"]], error
+            return b["real_time"] * {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}[b["time_unit"]]
     sys.exit("benchmark-module printed no median:\n" + out)
 
 

@@ -178,6 +178,7 @@ class Bench:
         self.work = os.path.join(args.build_dir, "bench", "peers")
         os.makedirs(self.work, exist_ok=True)
         self.packages = os.path.join(args.build_dir, "bench-packages")
+        self.model_bench = load("model_bench", os.path.join(HERE, "model_bench.py"))
 
     def ensure_ort(self):
         marker = os.path.join(self.packages, "strata-packages.txt")
@@ -217,10 +218,7 @@ class Bench:
             out = run([os.path.join(self.bin, "benchmark-module")] + flags +
                       ["--benchmark_format=json", "--benchmark_repetitions=5",
                        "--benchmark_report_aggregates_only=true"])
-            for b in json.loads(out)["benchmarks"]:
-                if b.get("aggregate_name") == "median":
-                    values.append(b["real_time"] * {"ns": 1e-9, "us": 1e-6, "ms": 1e-3,
-                                                    "s": 1.0}[b["time_unit"]])
+            values.append(self.model_bench.benchmark_median(out))
         return statistics.median(values)
 
     def measure(self, name, module, function, inputs, expected, spec, onnx):
@@ -248,7 +246,7 @@ class Bench:
     def samples(self):
         import numpy as np
         import torch
-        model_bench = load("model_bench", os.path.join(HERE, "model_bench.py"))
+        model_bench = self.model_bench
         models = os.path.join(self.args.build_dir, "samples", "models")
         rng = np.random.default_rng(2026)
         rows = []

@@ -208,12 +208,8 @@ struct CPUSelectTileSizesPass
       writeTileSizes(op, sizes[op]);
   }
 
-  /// Whether the op with the most iterations is a matmul (no batch loops)
-  /// with at most 4 register tiles of rows and at least 4 register tiles of
-  /// columns, both static, or a 2-D NHWC convolution whose filter is over
-  /// kLargeFilterBytes with at least 4 registers of output channels.
-  static constexpr int64_t kLargeFilterBytes = 1 << 20;
-  bool prefersColumns(ArrayRef<linalg::LinalgOp> ops) const {
+  /// The op with the most iterations (the first of those), or null.
+  linalg::LinalgOp rootOp(ArrayRef<linalg::LinalgOp> ops) const {
     linalg::LinalgOp root;
     int64_t rootIterations = -1;
     for (linalg::LinalgOp op : ops) {
@@ -224,6 +220,16 @@ struct CPUSelectTileSizesPass
         rootIterations = iterations;
       }
     }
+    return root;
+  }
+
+  /// Whether the op with the most iterations is a matmul (no batch loops)
+  /// with at most 4 register tiles of rows and at least 4 register tiles of
+  /// columns, both static, or a 2-D NHWC convolution whose filter is over
+  /// kLargeFilterBytes with at least 4 registers of output channels.
+  static constexpr int64_t kLargeFilterBytes = 1 << 20;
+  bool prefersColumns(ArrayRef<linalg::LinalgOp> ops) const {
+    linalg::LinalgOp root = rootOp(ops);
     if (!root)
       return false;
     if (isa<linalg::Conv2DNhwcHwcfOp>(root)) {
@@ -260,17 +266,11 @@ struct CPUSelectTileSizesPass
                 llvm::function_ref<std::optional<unsigned>(linalg::LinalgOp)>
                     distributedLoop,
                 llvm::DenseMap<Operation *, TileSizes> &sizes) const {
-    linalg::LinalgOp root;
-    int64_t rootIterations = -1, longest = 0;
+    linalg::LinalgOp root = rootOp(ops);
+    int64_t longest = 0;
     bool allStatic = true;
     for (linalg::LinalgOp op : ops) {
-      SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-      int64_t iterations = iterationCount(ranges, dynamicExtent);
-      if (iterations > rootIterations) {
-        root = op;
-        rootIterations = iterations;
-      }
-      int64_t extent = ranges[*distributedLoop(op)];
+      int64_t extent = op.getStaticLoopRanges()[*distributedLoop(op)];
       if (ShapedType::isDynamic(extent))
         allStatic = false;
       else

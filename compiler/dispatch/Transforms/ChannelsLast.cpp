@@ -229,13 +229,6 @@ struct DropUnitDimsOfInput : OpRewritePattern<linalg::GenericOp> {
   }
 };
 
-SmallVector<int64_t> inversePermutation(ArrayRef<int64_t> perm) {
-  SmallVector<int64_t> inverse(perm.size());
-  for (auto [j, d] : llvm::enumerate(perm))
-    inverse[d] = j;
-  return inverse;
-}
-
 /// Whether GenericInSourceLayout may rewrite `op` around a transposed input.
 bool computesElementwise(linalg::GenericOp op) {
   if (!op.hasPureTensorSemantics() ||
@@ -270,7 +263,7 @@ struct GenericInSourceLayout : OpRewritePattern<linalg::GenericOp> {
     if (!transposed)
       return rewriter.notifyMatchFailure(op, "no input is a transpose");
     ArrayRef<int64_t> perm = transposed.getPermutation();
-    SmallVector<int64_t> inverse = inversePermutation(perm);
+    SmallVector<int64_t> inverse = invertPermutationVector(perm);
     MLIRContext *context = op.getContext();
     Location loc = op.getLoc();
     // Loop d_j of the old space is loop e_perm[j] of the new one.
@@ -331,7 +324,7 @@ struct FoldTransposeIntoGeneric : OpRewritePattern<linalg::GenericOp> {
           matchPattern(producer.getInput(), m_Constant()))
         continue;
       SmallVector<AffineExpr> results;
-      for (int64_t j : inversePermutation(producer.getPermutation()))
+      for (int64_t j : invertPermutationVector(producer.getPermutation()))
         results.push_back(map.getResult(j));
       SmallVector<AffineMap> maps = op.getIndexingMapsArray();
       maps[input->getOperandNumber()] =
@@ -357,7 +350,7 @@ struct PadInSourceLayout : OpRewritePattern<tensor::PadOp> {
     if (!transposed || !padding || op.getNofold())
       return failure();
     ArrayRef<int64_t> perm = transposed.getPermutation();
-    SmallVector<int64_t> inverse = inversePermutation(perm);
+    SmallVector<int64_t> inverse = invertPermutationVector(perm);
     SmallVector<OpFoldResult> low = op.getMixedLowPad();
     SmallVector<OpFoldResult> high = op.getMixedHighPad();
     SmallVector<OpFoldResult> sourceLow, sourceHigh;
@@ -400,28 +393,6 @@ struct TransposeOfFillOrEmpty : OpRewritePattern<linalg::TransposeOp> {
   }
 };
 
-/// transpose(transpose(x, p), q) = transpose(x, p∘q), or x itself.
-struct ComposeTransposes : OpRewritePattern<linalg::TransposeOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(linalg::TransposeOp op,
-                                PatternRewriter &rewriter) const override {
-    auto inner = op.getInput().getDefiningOp<linalg::TransposeOp>();
-    if (!inner)
-      return failure();
-    ArrayRef<int64_t> p = inner.getPermutation();
-    SmallVector<int64_t> composed;
-    for (int64_t q : op.getPermutation())
-      composed.push_back(p[q]);
-    if (isIdentityPermutation(composed)) {
-      rewriter.replaceOp(op, inner.getInput());
-      return success();
-    }
-    rewriter.replaceOpWithNewOp<linalg::TransposeOp>(op, inner.getInput(),
-                                                     op.getInit(), composed);
-    return success();
-  }
-};
-
 struct ChannelsLastPass : PassWrapper<ChannelsLastPass, OperationPass<>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(ChannelsLastPass)
 
@@ -448,7 +419,9 @@ struct ChannelsLastPass : PassWrapper<ChannelsLastPass, OperationPass<>> {
                    kNoFilter>,
         ConvFhwcToHwcf, PointwiseConvToMatmul, GenericInSourceLayout,
         FoldTransposeIntoGeneric, PadInSourceLayout, TransposeOfFillOrEmpty,
-        ComposeTransposes, DropUnitDimsOfInput>(context);
+        DropUnitDimsOfInput>(context);
+    // Two transposes in a row compose (and an identity one folds away).
+    linalg::TransposeOp::getCanonicalizationPatterns(patterns, context);
     // A reshape of a fill is a fill of the reshape, and a reshape of an
     // empty tensor an empty tensor: the 1x1 convolutions' outputs start as
     // fills of empty matrices, which dispatch formation clones into kernels.

@@ -26,6 +26,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -161,12 +162,10 @@ struct FoldTranspose : OpRewritePattern<linalg::TransposeOp> {
     // out[i0, ..., in-1] = in[permutation applied]: output dimension k walks
     // input dimension permutation[k].
     MLIRContext *context = op.getContext();
-    int64_t rank = op.getPermutation().size();
-    AffineMap outputMap = AffineMap::getMultiDimIdentityMap(rank, context);
-    SmallVector<unsigned> inverse(rank);
-    for (auto [k, d] : llvm::enumerate(op.getPermutation()))
-      inverse[d] = k;
-    AffineMap inputMap = AffineMap::getPermutationMap(inverse, context);
+    AffineMap outputMap = AffineMap::getMultiDimIdentityMap(
+        op.getPermutation().size(), context);
+    AffineMap inputMap = AffineMap::getPermutationMap(
+        invertPermutationVector(op.getPermutation()), context);
     return foldPermutation(rewriter, op, op.getInput(), inputMap, outputMap);
   }
 };
