@@ -142,24 +142,9 @@ struct PointwiseConvToMatmul : OpRewritePattern<linalg::Conv2DNhwcHwcfOp> {
     Value rows = tensor::CollapseShapeOp::create(rewriter, loc, input, pixels);
     Value weights =
         tensor::CollapseShapeOp::create(rewriter, loc, filter, taps);
-    // (An output that starts as a fill starts as a fill of the matrix: the
-    // host must not see a reshape of an empty tensor.)
-    Value out;
-    auto fill = init.getDefiningOp<linalg::FillOp>();
-    if (fill && fill.getDpsInits()[0].getDefiningOp<tensor::EmptyOp>()) {
-      auto matrix = RankedTensorType::get(
-          {initType.getDimSize(0) * initType.getDimSize(1) *
-               initType.getDimSize(2),
-           initType.getDimSize(3)},
-          initType.getElementType());
-      Value empty = tensor::EmptyOp::create(rewriter, loc, matrix.getShape(),
-                                            matrix.getElementType());
-      out = linalg::FillOp::create(rewriter, loc, fill.getDpsInputs()[0],
-                                   empty)
-                ->getResult(0);
-    } else {
-      out = tensor::CollapseShapeOp::create(rewriter, loc, init, pixels);
-    }
+    // (A fill of an empty output moves past this reshape and the reshape
+    // of the empty tensor folds: the patterns below.)
+    Value out = tensor::CollapseShapeOp::create(rewriter, loc, init, pixels);
     Value product = linalg::MatmulOp::create(rewriter, loc,
                                              TypeRange{out.getType()},
                                              ValueRange{rows, weights},
