@@ -457,6 +457,30 @@ void FunctionLowering::flush() {
 
 /// Dispatch results that die in this block, and the scratch of its kernels,
 /// go to one arena.
+/// The position of the last reader of `result` when it is a transient: read
+/// only by later dispatches of its block, directly or through reshapes (views
+/// of the same buffer, which live as long as their last reader).
+static std::optional<int64_t>
+transientLastUse(Value result, Block &block,
+                 const DenseMap<Operation *, int64_t> &position) {
+  int64_t last = position.lookup(result.getDefiningOp());
+  SmallVector<Value> views = {result};
+  while (!views.empty()) {
+    Value view = views.pop_back_val();
+    for (Operation *user : view.getUsers()) {
+      if (user->getBlock() != &block)
+        return std::nullopt;
+      if (isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp, tensor::CastOp>(
+              user))
+        views.push_back(user->getResult(0));
+      else if (!isa<flow::DispatchOp, tensor::DimOp>(user))
+        return std::nullopt;
+      last = std::max(last, position.lookup(user));
+    }
+  }
+  return last;
+}
+
 void FunctionLowering::planArena(Block &block) {
   arena = Value();
   arenaOffsets.clear();
@@ -488,29 +512,10 @@ void FunctionLowering::planArena(Block &block) {
     }
     for (Value result : dispatch.getResults()) {
       auto type = cast<RankedTensorType>(result.getType());
-      int64_t last = position[&op];
-      // Transient: read only by later dispatches of this block, directly or
-      // through reshapes (views of the same buffer, which live as long as
-      // their last reader).
-      bool transient = true;
-      SmallVector<Value> views = {result};
-      while (transient && !views.empty()) {
-        Value view = views.pop_back_val();
-        for (Operation *user : view.getUsers()) {
-          if (user->getBlock() != &block ||
-              !isa<flow::DispatchOp, tensor::DimOp, tensor::CollapseShapeOp,
-                   tensor::ExpandShapeOp, tensor::CastOp>(user)) {
-            transient = false;
-            break;
-          }
-          last = std::max(last, position[user]);
-          if (isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp,
-                  tensor::CastOp>(user))
-            views.push_back(user->getResult(0));
-        }
-      }
-      if (!transient)
+      std::optional<int64_t> lastUse = transientLastUse(result, block, position);
+      if (!lastUse)
         continue;
+      int64_t last = *lastUse;
       if (!type.hasStaticShape()) {
         dynamicValues.push_back(result);
         dynamicLifetimes.push_back({position[&op], last, 0});

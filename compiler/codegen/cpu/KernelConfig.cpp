@@ -147,6 +147,7 @@ checkDistributable(func::FuncOp kernel,
   // Pass 2: a written buffer is touched only directly, in its split
   // dimension, by the distributed loop, so tile t of every op covers the same
   // rows of it.
+  bool columns = splitsColumns(kernel);
   for (linalg::LinalgOp op : ops) {
     unsigned loop = *distributedLoop(op);
     for (OpOperand &operand : op->getOpOperands()) {
@@ -161,7 +162,7 @@ checkDistributable(func::FuncOp kernel,
         return fail(op, "it accesses a buffer written in the kernel through "
                         "a view");
       AffineMap map = op.getMatchingIndexingMap(&operand);
-      unsigned dim = splitDimension(value.getType(), splitsColumns(kernel));
+      unsigned dim = splitDimension(value.getType(), columns);
       if (map.getNumResults() == 0 ||
           map.getResult(dim) != getAffineDimExpr(loop, op->getContext()))
         return fail(op, "operand " + Twine(operand.getOperandNumber()) +
