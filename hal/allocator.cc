@@ -2,7 +2,7 @@
 
 namespace strata::hal {
 
-const vm::RefTypeInfo Allocator::kType = {"hal.allocator"};
+const RefTypeInfo Allocator::kType = {"hal.allocator"};
 
 Status Allocator::ValidateParams(const char* what, const BufferParams& params) const {
   if (params.memory_types & ~kMemoryTypeMask) {
@@ -25,7 +25,7 @@ Status Allocator::ValidateParams(const char* what, const BufferParams& params) c
   return OkStatus();
 }
 
-StatusOr<vm::Ref<Buffer>> Allocator::Allocate(const BufferParams& params, uint64_t length) {
+StatusOr<Ref<Buffer>> Allocator::Allocate(const BufferParams& params, uint64_t length) {
   STRATA_RETURN_IF_ERROR(ValidateParams("allocate", params));
   // Mapping needs host-visible memory, so asking for the usage implies it.
   MemoryTypes required = params.memory_types | ((params.usage & kUsageMapping) ? MemoryTypes{kMemoryHostVisible} : 0);
@@ -37,7 +37,7 @@ StatusOr<vm::Ref<Buffer>> Allocator::Allocate(const BufferParams& params, uint64
                                     DescribeMemoryTypes(heap.memory_types), " memory is ",
                                     heap.max_allocation_size, " bytes");
     }
-    STRATA_ASSIGN_OR_RETURN(vm::Ref<Buffer> buffer, AllocateBuffer(heap, params, length));
+    STRATA_ASSIGN_OR_RETURN(Ref<Buffer> buffer, AllocateBuffer(heap, params, length));
     if (statistics_enabled_.load(std::memory_order_relaxed)) {
       buffer->allocation_counter_ = counter_;
       counter_->Add(length);
@@ -61,7 +61,7 @@ AllocatorStatistics Allocator::statistics() const {
   return statistics;
 }
 
-StatusOr<vm::Ref<Buffer>> Allocator::Import(const BufferParams& params, std::span<uint8_t> memory,
+StatusOr<Ref<Buffer>> Allocator::Import(const BufferParams& params, std::span<uint8_t> memory,
                                             ReleaseCallback release) {
   STRATA_RETURN_IF_ERROR(ValidateParams("import", params));
   if (memory.data() == nullptr && !memory.empty()) {

@@ -33,8 +33,8 @@
 #include <vector>
 
 #include "hal/buffer.h"
-#include "vm/ref.h"
-#include "vm/status.h"
+#include "vm/base/ref.h"
+#include "vm/base/status.h"
 
 namespace strata::hal {
 
@@ -59,21 +59,21 @@ struct BufferParams {
   MemoryAccesses access = kAccessReadWrite;
 };
 
-class Allocator : public vm::RefObject {
+class Allocator : public RefObject {
  public:
-  static const vm::RefTypeInfo kType;  // "hal.allocator"
+  static const RefTypeInfo kType;  // "hal.allocator"
   using ReleaseCallback = std::function<void()>;
 
   std::span<const MemoryHeap> heaps() const { return heaps_; }
 
   // A new buffer of `length` bytes (0 allowed) whose contents are undefined,
   // as on every GPU API: clearing large buffers nobody reads costs time.
-  StatusOr<vm::Ref<Buffer>> Allocate(const BufferParams& params, uint64_t length);
+  StatusOr<Ref<Buffer>> Allocate(const BufferParams& params, uint64_t length);
 
   // A buffer over `memory` (not copied). `release` (may be empty) runs when
   // the buffer is destroyed. On failure, nothing is wrapped, `release` is not
   // called and the caller keeps its memory.
-  StatusOr<vm::Ref<Buffer>> Import(const BufferParams& params, std::span<uint8_t> memory,
+  StatusOr<Ref<Buffer>> Import(const BufferParams& params, std::span<uint8_t> memory,
                                    ReleaseCallback release);
 
   // Counts the buffers allocated from now on (see above); Device's
@@ -88,9 +88,9 @@ class Allocator : public vm::RefObject {
 
   // Driver hooks, called with validated parameters. `heap` is the heap
   // Allocate chose.
-  virtual StatusOr<vm::Ref<Buffer>> AllocateBuffer(const MemoryHeap& heap, const BufferParams& params,
+  virtual StatusOr<Ref<Buffer>> AllocateBuffer(const MemoryHeap& heap, const BufferParams& params,
                                                    uint64_t length) = 0;
-  virtual StatusOr<vm::Ref<Buffer>> ImportHostBuffer(const BufferParams& params, std::span<uint8_t> memory,
+  virtual StatusOr<Ref<Buffer>> ImportHostBuffer(const BufferParams& params, std::span<uint8_t> memory,
                                                      ReleaseCallback release) = 0;
 
  private:

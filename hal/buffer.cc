@@ -4,7 +4,7 @@
 
 namespace strata::hal {
 
-const vm::RefTypeInfo Buffer::kType = {"hal.buffer"};
+const RefTypeInfo Buffer::kType = {"hal.buffer"};
 
 template <typename Bits>
 static std::string DescribeBits(Bits bits, std::initializer_list<std::pair<Bits, const char*>> names) {
@@ -34,7 +34,7 @@ std::string DescribeBufferUsages(BufferUsages usages) {
 // allocated buffer directly, so a chain never grows.
 class SubspanBuffer final : public Buffer {
  public:
-  SubspanBuffer(vm::Ref<Buffer> allocated, uint64_t byte_offset, uint64_t byte_length)
+  SubspanBuffer(Ref<Buffer> allocated, uint64_t byte_offset, uint64_t byte_length)
       : Buffer(std::move(allocated), byte_offset, byte_length) {}
 
  protected:
@@ -68,7 +68,7 @@ Buffer::~Buffer() {
   if (allocation_counter_) allocation_counter_->Remove(byte_length_);
 }
 
-Buffer::Buffer(vm::Ref<Buffer> allocated, uint64_t byte_offset, uint64_t byte_length)
+Buffer::Buffer(Ref<Buffer> allocated, uint64_t byte_offset, uint64_t byte_length)
     : Resource(&kType, allocated->family()),
       memory_types_(allocated->memory_types_),
       usage_(allocated->usage_),
@@ -107,11 +107,11 @@ Status Buffer::CheckAccess(const char* what, MemoryAccesses access) const {
   return OkStatus();
 }
 
-StatusOr<vm::Ref<Buffer>> Buffer::Subspan(uint64_t offset, uint64_t length) {
+StatusOr<Ref<Buffer>> Buffer::Subspan(uint64_t offset, uint64_t length) {
   STRATA_ASSIGN_OR_RETURN(uint64_t resolved, ResolveRange("buffer subspan", offset, length));
-  vm::Ref<Buffer> allocated = vm::Ref<Buffer>::Borrow(allocated_buffer_);
-  return vm::Ref<Buffer>(
-      vm::Ref<SubspanBuffer>::Adopt(new SubspanBuffer(std::move(allocated), byte_offset_ + offset, resolved)));
+  Ref<Buffer> allocated = Ref<Buffer>::Borrow(allocated_buffer_);
+  return Ref<Buffer>(
+      Ref<SubspanBuffer>::Adopt(new SubspanBuffer(std::move(allocated), byte_offset_ + offset, resolved)));
 }
 
 StatusOr<MappedRange> Buffer::Map(MemoryAccesses access, uint64_t offset, uint64_t length) {
@@ -127,7 +127,7 @@ StatusOr<MappedRange> Buffer::Map(MemoryAccesses access, uint64_t offset, uint64
   STRATA_ASSIGN_OR_RETURN(uint64_t resolved, ResolveRange("buffer map", offset, length));
   STRATA_ASSIGN_OR_RETURN(uint8_t* data, MapRange(offset, resolved, access));
   MappedRange range;
-  range.buffer_ = vm::Ref<Buffer>::Borrow(this);
+  range.buffer_ = Ref<Buffer>::Borrow(this);
   range.offset_ = offset;
   range.length_ = resolved;
   range.access_ = access;

@@ -34,7 +34,7 @@
 
 #include "hal/resource.h"
 #include "schemas/buffer_bits.h"
-#include "vm/status.h"
+#include "vm/base/status.h"
 
 namespace strata::hal {
 
@@ -110,7 +110,7 @@ class MappedRange {
 
  private:
   friend class Buffer;
-  vm::Ref<Buffer> buffer_;
+  Ref<Buffer> buffer_;
   uint64_t offset_ = 0;
   uint64_t length_ = 0;
   MemoryAccesses access_ = 0;
@@ -119,7 +119,7 @@ class MappedRange {
 
 class Buffer : public Resource {
  public:
-  static const vm::RefTypeInfo kType;  // "hal.buffer"
+  static const RefTypeInfo kType;  // "hal.buffer"
   // As a length: everything from the offset to the end of the buffer.
   static constexpr uint64_t kWholeBuffer = ~uint64_t{0};
 
@@ -146,7 +146,7 @@ class Buffer : public Resource {
 
   // A buffer viewing [offset, offset + length) of this one; it keeps this
   // buffer's memory alive and shares its properties.
-  StatusOr<vm::Ref<Buffer>> Subspan(uint64_t offset, uint64_t length);
+  StatusOr<Ref<Buffer>> Subspan(uint64_t offset, uint64_t length);
 
   // Maps [offset, offset + length) for the host. Needs kUsageMapping, a
   // host-visible memory type, and `access` within allowed_access().
@@ -157,7 +157,7 @@ class Buffer : public Resource {
   Buffer(const DriverFamily* family, MemoryTypes memory_types, BufferUsages usage,
          MemoryAccesses allowed_access, uint64_t byte_length);
   // A view of `allocated`'s bytes [byte_offset, byte_offset + byte_length).
-  Buffer(vm::Ref<Buffer> allocated, uint64_t byte_offset, uint64_t byte_length);
+  Buffer(Ref<Buffer> allocated, uint64_t byte_offset, uint64_t byte_length);
 
   // Gives an allocated buffer's bytes back to the counter of the allocator
   // that allocated it.
@@ -181,7 +181,7 @@ class Buffer : public Resource {
   uint64_t byte_offset_;
   Buffer* allocated_buffer_;
   // Set for subspans: the reference that keeps the allocated buffer alive.
-  vm::Ref<Buffer> allocated_ref_;
+  Ref<Buffer> allocated_ref_;
   // Set for buffers from Allocator::Allocate (not imports, not subspans).
   std::shared_ptr<AllocationCounter> allocation_counter_;
 };

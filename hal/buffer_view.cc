@@ -4,7 +4,7 @@
 
 namespace strata::hal {
 
-const vm::RefTypeInfo BufferView::kType = {"hal.buffer_view"};
+const RefTypeInfo BufferView::kType = {"hal.buffer_view"};
 
 const char* ElementTypeName(ElementType type) {
   switch (type) {
@@ -29,7 +29,7 @@ uint32_t ElementTypeByteSize(ElementType type) {
   return ElementTypeName(type) ? (static_cast<uint32_t>(type) & 0xFF) / 8 : 0;
 }
 
-StatusOr<vm::Ref<BufferView>> BufferView::Create(vm::Ref<Buffer> buffer, uint64_t byte_offset,
+StatusOr<Ref<BufferView>> BufferView::Create(Ref<Buffer> buffer, uint64_t byte_offset,
                                                  ElementType element_type, std::span<const int64_t> shape) {
   if (!buffer) return InvalidArgumentError("buffer view: the buffer is null");
   uint32_t element_size = ElementTypeByteSize(element_type);
@@ -49,7 +49,7 @@ StatusOr<vm::Ref<BufferView>> BufferView::Create(vm::Ref<Buffer> buffer, uint64_
       return InvalidArgumentError("buffer view: the byte size of the shape overflows 64 bits");
     }
   }
-  auto view = vm::Ref<BufferView>::Adopt(new BufferView());
+  auto view = Ref<BufferView>::Adopt(new BufferView());
   view->element_type_ = element_type;
   view->rank_ = static_cast<uint32_t>(shape.size());
   std::copy(shape.begin(), shape.end(), view->shape_);

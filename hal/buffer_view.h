@@ -19,8 +19,8 @@
 
 #include "hal/buffer.h"
 #include "schemas/element_type.h"
-#include "vm/ref.h"
-#include "vm/status.h"
+#include "vm/base/ref.h"
+#include "vm/base/status.h"
 
 namespace strata::hal {
 
@@ -31,13 +31,13 @@ const char* ElementTypeName(ElementType type);
 // Bytes per element (0 for an unknown type).
 uint32_t ElementTypeByteSize(ElementType type);
 
-class BufferView final : public vm::RefObject {
+class BufferView final : public RefObject {
  public:
-  static const vm::RefTypeInfo kType;  // "hal.buffer_view"
+  static const RefTypeInfo kType;  // "hal.buffer_view"
   // Enough for every tensor the compiler produces; keeps the shape inline.
   static constexpr uint32_t kMaxRank = 8;
 
-  static StatusOr<vm::Ref<BufferView>> Create(vm::Ref<Buffer> buffer, uint64_t byte_offset,
+  static StatusOr<Ref<BufferView>> Create(Ref<Buffer> buffer, uint64_t byte_offset,
                                               ElementType element_type, std::span<const int64_t> shape);
 
   Buffer* buffer() const { return buffer_.get(); }
@@ -54,7 +54,7 @@ class BufferView final : public vm::RefObject {
  private:
   BufferView() : RefObject(&kType) {}
 
-  vm::Ref<Buffer> buffer_;
+  Ref<Buffer> buffer_;
   uint64_t byte_offset_ = 0;
   uint64_t byte_length_ = 0;
   ElementType element_type_ = ElementType::kInt8;

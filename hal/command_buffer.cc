@@ -4,7 +4,7 @@
 
 namespace strata::hal {
 
-const vm::RefTypeInfo CommandBuffer::kType = {"hal.command_buffer"};
+const RefTypeInfo CommandBuffer::kType = {"hal.command_buffer"};
 
 static const char* StateName(CommandBuffer::State state) {
   switch (state) {
@@ -17,7 +17,7 @@ static const char* StateName(CommandBuffer::State state) {
 
 CommandBuffer::~CommandBuffer() { ReleaseRetained(); }
 
-void CommandBuffer::RetainResource(vm::RefObject* resource) {
+void CommandBuffer::RetainResource(RefObject* resource) {
   constexpr size_t kRecent = 8;
   const size_t recent = std::min(retained_.size(), kRecent);
   for (size_t i = retained_.size() - recent; i < retained_.size(); ++i) {
@@ -28,7 +28,7 @@ void CommandBuffer::RetainResource(vm::RefObject* resource) {
 }
 
 void CommandBuffer::ReleaseRetained() {
-  for (vm::RefObject* resource : retained_) resource->Release();
+  for (RefObject* resource : retained_) resource->Release();
   retained_.clear();
 }
 

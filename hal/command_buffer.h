@@ -36,7 +36,7 @@
 #include "hal/buffer.h"
 #include "hal/executable.h"
 #include "hal/resource.h"
-#include "vm/status.h"
+#include "vm/base/status.h"
 
 namespace strata::hal {
 
@@ -56,7 +56,7 @@ struct DeviceLimits {
 
 class CommandBuffer : public Resource {
  public:
-  static const vm::RefTypeInfo kType;  // "hal.command_buffer"
+  static const RefTypeInfo kType;  // "hal.command_buffer"
   // The most bytes one Update may carry (Vulkan's limit for vkCmdUpdateBuffer;
   // larger host data belongs in a buffer and a copy).
   static constexpr uint64_t kMaxUpdateSize = 65536;
@@ -104,7 +104,7 @@ class CommandBuffer : public Resource {
   // uses); skips the atomic increment for a resource retained by one of the
   // last few commands (a dispatch sequence binds the same buffers over and
   // over).
-  void RetainResource(vm::RefObject* resource);
+  void RetainResource(RefObject* resource);
 
   // Driver hooks, called with validated arguments (binding lengths resolved).
   virtual void ResetImpl() = 0;
@@ -128,7 +128,7 @@ class CommandBuffer : public Resource {
   void ReleaseRetained();
 
   DeviceLimits limits_;
-  std::vector<vm::RefObject*> retained_;
+  std::vector<RefObject*> retained_;
   State state_ = State::kInitial;
   uint32_t dispatch_count_ = 0;
   std::atomic<uint32_t> pending_submissions_{0};

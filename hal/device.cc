@@ -4,7 +4,7 @@
 
 namespace strata::hal {
 
-const vm::RefTypeInfo Device::kType = {"hal.device"};
+const RefTypeInfo Device::kType = {"hal.device"};
 
 bool Device::SupportsExecutableFormat(std::string_view format) const {
   for (const std::string& supported : info_.executable_formats) {
@@ -13,7 +13,7 @@ bool Device::SupportsExecutableFormat(std::string_view format) const {
   return false;
 }
 
-StatusOr<vm::Ref<Executable>> Device::PrepareExecutable(const ExecutableParams& params) {
+StatusOr<Ref<Executable>> Device::PrepareExecutable(const ExecutableParams& params) {
   if (!SupportsExecutableFormat(params.format)) {
     std::string formats;
     for (const std::string& f : info_.executable_formats) formats += (formats.empty() ? "" : ", ") + f;
@@ -26,8 +26,8 @@ StatusOr<vm::Ref<Executable>> Device::PrepareExecutable(const ExecutableParams& 
 Status Device::QueueExecute(std::span<const SemaphoreValue> waits, std::span<const SemaphoreValue> signals,
                             std::span<CommandBuffer* const> command_buffers,
                             std::chrono::steady_clock::time_point deadline) {
-  vm::Tracer* const tracer = this->tracer();
-  const uint64_t trace_begin = tracer ? vm::Tracer::Now() : 0;
+  Tracer* const tracer = this->tracer();
+  const uint64_t trace_begin = tracer ? Tracer::Now() : 0;
   uint64_t dispatches = 0;
   for (size_t i = 0; i < command_buffers.size(); ++i) {
     CommandBuffer* command_buffer = command_buffers[i];
@@ -58,11 +58,11 @@ Status Device::QueueExecute(std::span<const SemaphoreValue> waits, std::span<con
     dispatches_.fetch_add(dispatches, std::memory_order_relaxed);
   }
   if (tracer) {
-    const vm::TraceArg args[] = {{"waits", static_cast<int64_t>(waits.size())},
+    const TraceArg args[] = {{"waits", static_cast<int64_t>(waits.size())},
                                  {"signals", static_cast<int64_t>(signals.size())},
                                  {"command_buffers", static_cast<int64_t>(command_buffers.size())},
                                  {"dispatches", static_cast<int64_t>(dispatches)}};
-    tracer->Record({"submit", "queue.execute", trace_begin, vm::Tracer::Now(), args});
+    tracer->Record({"submit", "queue.execute", trace_begin, Tracer::Now(), args});
   }
   return OkStatus();
 }
@@ -91,12 +91,12 @@ Status ReadBuffer(Device& device, Buffer& buffer, uint64_t offset, std::span<uin
   BufferParams params;
   params.memory_types = kMemoryHostVisible;
   params.usage = kUsageTransferTarget | kUsageMapping;
-  STRATA_ASSIGN_OR_RETURN(vm::Ref<Buffer> staging, device.allocator()->Allocate(params, out.size()));
-  STRATA_ASSIGN_OR_RETURN(vm::Ref<CommandBuffer> commands, device.CreateCommandBuffer());
+  STRATA_ASSIGN_OR_RETURN(Ref<Buffer> staging, device.allocator()->Allocate(params, out.size()));
+  STRATA_ASSIGN_OR_RETURN(Ref<CommandBuffer> commands, device.CreateCommandBuffer());
   STRATA_RETURN_IF_ERROR(commands->Begin());
   STRATA_RETURN_IF_ERROR(commands->Copy(&buffer, offset, staging.get(), 0, out.size()));
   STRATA_RETURN_IF_ERROR(commands->End());
-  STRATA_ASSIGN_OR_RETURN(vm::Ref<Semaphore> done, device.CreateSemaphore(0));
+  STRATA_ASSIGN_OR_RETURN(Ref<Semaphore> done, device.CreateSemaphore(0));
   SemaphoreValue signal{done.get(), 1};
   CommandBuffer* list[] = {commands.get()};
   STRATA_RETURN_IF_ERROR(device.QueueExecute({}, {&signal, 1}, list));

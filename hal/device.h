@@ -18,7 +18,7 @@
 // Statistics and tracing, both off by default: with statistics enabled
 // (set_statistics_enabled) a device counts the submissions it accepts and the
 // dispatches they carry, and its allocator the bytes it allocates; while a
-// tracer is installed (set_tracer, vm/trace.h) it reports each submission as
+// tracer is installed (set_tracer, vm/base/trace.h) it reports each submission as
 // it is made and the device work of each submission as it runs: the
 // submission and every dispatch in it, on the threads that run them. Off,
 // each costs one relaxed load and a predicted branch per submission (and per
@@ -48,9 +48,9 @@
 #include "hal/command_buffer.h"
 #include "hal/executable.h"
 #include "hal/semaphore.h"
-#include "vm/ref.h"
-#include "vm/status.h"
-#include "vm/trace.h"
+#include "vm/base/ref.h"
+#include "vm/base/status.h"
+#include "vm/base/trace.h"
 
 namespace strata::hal {
 
@@ -73,19 +73,19 @@ struct DeviceStatistics {
   uint64_t dispatches = 0;   // dispatches in the command buffers they submitted
 };
 
-class Device : public vm::RefObject {
+class Device : public RefObject {
  public:
-  static const vm::RefTypeInfo kType;  // "hal.device"
+  static const RefTypeInfo kType;  // "hal.device"
 
   const DeviceInfo& info() const { return info_; }
   // Borrowed; lives as long as the device (or longer, if retained).
   Allocator* allocator() const { return allocator_.get(); }
   bool SupportsExecutableFormat(std::string_view format) const;
 
-  virtual StatusOr<vm::Ref<CommandBuffer>> CreateCommandBuffer() = 0;
-  virtual StatusOr<vm::Ref<Semaphore>> CreateSemaphore(uint64_t initial_value) = 0;
+  virtual StatusOr<Ref<CommandBuffer>> CreateCommandBuffer() = 0;
+  virtual StatusOr<Ref<Semaphore>> CreateSemaphore(uint64_t initial_value) = 0;
   // Fails for a format the device does not support, naming those it does.
-  StatusOr<vm::Ref<Executable>> PrepareExecutable(const ExecutableParams& params);
+  StatusOr<Ref<Executable>> PrepareExecutable(const ExecutableParams& params);
 
   // Submits `command_buffers` (run in order) to wait on `waits` and signal
   // `signals` (see above). Signal values must be above their semaphores'
@@ -106,26 +106,26 @@ class Device : public vm::RefObject {
   // Where submissions made from now on report (null: nowhere, the default).
   // The tracer must outlive the work of every submission made while it is
   // installed.
-  void set_tracer(vm::Tracer* tracer) { tracer_.store(tracer, std::memory_order_relaxed); }
-  vm::Tracer* tracer() const { return tracer_.load(std::memory_order_relaxed); }
+  void set_tracer(Tracer* tracer) { tracer_.store(tracer, std::memory_order_relaxed); }
+  Tracer* tracer() const { return tracer_.load(std::memory_order_relaxed); }
 
  protected:
-  Device(DeviceInfo info, vm::Ref<Allocator> allocator)
+  Device(DeviceInfo info, Ref<Allocator> allocator)
       : RefObject(&kType), info_(std::move(info)), allocator_(std::move(allocator)) {}
 
   // The family whose command buffers this device runs.
   virtual const DriverFamily* family() const = 0;
   // Driver hooks, called with validated arguments. QueueExecuteImpl reports
   // the submission's device work to tracer() as it is at the call.
-  virtual StatusOr<vm::Ref<Executable>> PrepareExecutableImpl(const ExecutableParams& params) = 0;
+  virtual StatusOr<Ref<Executable>> PrepareExecutableImpl(const ExecutableParams& params) = 0;
   virtual Status QueueExecuteImpl(std::span<const SemaphoreValue> waits, std::span<const SemaphoreValue> signals,
                                   std::span<CommandBuffer* const> command_buffers,
                                   std::chrono::steady_clock::time_point deadline) = 0;
 
  private:
   DeviceInfo info_;
-  vm::Ref<Allocator> allocator_;
-  std::atomic<vm::Tracer*> tracer_{nullptr};
+  Ref<Allocator> allocator_;
+  std::atomic<Tracer*> tracer_{nullptr};
   std::atomic<bool> statistics_enabled_{false};
   std::atomic<uint64_t> submissions_{0};
   std::atomic<uint64_t> dispatches_{0};

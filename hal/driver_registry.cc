@@ -94,7 +94,7 @@ std::vector<std::pair<std::string, std::string>> DriverRegistry::List() const {
   return out;
 }
 
-StatusOr<vm::Ref<Device>> DriverRegistry::CreateDevice(std::string_view text) const {
+StatusOr<Ref<Device>> DriverRegistry::CreateDevice(std::string_view text) const {
   STRATA_ASSIGN_OR_RETURN(DeviceSpec spec, DeviceSpec::Parse(text));
   DeviceFactory factory;
   std::string names;

@@ -30,8 +30,8 @@
 #include <vector>
 
 #include "hal/device.h"
-#include "vm/ref.h"
-#include "vm/status.h"
+#include "vm/base/ref.h"
+#include "vm/base/status.h"
 
 namespace strata::hal {
 
@@ -57,7 +57,7 @@ class DeviceSpec {
   std::vector<std::pair<std::string, std::string>> options_;
 };
 
-using DeviceFactory = std::function<StatusOr<vm::Ref<Device>>(const DeviceSpec& spec)>;
+using DeviceFactory = std::function<StatusOr<Ref<Device>>(const DeviceSpec& spec)>;
 
 struct DriverInfo {
   std::string name;
@@ -71,7 +71,7 @@ class DriverRegistry {
   Status Register(DriverInfo driver);
   // Names and descriptions, in registration order.
   std::vector<std::pair<std::string, std::string>> List() const;
-  StatusOr<vm::Ref<Device>> CreateDevice(std::string_view spec) const;
+  StatusOr<Ref<Device>> CreateDevice(std::string_view spec) const;
 
  private:
   mutable std::mutex mutex_;

@@ -2,7 +2,7 @@
 
 namespace strata::hal {
 
-const vm::RefTypeInfo Executable::kType = {"hal.executable"};
+const RefTypeInfo Executable::kType = {"hal.executable"};
 
 Executable::Executable(const DriverFamily* family, std::string name, std::string format,
                        std::vector<EntryPointInfo> entry_points)

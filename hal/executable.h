@@ -23,8 +23,8 @@
 #include <vector>
 
 #include "hal/resource.h"
-#include "vm/ref.h"
-#include "vm/status.h"
+#include "vm/base/ref.h"
+#include "vm/base/status.h"
 
 namespace strata::hal {
 
@@ -52,12 +52,12 @@ struct ExecutableParams {
   std::span<const uint8_t> metadata;
   // Keeps `data` and `metadata` alive for formats used in place (may be null
   // when the caller guarantees they outlive the executable).
-  vm::Ref<vm::RefObject> owner;
+  Ref<RefObject> owner;
 };
 
 class Executable : public Resource {
  public:
-  static const vm::RefTypeInfo kType;  // "hal.executable"
+  static const RefTypeInfo kType;  // "hal.executable"
   // Limits that every driver supports, so a compiled module runs on all.
   static constexpr uint32_t kMaxBindings = 32;
   static constexpr uint32_t kMaxConstants = 64;

@@ -11,15 +11,15 @@ struct HostSubmission {
   // A wait is a timepoint on its semaphore that knows its submission.
   struct Wait : Timepoint {
     HostSubmission* submission = nullptr;
-    vm::Ref<Semaphore> semaphore;
+    Ref<Semaphore> semaphore;
   };
 
   // Keeps the queue alive for as long as the submission exists.
   std::shared_ptr<HostQueue> queue;
   std::vector<Wait> waits;
-  std::vector<std::pair<vm::Ref<Semaphore>, uint64_t>> signals;
-  std::vector<vm::Ref<CommandBuffer>> command_buffers;
-  vm::Tracer* tracer = nullptr;
+  std::vector<std::pair<Ref<Semaphore>, uint64_t>> signals;
+  std::vector<Ref<CommandBuffer>> command_buffers;
+  Tracer* tracer = nullptr;
   std::chrono::steady_clock::time_point deadline;
   std::atomic<uint32_t> pending_waits{0};
   // The first failure among the waits, if any (set before the last wait
@@ -33,7 +33,7 @@ HostQueue::~HostQueue() {
 }
 
 Status HostQueue::Submit(std::span<const SemaphoreValue> waits, std::span<const SemaphoreValue> signals,
-                        std::span<CommandBuffer* const> command_buffers, vm::Tracer* tracer,
+                        std::span<CommandBuffer* const> command_buffers, Tracer* tracer,
                         std::chrono::steady_clock::time_point deadline) {
   HostSubmission* submission = nullptr;
   {
@@ -56,14 +56,14 @@ Status HostQueue::Submit(std::span<const SemaphoreValue> waits, std::span<const 
     wait.callback = &HostQueue::OnWaitDone;
     wait.next = nullptr;
     wait.submission = submission;
-    wait.semaphore = vm::Ref<Semaphore>::Borrow(waits[i].semaphore);
+    wait.semaphore = Ref<Semaphore>::Borrow(waits[i].semaphore);
   }
   for (const SemaphoreValue& signal : signals) {
-    submission->signals.emplace_back(vm::Ref<Semaphore>::Borrow(signal.semaphore), signal.value);
+    submission->signals.emplace_back(Ref<Semaphore>::Borrow(signal.semaphore), signal.value);
   }
   for (CommandBuffer* command_buffer : command_buffers) {
     command_buffer->AddPendingSubmission();
-    submission->command_buffers.push_back(vm::Ref<CommandBuffer>::Borrow(command_buffer));
+    submission->command_buffers.push_back(Ref<CommandBuffer>::Borrow(command_buffer));
   }
   // One extra count for registration itself, so that waits firing while we
   // register cannot schedule the submission before every wait is in place.
@@ -103,17 +103,17 @@ void HostQueue::Run(HostSubmission* submission) {
   // failures visible), so the failure is ours alone now.
   Status status = std::move(submission->failure);
   submission->failure = OkStatus();
-  vm::Tracer* const tracer = submission->tracer;
-  const uint64_t trace_begin = tracer ? vm::Tracer::Now() : 0;
+  Tracer* const tracer = submission->tracer;
+  const uint64_t trace_begin = tracer ? Tracer::Now() : 0;
   for (size_t i = 0; status.ok() && i < submission->command_buffers.size(); ++i) {
     status = Execute(*submission->command_buffers[i], tracer, submission->deadline);
   }
   // Reported before the signals, so that whoever waits for them finds the
   // event recorded.
   if (tracer) {
-    const vm::TraceArg args[] = {{"command_buffers", static_cast<int64_t>(submission->command_buffers.size())},
+    const TraceArg args[] = {{"command_buffers", static_cast<int64_t>(submission->command_buffers.size())},
                                  {"status", StatusCodeName(status.code())}};
-    tracer->Record({"submission", "submission", trace_begin, vm::Tracer::Now(), args});
+    tracer->Record({"submission", "submission", trace_begin, Tracer::Now(), args});
   }
   // If the device is gone, this reference is the queue's last, and the queue
   // is freed on this thread when Run returns.

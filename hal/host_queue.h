@@ -29,7 +29,7 @@
 #include "hal/command_buffer.h"
 #include "hal/semaphore.h"
 #include "hal/spin.h"
-#include "vm/trace.h"
+#include "vm/base/trace.h"
 
 namespace strata::hal {
 
@@ -43,7 +43,7 @@ class HostQueue : public std::enable_shared_from_this<HostQueue> {
   // `tracer` (may be null) receives the submission's events as it runs.
   // Work still running at `deadline` stops as the driver can (Execute).
   Status Submit(std::span<const SemaphoreValue> waits, std::span<const SemaphoreValue> signals,
-                std::span<CommandBuffer* const> command_buffers, vm::Tracer* tracer,
+                std::span<CommandBuffer* const> command_buffers, Tracer* tracer,
                 std::chrono::steady_clock::time_point deadline);
   // Waits for every submission that is ready or running (including those that
   // become ready meanwhile); submissions whose waits complete later fail.
@@ -59,7 +59,7 @@ class HostQueue : public std::enable_shared_from_this<HostQueue> {
   // Runs one command buffer (of the driver's family), reporting its commands
   // to `tracer` when it is not null and stopping as soon as it can once
   // `deadline` passes.
-  virtual Status Execute(CommandBuffer& command_buffer, vm::Tracer* tracer,
+  virtual Status Execute(CommandBuffer& command_buffer, Tracer* tracer,
                          std::chrono::steady_clock::time_point deadline) = 0;
   // Executes a scheduled submission, then completes it.
   void Run(HostSubmission* submission);

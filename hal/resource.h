@@ -11,7 +11,7 @@
 // Thread safety: the family is fixed at creation; reading it is thread-safe.
 #pragma once
 
-#include "vm/ref.h"
+#include "vm/base/ref.h"
 
 namespace strata::hal {
 
@@ -20,12 +20,12 @@ struct DriverFamily {
   const char* name;  // "cpu", "vulkan", ...
 };
 
-class Resource : public vm::RefObject {
+class Resource : public RefObject {
  public:
   const DriverFamily* family() const { return family_; }
 
  protected:
-  Resource(const vm::RefTypeInfo* type, const DriverFamily* family) : RefObject(type), family_(family) {}
+  Resource(const RefTypeInfo* type, const DriverFamily* family) : RefObject(type), family_(family) {}
 
  private:
   const DriverFamily* family_;

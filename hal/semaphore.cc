@@ -2,6 +2,6 @@
 
 namespace strata::hal {
 
-const vm::RefTypeInfo Semaphore::kType = {"hal.semaphore"};
+const RefTypeInfo Semaphore::kType = {"hal.semaphore"};
 
 }  // namespace strata::hal

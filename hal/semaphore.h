@@ -26,7 +26,7 @@
 #include <cstdint>
 
 #include "hal/resource.h"
-#include "vm/status.h"
+#include "vm/base/status.h"
 
 namespace strata::hal {
 
@@ -53,7 +53,7 @@ struct Timepoint {
 
 class Semaphore : public Resource {
  public:
-  static const vm::RefTypeInfo kType;  // "hal.semaphore"
+  static const RefTypeInfo kType;  // "hal.semaphore"
   static constexpr std::chrono::nanoseconds kInfiniteTimeout = std::chrono::nanoseconds::max();
 
   // The current value, or the failure if the semaphore failed.

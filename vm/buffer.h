@@ -13,8 +13,8 @@
 #include <cstdint>
 #include <span>
 
-#include "vm/ref.h"
-#include "vm/status.h"
+#include "vm/base/ref.h"
+#include "vm/base/status.h"
 
 namespace strata::vm {
 

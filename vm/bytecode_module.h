@@ -23,7 +23,7 @@
 
 #include "vm/integrity.h"
 #include "vm/module.h"
-#include "vm/status.h"
+#include "vm/base/status.h"
 
 namespace strata::schema {
 struct ModuleDef;

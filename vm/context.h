@@ -24,8 +24,8 @@
 #include <vector>
 
 #include "vm/module.h"
-#include "vm/status.h"
-#include "vm/trace.h"
+#include "vm/base/status.h"
+#include "vm/base/trace.h"
 #include "vm/value.h"
 
 namespace strata::vm {
@@ -48,7 +48,7 @@ struct InvocationOptions {
   // the program fails with RESOURCE_EXHAUSTED instead of exhausting memory.
   uint64_t max_allocation_bytes = uint64_t{1} << 34;
   // Receives an event for the invoked function and for each call into a
-  // native module (vm/trace.h); null (the default) traces nothing.
+  // native module (vm/base/trace.h); null (the default) traces nothing.
   Tracer* tracer = nullptr;
 };
 

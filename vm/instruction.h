@@ -7,7 +7,7 @@
 #include <string>
 
 #include "schemas/bytecode.h"
-#include "vm/status.h"
+#include "vm/base/status.h"
 
 namespace strata::vm {
 

@@ -8,7 +8,7 @@
 #include <span>
 #include <vector>
 
-#include "vm/status.h"
+#include "vm/base/status.h"
 
 namespace strata::vm {
 

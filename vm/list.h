@@ -17,8 +17,8 @@
 
 #include <vector>
 
-#include "vm/ref.h"
-#include "vm/status.h"
+#include "vm/base/ref.h"
+#include "vm/base/status.h"
 #include "vm/value.h"
 
 namespace strata::vm {

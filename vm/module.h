@@ -17,7 +17,7 @@
 #include <string_view>
 #include <vector>
 
-#include "vm/ref.h"
+#include "vm/base/ref.h"
 
 namespace strata::vm {
 

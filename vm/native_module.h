@@ -24,7 +24,7 @@
 #include <vector>
 
 #include "vm/module.h"
-#include "vm/status.h"
+#include "vm/base/status.h"
 #include "vm/value.h"
 
 namespace strata::vm {

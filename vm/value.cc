@@ -4,7 +4,7 @@
 
 #include "vm/buffer.h"
 #include "vm/list.h"
-#include "vm/status.h"
+#include "vm/base/status.h"
 
 namespace strata::vm {
 

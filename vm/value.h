@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string>
 
-#include "vm/ref.h"
+#include "vm/base/ref.h"
 
 namespace strata::vm {
 

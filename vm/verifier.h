@@ -13,7 +13,7 @@
 
 #include <cstdint>
 
-#include "vm/status.h"
+#include "vm/base/status.h"
 
 namespace strata::vm {
 

@@ -3,7 +3,7 @@
 // Lowers the host side of a model (func.func ops after dispatch formation:
 // flow.dispatch, scalar arith/math, tensor.dim / extract / reshapes, dense
 // weights, cf branches, calls) to a vm.module whose functions drive the
-// device through the `hal` native module (hal/hal_module.h):
+// device through the `hal` native module (hal/module/hal_module.h):
 //
 // - a tensor is a hal.buffer_view at function boundaries and a (buffer,
 //   offset, length, dims) quadruple inside; arguments are checked on entry

@@ -51,17 +51,17 @@ Status CpuBuffer::UnmapRange(uint64_t offset, uint64_t length, hal::MemoryAccess
 CpuAllocator::CpuAllocator(uint64_t max_allocation)
     : Allocator({hal::MemoryHeap{kCpuMemory, hal::kUsageAll, max_allocation, kAlignment}}) {}
 
-StatusOr<vm::Ref<hal::Buffer>> CpuAllocator::AllocateBuffer(const hal::MemoryHeap& heap,
+StatusOr<Ref<hal::Buffer>> CpuAllocator::AllocateBuffer(const hal::MemoryHeap& heap,
                                                             const hal::BufferParams& params, uint64_t length) {
   // Zero-length buffers still get a unique, aligned address.
   uint64_t rounded = (length + kAlignment - 1) / kAlignment * kAlignment;
   void* data = std::aligned_alloc(kAlignment, rounded ? rounded : kAlignment);
   if (!data) return ResourceExhaustedError("allocate: out of host memory allocating ", length, " bytes");
-  return vm::Ref<hal::Buffer>(vm::MakeRef<CpuBuffer>(static_cast<uint8_t*>(data), length, heap.memory_types,
+  return Ref<hal::Buffer>(MakeRef<CpuBuffer>(static_cast<uint8_t*>(data), length, heap.memory_types,
                                                      params, nullptr));
 }
 
-StatusOr<vm::Ref<hal::Buffer>> CpuAllocator::ImportHostBuffer(const hal::BufferParams& params,
+StatusOr<Ref<hal::Buffer>> CpuAllocator::ImportHostBuffer(const hal::BufferParams& params,
                                                               std::span<uint8_t> memory, ReleaseCallback release) {
   if ((kCpuMemory & params.memory_types) != params.memory_types) {
     return InvalidArgumentError("import: host memory is ", hal::DescribeMemoryTypes(kCpuMemory), ", not ",
@@ -70,8 +70,8 @@ StatusOr<vm::Ref<hal::Buffer>> CpuAllocator::ImportHostBuffer(const hal::BufferP
   // An empty release callback would make the buffer free() memory it does not
   // own; give it one that does nothing instead.
   if (!release) release = [] {};
-  return vm::Ref<hal::Buffer>(
-      vm::MakeRef<CpuBuffer>(memory.data(), memory.size(), kCpuMemory, params, std::move(release)));
+  return Ref<hal::Buffer>(
+      MakeRef<CpuBuffer>(memory.data(), memory.size(), kCpuMemory, params, std::move(release)));
 }
 
 }  // namespace strata::cpu

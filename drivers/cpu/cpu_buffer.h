@@ -51,9 +51,9 @@ class CpuAllocator final : public hal::Allocator {
   explicit CpuAllocator(uint64_t max_allocation);
 
  protected:
-  StatusOr<vm::Ref<hal::Buffer>> AllocateBuffer(const hal::MemoryHeap& heap, const hal::BufferParams& params,
+  StatusOr<Ref<hal::Buffer>> AllocateBuffer(const hal::MemoryHeap& heap, const hal::BufferParams& params,
                                                 uint64_t length) override;
-  StatusOr<vm::Ref<hal::Buffer>> ImportHostBuffer(const hal::BufferParams& params, std::span<uint8_t> memory,
+  StatusOr<Ref<hal::Buffer>> ImportHostBuffer(const hal::BufferParams& params, std::span<uint8_t> memory,
                                                   ReleaseCallback release) override;
 };
 

@@ -153,28 +153,28 @@ uint64_t CpuCommandBuffer::TransferLength(const Command& command) {
   return 0;
 }
 
-void CpuCommandBuffer::TraceCommand(vm::Tracer* tracer, const Command& command, uint64_t begin) {
+void CpuCommandBuffer::TraceCommand(Tracer* tracer, const Command& command, uint64_t begin) {
   if (command.kind == Kind::kDispatch) {
     const DispatchCommand& dispatch = command.dispatch;
     const std::string workgroups =
         StrCat(dispatch.workgroup_count[0], "x", dispatch.workgroup_count[1], "x", dispatch.workgroup_count[2]);
-    const vm::TraceArg args[] = {{"executable", dispatch.executable->name()},
+    const TraceArg args[] = {{"executable", dispatch.executable->name()},
                                  {"entry_point", int64_t{dispatch.entry_point}},
                                  {"workgroup_count", workgroups}};
     tracer->Record({"dispatch", dispatch.executable->entry_points()[dispatch.entry_point].name, begin,
-                    vm::Tracer::Now(), args});
+                    Tracer::Now(), args});
     return;
   }
   const char* name = command.kind == Kind::kFill ? "fill" : command.kind == Kind::kCopy ? "copy" : "update";
-  const vm::TraceArg args[] = {{"length", static_cast<int64_t>(TransferLength(command))}};
-  tracer->Record({"transfer", name, begin, vm::Tracer::Now(), args});
+  const TraceArg args[] = {{"length", static_cast<int64_t>(TransferLength(command))}};
+  tracer->Record({"transfer", name, begin, Tracer::Now(), args});
 }
 
-void CpuCommandBuffer::TraceWorkgroups(vm::Tracer* tracer, const DispatchCommand& dispatch, uint64_t first,
+void CpuCommandBuffer::TraceWorkgroups(Tracer* tracer, const DispatchCommand& dispatch, uint64_t first,
                                        uint64_t last, uint64_t begin) {
-  const vm::TraceArg args[] = {{"first", static_cast<int64_t>(first)}, {"last", static_cast<int64_t>(last)}};
+  const TraceArg args[] = {{"first", static_cast<int64_t>(first)}, {"last", static_cast<int64_t>(last)}};
   tracer->Record({"workgroups", dispatch.executable->entry_points()[dispatch.entry_point].name, begin,
-                  vm::Tracer::Now(), args});
+                  Tracer::Now(), args});
 }
 
 void CpuCommandBuffer::RunTransfer(const Command& command, uint64_t begin, uint64_t end) const {

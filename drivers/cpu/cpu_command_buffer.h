@@ -24,7 +24,7 @@
 #include "drivers/cpu/cpu_executable.h"
 #include "drivers/cpu/kernel_abi.h"
 #include "hal/command_buffer.h"
-#include "vm/trace.h"
+#include "vm/base/trace.h"
 
 namespace strata::cpu {
 
@@ -92,14 +92,14 @@ class CpuCommandBuffer final : public hal::CommandBuffer {
   static uint64_t TransferLength(const Command& command);
 
   // Reports `command`, which the calling thread ran from `begin` (a
-  // vm::Tracer::Now() value) until now: a dispatch under its entry point's
+  // Tracer::Now() value) until now: a dispatch under its entry point's
   // name, with its executable, entry point ordinal and workgroup count; a
   // fill, copy or update with its length.
-  static void TraceCommand(vm::Tracer* tracer, const Command& command, uint64_t begin);
+  static void TraceCommand(Tracer* tracer, const Command& command, uint64_t begin);
   // Reports the workgroups [first, last) of a dispatch that the calling
   // thread ran from `begin` until now (its share of a dispatch that cpu-task
   // spread over its workers).
-  static void TraceWorkgroups(vm::Tracer* tracer, const DispatchCommand& dispatch, uint64_t first, uint64_t last,
+  static void TraceWorkgroups(Tracer* tracer, const DispatchCommand& dispatch, uint64_t first, uint64_t last,
                               uint64_t begin);
 
  protected:

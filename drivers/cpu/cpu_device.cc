@@ -11,7 +11,7 @@ namespace strata::cpu {
 const hal::DriverFamily kCpuFamily = {"cpu"};
 
 CpuDevice::CpuDevice(hal::DeviceInfo info, std::shared_ptr<CpuQueue> queue, uint64_t max_allocation)
-    : Device(std::move(info), vm::MakeRef<CpuAllocator>(max_allocation)), queue_(std::move(queue)) {}
+    : Device(std::move(info), MakeRef<CpuAllocator>(max_allocation)), queue_(std::move(queue)) {}
 
 StatusOr<uint64_t> CpuMaxAllocation(const hal::DeviceSpec& spec) {
   STRATA_ASSIGN_OR_RETURN(int64_t bytes, spec.GetInt("max_allocation", static_cast<int64_t>(DefaultMaxAllocation()),
@@ -21,17 +21,17 @@ StatusOr<uint64_t> CpuMaxAllocation(const hal::DeviceSpec& spec) {
 
 CpuDevice::~CpuDevice() { queue_->Shutdown(); }
 
-StatusOr<vm::Ref<hal::CommandBuffer>> CpuDevice::CreateCommandBuffer() {
-  return vm::Ref<hal::CommandBuffer>(vm::MakeRef<CpuCommandBuffer>(info().limits));
+StatusOr<Ref<hal::CommandBuffer>> CpuDevice::CreateCommandBuffer() {
+  return Ref<hal::CommandBuffer>(MakeRef<CpuCommandBuffer>(info().limits));
 }
 
-StatusOr<vm::Ref<hal::Semaphore>> CpuDevice::CreateSemaphore(uint64_t initial_value) {
-  return vm::Ref<hal::Semaphore>(vm::MakeRef<hal::HostSemaphore>(&kCpuFamily, initial_value));
+StatusOr<Ref<hal::Semaphore>> CpuDevice::CreateSemaphore(uint64_t initial_value) {
+  return Ref<hal::Semaphore>(MakeRef<hal::HostSemaphore>(&kCpuFamily, initial_value));
 }
 
-StatusOr<vm::Ref<hal::Executable>> CpuDevice::PrepareExecutableImpl(const hal::ExecutableParams& params) {
-  STRATA_ASSIGN_OR_RETURN(vm::Ref<CpuExecutable> executable, CpuExecutable::Create(params));
-  return vm::Ref<hal::Executable>(std::move(executable));
+StatusOr<Ref<hal::Executable>> CpuDevice::PrepareExecutableImpl(const hal::ExecutableParams& params) {
+  STRATA_ASSIGN_OR_RETURN(Ref<CpuExecutable> executable, CpuExecutable::Create(params));
+  return Ref<hal::Executable>(std::move(executable));
 }
 
 Status CpuDevice::QueueExecuteImpl(std::span<const hal::SemaphoreValue> waits,

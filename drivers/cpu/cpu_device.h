@@ -42,11 +42,11 @@ class CpuQueue : public hal::HostQueue {
  protected:
   // Runs one command buffer's commands, reporting each to `tracer` when it
   // is not null; a dispatch stops between workgroups once `deadline` passes.
-  virtual Status ExecuteCommands(const CpuCommandBuffer& command_buffer, vm::Tracer* tracer,
+  virtual Status ExecuteCommands(const CpuCommandBuffer& command_buffer, Tracer* tracer,
                                  std::chrono::steady_clock::time_point deadline) = 0;
 
  private:
-  Status Execute(hal::CommandBuffer& command_buffer, vm::Tracer* tracer,
+  Status Execute(hal::CommandBuffer& command_buffer, Tracer* tracer,
                  std::chrono::steady_clock::time_point deadline) final {
     // HAL::QueueExecute admits only command buffers of the CPU family.
     return ExecuteCommands(static_cast<const CpuCommandBuffer&>(command_buffer), tracer, deadline);
@@ -59,12 +59,12 @@ class CpuDevice final : public hal::Device {
   CpuDevice(hal::DeviceInfo info, std::shared_ptr<CpuQueue> queue, uint64_t max_allocation);
   ~CpuDevice() override;
 
-  StatusOr<vm::Ref<hal::CommandBuffer>> CreateCommandBuffer() override;
-  StatusOr<vm::Ref<hal::Semaphore>> CreateSemaphore(uint64_t initial_value) override;
+  StatusOr<Ref<hal::CommandBuffer>> CreateCommandBuffer() override;
+  StatusOr<Ref<hal::Semaphore>> CreateSemaphore(uint64_t initial_value) override;
 
  protected:
   const hal::DriverFamily* family() const override { return &kCpuFamily; }
-  StatusOr<vm::Ref<hal::Executable>> PrepareExecutableImpl(const hal::ExecutableParams& params) override;
+  StatusOr<Ref<hal::Executable>> PrepareExecutableImpl(const hal::ExecutableParams& params) override;
   Status QueueExecuteImpl(std::span<const hal::SemaphoreValue> waits, std::span<const hal::SemaphoreValue> signals,
                           std::span<hal::CommandBuffer* const> command_buffers,
                           std::chrono::steady_clock::time_point deadline) override;

@@ -128,7 +128,7 @@ StatusOr<std::vector<hal::EntryPointInfo>> ParseCpuExecutableMetadata(const hal:
   return entry_points;
 }
 
-StatusOr<vm::Ref<CpuExecutable>> CpuExecutable::Create(const hal::ExecutableParams& params) {
+StatusOr<Ref<CpuExecutable>> CpuExecutable::Create(const hal::ExecutableParams& params) {
   STRATA_ASSIGN_OR_RETURN(std::vector<hal::EntryPointInfo> entry_points, ParseCpuExecutableMetadata(params));
   auto library = ElfLibrary::Load(params.data, RuntimeImports());
   if (!library.ok()) {
@@ -143,7 +143,7 @@ StatusOr<vm::Ref<CpuExecutable>> CpuExecutable::Create(const hal::ExecutablePara
     }
     kernels.push_back(reinterpret_cast<strata_cpu_kernel_fn_t>(address));
   }
-  return vm::Ref<CpuExecutable>::Adopt(new CpuExecutable(std::string(params.name), std::move(entry_points),
+  return Ref<CpuExecutable>::Adopt(new CpuExecutable(std::string(params.name), std::move(entry_points),
                                                          std::move(library).value(), std::move(kernels)));
 }
 

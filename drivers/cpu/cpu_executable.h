@@ -37,7 +37,7 @@ StatusOr<std::vector<hal::EntryPointInfo>> ParseCpuExecutableMetadata(const hal:
 
 class CpuExecutable final : public hal::Executable {
  public:
-  static StatusOr<vm::Ref<CpuExecutable>> Create(const hal::ExecutableParams& params);
+  static StatusOr<Ref<CpuExecutable>> Create(const hal::ExecutableParams& params);
 
   strata_cpu_kernel_fn_t kernel(uint32_t entry_point) const { return kernels_[entry_point]; }
 

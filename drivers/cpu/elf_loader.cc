@@ -23,7 +23,7 @@
 #include <string_view>
 #include <vector>
 
-#include "hal/float16.h"
+#include "vm/base/float16.h"
 
 namespace strata::cpu {
 namespace {
@@ -664,10 +664,10 @@ ImportSymbol Import(const char* name, Fn* function) {
 // without F16C), under compiler-rt's names and with its signatures (_Float16
 // travels in a vector register). AArch64 always converts in hardware.
 float ExtendHalfToFloat(_Float16 value) {
-  return static_cast<float>(hal::F16ToDouble(std::bit_cast<uint16_t>(value)));
+  return static_cast<float>(F16ToDouble(std::bit_cast<uint16_t>(value)));
 }
-_Float16 TruncateFloatToHalf(float value) { return std::bit_cast<_Float16>(hal::DoubleToF16(value)); }
-_Float16 TruncateDoubleToHalf(double value) { return std::bit_cast<_Float16>(hal::DoubleToF16(value)); }
+_Float16 TruncateFloatToHalf(float value) { return std::bit_cast<_Float16>(DoubleToF16(value)); }
+_Float16 TruncateDoubleToHalf(double value) { return std::bit_cast<_Float16>(DoubleToF16(value)); }
 #endif
 
 }  // namespace

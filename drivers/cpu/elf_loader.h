@@ -18,7 +18,7 @@
 #include <span>
 #include <string_view>
 
-#include "vm/status.h"
+#include "vm/base/status.h"
 
 namespace strata::cpu {
 

@@ -33,13 +33,13 @@ class SyncQueue final : public CpuQueue {
     draining = false;
   }
 
-  Status ExecuteCommands(const CpuCommandBuffer& command_buffer, vm::Tracer* tracer,
+  Status ExecuteCommands(const CpuCommandBuffer& command_buffer, Tracer* tracer,
                          std::chrono::steady_clock::time_point deadline) override {
     // One command after another: that already orders everything a barrier
     // asks for.
     using Kind = CpuCommandBuffer::Kind;
     for (const CpuCommandBuffer::Command& command : command_buffer.commands()) {
-      const uint64_t trace_begin = tracer ? vm::Tracer::Now() : 0;
+      const uint64_t trace_begin = tracer ? Tracer::Now() : 0;
       switch (command.kind) {
         case Kind::kDispatch:
           STRATA_RETURN_IF_ERROR(command_buffer.RunWorkgroups(
@@ -62,12 +62,12 @@ class SyncQueue final : public CpuQueue {
 
 Status RegisterSyncDriver(hal::DriverRegistry& registry) {
   return registry.Register(
-      {"cpu-sync", "CPU, runs every submission inline on the calling thread (option: max_allocation=BYTES)", [](const hal::DeviceSpec& spec) -> StatusOr<vm::Ref<hal::Device>> {
+      {"cpu-sync", "CPU, runs every submission inline on the calling thread (option: max_allocation=BYTES)", [](const hal::DeviceSpec& spec) -> StatusOr<Ref<hal::Device>> {
          STRATA_RETURN_IF_ERROR(spec.CheckKnownOptions({"max_allocation"}));
          STRATA_ASSIGN_OR_RETURN(uint64_t max_allocation, CpuMaxAllocation(spec));
          hal::DeviceInfo info = CpuDeviceInfo(spec, "CPU, inline on the calling thread", 1);
          auto queue = std::make_shared<SyncQueue>(info.name);
-         return vm::Ref<hal::Device>(vm::MakeRef<CpuDevice>(std::move(info), std::move(queue), max_allocation));
+         return Ref<hal::Device>(MakeRef<CpuDevice>(std::move(info), std::move(queue), max_allocation));
        }});
 }
 

@@ -184,7 +184,7 @@ class TaskQueue final : public CpuQueue {
     arena_->enqueue(Handoff([this, submission] { Run(submission); }));
   }
 
-  Status ExecuteCommands(const CpuCommandBuffer& command_buffer, vm::Tracer* tracer,
+  Status ExecuteCommands(const CpuCommandBuffer& command_buffer, Tracer* tracer,
                          std::chrono::steady_clock::time_point deadline) override {
     std::span<const CpuCommandBuffer::Command> commands = command_buffer.commands();
     size_t begin = 0;
@@ -210,8 +210,8 @@ class TaskQueue final : public CpuQueue {
 
  private:
   static Status RunCommand(const CpuCommandBuffer& command_buffer, const CpuCommandBuffer::Command& command,
-                           vm::Tracer* tracer, std::chrono::steady_clock::time_point deadline) {
-    const uint64_t trace_begin = tracer ? vm::Tracer::Now() : 0;
+                           Tracer* tracer, std::chrono::steady_clock::time_point deadline) {
+    const uint64_t trace_begin = tracer ? Tracer::Now() : 0;
     Status status = ExecuteCommand(command_buffer, command, tracer, deadline);
     if (tracer && status.ok()) CpuCommandBuffer::TraceCommand(tracer, command, trace_begin);
     return status;
@@ -220,7 +220,7 @@ class TaskQueue final : public CpuQueue {
   // Runs one command (RunCommand reports it as a whole); `tracer` receives
   // each worker's share of a dispatch.
   static Status ExecuteCommand(const CpuCommandBuffer& command_buffer, const CpuCommandBuffer::Command& command,
-                               vm::Tracer* tracer, std::chrono::steady_clock::time_point deadline) {
+                               Tracer* tracer, std::chrono::steady_clock::time_point deadline) {
     if (command.kind == CpuCommandBuffer::Kind::kDispatch) {
       const CpuCommandBuffer::DispatchCommand& dispatch = command.dispatch;
       const uint64_t total = CpuCommandBuffer::WorkgroupTotal(dispatch);
@@ -228,7 +228,7 @@ class TaskQueue final : public CpuQueue {
       FirstError error;
       ParallelFor(uint64_t{0}, total, [&](uint64_t first, uint64_t last) {
         if (error.failed()) return;
-        const uint64_t trace_begin = tracer ? vm::Tracer::Now() : 0;
+        const uint64_t trace_begin = tracer ? Tracer::Now() : 0;
         Status status = command_buffer.RunWorkgroups(dispatch, first, last, deadline);
         if (tracer) CpuCommandBuffer::TraceWorkgroups(tracer, dispatch, first, last, trace_begin);
         if (!status.ok()) error.Record(std::move(status));
@@ -261,7 +261,7 @@ class TaskQueue final : public CpuQueue {
 Status RegisterTaskDriver(hal::DriverRegistry& registry) {
   return registry.Register(
       {"cpu-task", "CPU, submissions run asynchronously on oneTBB worker threads (options: threads=N, max_allocation=BYTES)",
-       [](const hal::DeviceSpec& spec) -> StatusOr<vm::Ref<hal::Device>> {
+       [](const hal::DeviceSpec& spec) -> StatusOr<Ref<hal::Device>> {
          STRATA_RETURN_IF_ERROR(spec.CheckKnownOptions({"threads", "max_allocation"}));
          STRATA_ASSIGN_OR_RETURN(uint64_t max_allocation, CpuMaxAllocation(spec));
          const int64_t hardware = std::max(1u, std::thread::hardware_concurrency());
@@ -270,7 +270,7 @@ Status RegisterTaskDriver(hal::DriverRegistry& registry) {
              spec, StrCat("CPU, ", threads, " worker thread", threads == 1 ? "" : "s", " (oneTBB)"),
              static_cast<uint32_t>(threads));
          auto queue = std::make_shared<TaskQueue>(info.name, static_cast<uint32_t>(threads));
-         return vm::Ref<hal::Device>(vm::MakeRef<CpuDevice>(std::move(info), std::move(queue), max_allocation));
+         return Ref<hal::Device>(MakeRef<CpuDevice>(std::move(info), std::move(queue), max_allocation));
        }});
 }
 

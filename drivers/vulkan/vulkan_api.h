@@ -13,7 +13,7 @@
 #endif
 #include <vulkan/vulkan.h>
 
-#include "vm/status.h"
+#include "vm/base/status.h"
 
 namespace strata::vulkan {
 

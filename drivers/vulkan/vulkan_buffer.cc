@@ -228,7 +228,7 @@ Status VulkanBuffer::UnmapRange(uint64_t offset, uint64_t length, hal::MemoryAcc
 // ---------------------------------------------------------------------------
 // VulkanAllocator
 
-StatusOr<vm::Ref<VulkanAllocator>> VulkanAllocator::Create(std::shared_ptr<VulkanContext> context,
+StatusOr<Ref<VulkanAllocator>> VulkanAllocator::Create(std::shared_ptr<VulkanContext> context,
                                                            uint64_t max_allocation) {
   const DeviceFunctions& vk = context->vk();
   // Which memory types a storage/transfer buffer may live in, and its
@@ -279,35 +279,35 @@ StatusOr<vm::Ref<VulkanAllocator>> VulkanAllocator::Create(std::shared_ptr<Vulka
     const uint64_t block_size = std::max(alignment * 2, std::min(kBlockSize, AlignUp(heap_size / 8, alignment)));
     pools.push_back(std::make_shared<MemoryPool>(context, index, std::min(block_size, largest), alignment));
   }
-  return vm::Ref<VulkanAllocator>::Adopt(new VulkanAllocator(std::move(context), std::move(heaps), std::move(pools)));
+  return Ref<VulkanAllocator>::Adopt(new VulkanAllocator(std::move(context), std::move(heaps), std::move(pools)));
 }
 
 VulkanAllocator::VulkanAllocator(std::shared_ptr<VulkanContext> context, std::vector<hal::MemoryHeap> heaps,
                                  std::vector<std::shared_ptr<MemoryPool>> pools)
     : Allocator(std::move(heaps)), context_(std::move(context)), pools_(std::move(pools)) {}
 
-StatusOr<vm::Ref<hal::Buffer>> VulkanAllocator::AllocateFromPool(size_t heap_index, const hal::BufferParams& params,
+StatusOr<Ref<hal::Buffer>> VulkanAllocator::AllocateFromPool(size_t heap_index, const hal::BufferParams& params,
                                                                  uint64_t length, ReleaseCallback release) {
   STRATA_ASSIGN_OR_RETURN(MemoryPool::Range range, pools_[heap_index]->Allocate(length));
-  return vm::Ref<hal::Buffer>(vm::MakeRef<VulkanBuffer>(heaps()[heap_index].memory_types, params, length,
+  return Ref<hal::Buffer>(MakeRef<VulkanBuffer>(heaps()[heap_index].memory_types, params, length,
                                                         pools_[heap_index], range, std::move(release)));
 }
 
-StatusOr<vm::Ref<hal::Buffer>> VulkanAllocator::AllocateBuffer(const hal::MemoryHeap& heap,
+StatusOr<Ref<hal::Buffer>> VulkanAllocator::AllocateBuffer(const hal::MemoryHeap& heap,
                                                                const hal::BufferParams& params, uint64_t length) {
   return AllocateFromPool(&heap - heaps().data(), params, length, nullptr);
 }
 
-StatusOr<vm::Ref<VulkanBuffer>> VulkanAllocator::AllocateInternal(uint64_t length) {
+StatusOr<Ref<VulkanBuffer>> VulkanAllocator::AllocateInternal(uint64_t length) {
   for (size_t i = 0; i < heaps().size(); ++i) {
     if (!(heaps()[i].memory_types & hal::kMemoryHostVisible)) continue;
-    STRATA_ASSIGN_OR_RETURN(vm::Ref<hal::Buffer> buffer, AllocateFromPool(i, {}, length, nullptr));
-    return vm::Ref<VulkanBuffer>::Borrow(static_cast<VulkanBuffer*>(buffer.get()));
+    STRATA_ASSIGN_OR_RETURN(Ref<hal::Buffer> buffer, AllocateFromPool(i, {}, length, nullptr));
+    return Ref<VulkanBuffer>::Borrow(static_cast<VulkanBuffer*>(buffer.get()));
   }
   return UnavailableError("vulkan: device '", context_->name(), "' has no host-visible memory");
 }
 
-StatusOr<vm::Ref<hal::Buffer>> VulkanAllocator::ImportHostBuffer(const hal::BufferParams& params,
+StatusOr<Ref<hal::Buffer>> VulkanAllocator::ImportHostBuffer(const hal::BufferParams& params,
                                                                  std::span<uint8_t> memory, ReleaseCallback release) {
   if (!context_->external_memory_host()) {
     return UnimplementedError("import: device '", context_->name(), "' lacks ",
@@ -381,7 +381,7 @@ StatusOr<vm::Ref<hal::Buffer>> VulkanAllocator::ImportHostBuffer(const hal::Buff
     vk.vkFreeMemory(device, device_memory, nullptr);
     return VkError(result, "import: creating a buffer over imported host memory");
   }
-  return vm::Ref<hal::Buffer>(vm::MakeRef<VulkanBuffer>(types, params, memory.size(), context_, device_memory, buffer,
+  return Ref<hal::Buffer>(MakeRef<VulkanBuffer>(types, params, memory.size(), context_, device_memory, buffer,
                                                         address - base, memory.data(), std::move(release)));
 }
 

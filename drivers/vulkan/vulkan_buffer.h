@@ -175,24 +175,24 @@ class VulkanAllocator final : public hal::Allocator {
  public:
   // Heaps and pools for `context`'s memory types; allocations above
   // `max_allocation` bytes fail with RESOURCE_EXHAUSTED.
-  static StatusOr<vm::Ref<VulkanAllocator>> Create(std::shared_ptr<VulkanContext> context, uint64_t max_allocation);
+  static StatusOr<Ref<VulkanAllocator>> Create(std::shared_ptr<VulkanContext> context, uint64_t max_allocation);
 
   // Host-visible memory for the driver's own use (command buffers' upload
   // data and check words), not counted in the statistics.
-  StatusOr<vm::Ref<VulkanBuffer>> AllocateInternal(uint64_t length);
+  StatusOr<Ref<VulkanBuffer>> AllocateInternal(uint64_t length);
   // The pool behind heap `index` of heaps().
   MemoryPool& pool(size_t index) const { return *pools_[index]; }
 
  protected:
-  StatusOr<vm::Ref<hal::Buffer>> AllocateBuffer(const hal::MemoryHeap& heap, const hal::BufferParams& params,
+  StatusOr<Ref<hal::Buffer>> AllocateBuffer(const hal::MemoryHeap& heap, const hal::BufferParams& params,
                                                 uint64_t length) override;
-  StatusOr<vm::Ref<hal::Buffer>> ImportHostBuffer(const hal::BufferParams& params, std::span<uint8_t> memory,
+  StatusOr<Ref<hal::Buffer>> ImportHostBuffer(const hal::BufferParams& params, std::span<uint8_t> memory,
                                                   ReleaseCallback release) override;
 
  private:
   VulkanAllocator(std::shared_ptr<VulkanContext> context, std::vector<hal::MemoryHeap> heaps,
                   std::vector<std::shared_ptr<MemoryPool>> pools);
-  StatusOr<vm::Ref<hal::Buffer>> AllocateFromPool(size_t heap_index, const hal::BufferParams& params,
+  StatusOr<Ref<hal::Buffer>> AllocateFromPool(size_t heap_index, const hal::BufferParams& params,
                                                   uint64_t length, ReleaseCallback release);
 
   std::shared_ptr<VulkanContext> context_;

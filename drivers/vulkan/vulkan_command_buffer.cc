@@ -12,7 +12,7 @@ constexpr VkAccessFlags kAllAccess = VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMOR
 
 }  // namespace
 
-VulkanCommandBuffer::VulkanCommandBuffer(std::shared_ptr<VulkanContext> context, vm::Ref<VulkanAllocator> allocator,
+VulkanCommandBuffer::VulkanCommandBuffer(std::shared_ptr<VulkanContext> context, Ref<VulkanAllocator> allocator,
                                          const hal::DeviceLimits& limits)
     : CommandBuffer(&kVulkanFamily, limits),
       context_(std::move(context)),
@@ -442,7 +442,7 @@ Status VulkanCommandBuffer::CheckWords(const Segment& segment) const {
   return OkStatus();
 }
 
-void VulkanCommandBuffer::TraceSegment(const Segment& segment, vm::Tracer* tracer, uint64_t submitted,
+void VulkanCommandBuffer::TraceSegment(const Segment& segment, Tracer* tracer, uint64_t submitted,
                                        uint64_t done) const {
   const uint32_t count = segment.end_command - segment.first_command;
   // Device timestamps, placed on the host's clock: through a calibration when
@@ -483,7 +483,7 @@ void VulkanCommandBuffer::TraceSegment(const Segment& segment, vm::Tracer* trace
     if (command.kind == Command::Kind::kDispatch) {
       const std::string workgroups =
           StrCat(command.workgroups[0], "x", command.workgroups[1], "x", command.workgroups[2]);
-      const vm::TraceArg args[] = {{"executable", command.executable->name()},
+      const TraceArg args[] = {{"executable", command.executable->name()},
                                    {"entry_point", int64_t{command.entry_point}},
                                    {"workgroup_count", workgroups}};
       tracer->Record({"dispatch", command.executable->entry_points()[command.entry_point].name, begin, end, args});
@@ -492,12 +492,12 @@ void VulkanCommandBuffer::TraceSegment(const Segment& segment, vm::Tracer* trace
     const char* name = command.kind == Command::Kind::kFill   ? "fill"
                        : command.kind == Command::Kind::kCopy ? "copy"
                                                               : "update";
-    const vm::TraceArg args[] = {{"length", static_cast<int64_t>(command.length)}};
+    const TraceArg args[] = {{"length", static_cast<int64_t>(command.length)}};
     tracer->Record({"transfer", name, begin, end, args});
   }
 }
 
-Status VulkanCommandBuffer::Execute(VkFence fence, vm::Tracer* tracer,
+Status VulkanCommandBuffer::Execute(VkFence fence, Tracer* tracer,
                                     std::chrono::steady_clock::time_point deadline) const {
   const DeviceFunctions& vk = context_->vk();
   VkDevice device = context_->device();
@@ -515,7 +515,7 @@ Status VulkanCommandBuffer::Execute(VkFence fence, vm::Tracer* tracer,
       return DeadlineExceededError("the submission stopped ", late_ms(), " ms after the call's deadline, before part ",
                                    s + 1, " of ", segments_.size(), " of a command buffer");
     }
-    const uint64_t submitted = tracer ? vm::Tracer::Now() : 0;
+    const uint64_t submitted = tracer ? Tracer::Now() : 0;
     auto submit = VkMake<VkSubmitInfo>(VK_STRUCTURE_TYPE_SUBMIT_INFO);
     submit.commandBufferCount = 1;
     submit.pCommandBuffers = &segment.commands;
@@ -534,7 +534,7 @@ Status VulkanCommandBuffer::Execute(VkFence fence, vm::Tracer* tracer,
       return VkError(result, StrCat("device '", context_->name(), "': running a submission"));
     }
     vk.vkResetFences(device, 1, &fence);
-    if (tracer) TraceSegment(segment, tracer, submitted, vm::Tracer::Now());
+    if (tracer) TraceSegment(segment, tracer, submitted, Tracer::Now());
     STRATA_RETURN_IF_ERROR(CheckWords(segment));
     if (missed_deadline) {
       return DeadlineExceededError("the submission was still running at the call's deadline and finished ", late_ms(),

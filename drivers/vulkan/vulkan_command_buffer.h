@@ -47,13 +47,13 @@
 #include "drivers/vulkan/vulkan_context.h"
 #include "drivers/vulkan/vulkan_executable.h"
 #include "hal/command_buffer.h"
-#include "vm/trace.h"
+#include "vm/base/trace.h"
 
 namespace strata::vulkan {
 
 class VulkanCommandBuffer final : public hal::CommandBuffer {
  public:
-  VulkanCommandBuffer(std::shared_ptr<VulkanContext> context, vm::Ref<VulkanAllocator> allocator,
+  VulkanCommandBuffer(std::shared_ptr<VulkanContext> context, Ref<VulkanAllocator> allocator,
                       const hal::DeviceLimits& limits);
 
   const VulkanContext* context() const { return context_.get(); }
@@ -63,7 +63,7 @@ class VulkanCommandBuffer final : public hal::CommandBuffer {
   // message), at VK_ERROR_DEVICE_LOST, or when `deadline` passes (work the
   // device is running then finishes first: a GPU cannot be stopped
   // mid-dispatch). Reports every command to `tracer` when it is not null.
-  Status Execute(VkFence fence, vm::Tracer* tracer, std::chrono::steady_clock::time_point deadline) const;
+  Status Execute(VkFence fence, Tracer* tracer, std::chrono::steady_clock::time_point deadline) const;
 
   // Segments recorded by End (for tests).
   size_t segment_count() const { return segments_.size(); }
@@ -127,10 +127,10 @@ class VulkanCommandBuffer final : public hal::CommandBuffer {
   Status RecordSegment(const Segment& segment, bool first);
   void RecordDispatch(VkCommandBuffer commands, const Command& command) const;
   Status CheckWords(const Segment& segment) const;
-  void TraceSegment(const Segment& segment, vm::Tracer* tracer, uint64_t submitted, uint64_t done) const;
+  void TraceSegment(const Segment& segment, Tracer* tracer, uint64_t submitted, uint64_t done) const;
 
   std::shared_ptr<VulkanContext> context_;
-  vm::Ref<VulkanAllocator> allocator_;
+  Ref<VulkanAllocator> allocator_;
   VkCommandPool pool_ = VK_NULL_HANDLE;
   VkQueryPool queries_ = VK_NULL_HANDLE;
   uint32_t query_capacity_ = 0;
@@ -149,7 +149,7 @@ class VulkanCommandBuffer final : public hal::CommandBuffer {
   uint32_t dispatches_ = 0;
   std::vector<VkDescriptorSet> sets_;  // without push descriptors: one per dispatch
 
-  vm::Ref<VulkanBuffer> host_buffer_;  // check words, then upload data
+  Ref<VulkanBuffer> host_buffer_;  // check words, then upload data
   uint64_t check_stride_ = 4;
   std::vector<Segment> segments_;
 };

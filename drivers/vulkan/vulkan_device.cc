@@ -62,7 +62,7 @@ void VulkanQueue::Shutdown() {
   if (thread_.joinable() && thread_.get_id() != std::this_thread::get_id()) thread_.join();
 }
 
-Status VulkanQueue::Execute(hal::CommandBuffer& command_buffer, vm::Tracer* tracer,
+Status VulkanQueue::Execute(hal::CommandBuffer& command_buffer, Tracer* tracer,
                             std::chrono::steady_clock::time_point deadline) {
   // QueueExecute admitted only command buffers of this device's context.
   return static_cast<const VulkanCommandBuffer&>(command_buffer).Execute(fence_, tracer, deadline);
@@ -72,7 +72,7 @@ Status VulkanQueue::Execute(hal::CommandBuffer& command_buffer, vm::Tracer* trac
 // VulkanDevice
 
 VulkanDevice::VulkanDevice(hal::DeviceInfo info, std::shared_ptr<VulkanContext> context,
-                           vm::Ref<VulkanAllocator> allocator, std::shared_ptr<VulkanQueue> queue)
+                           Ref<VulkanAllocator> allocator, std::shared_ptr<VulkanQueue> queue)
     : Device(std::move(info), allocator),
       context_(std::move(context)),
       allocator_(std::move(allocator)),
@@ -80,17 +80,17 @@ VulkanDevice::VulkanDevice(hal::DeviceInfo info, std::shared_ptr<VulkanContext> 
 
 VulkanDevice::~VulkanDevice() { queue_->Shutdown(); }
 
-StatusOr<vm::Ref<hal::CommandBuffer>> VulkanDevice::CreateCommandBuffer() {
-  return vm::Ref<hal::CommandBuffer>(vm::MakeRef<VulkanCommandBuffer>(context_, allocator_, info().limits));
+StatusOr<Ref<hal::CommandBuffer>> VulkanDevice::CreateCommandBuffer() {
+  return Ref<hal::CommandBuffer>(MakeRef<VulkanCommandBuffer>(context_, allocator_, info().limits));
 }
 
-StatusOr<vm::Ref<hal::Semaphore>> VulkanDevice::CreateSemaphore(uint64_t initial_value) {
-  return vm::Ref<hal::Semaphore>(vm::MakeRef<hal::HostSemaphore>(&kVulkanFamily, initial_value));
+StatusOr<Ref<hal::Semaphore>> VulkanDevice::CreateSemaphore(uint64_t initial_value) {
+  return Ref<hal::Semaphore>(MakeRef<hal::HostSemaphore>(&kVulkanFamily, initial_value));
 }
 
-StatusOr<vm::Ref<hal::Executable>> VulkanDevice::PrepareExecutableImpl(const hal::ExecutableParams& params) {
-  STRATA_ASSIGN_OR_RETURN(vm::Ref<VulkanExecutable> executable, VulkanExecutable::Create(context_, params));
-  return vm::Ref<hal::Executable>(std::move(executable));
+StatusOr<Ref<hal::Executable>> VulkanDevice::PrepareExecutableImpl(const hal::ExecutableParams& params) {
+  STRATA_ASSIGN_OR_RETURN(Ref<VulkanExecutable> executable, VulkanExecutable::Create(context_, params));
+  return Ref<hal::Executable>(std::move(executable));
 }
 
 Status VulkanDevice::QueueExecuteImpl(std::span<const hal::SemaphoreValue> waits,
@@ -111,7 +111,7 @@ Status VulkanDevice::QueueExecuteImpl(std::span<const hal::SemaphoreValue> waits
 
 namespace {
 
-StatusOr<vm::Ref<hal::Device>> CreateVulkanDevice(const hal::DeviceSpec& spec) {
+StatusOr<Ref<hal::Device>> CreateVulkanDevice(const hal::DeviceSpec& spec) {
   STRATA_RETURN_IF_ERROR(spec.CheckKnownOptions({"device", "validation", "max_allocation", "push_descriptors"}));
   ContextOptions options;
   for (const auto& [key, value] : spec.options()) {
@@ -124,7 +124,7 @@ StatusOr<vm::Ref<hal::Device>> CreateVulkanDevice(const hal::DeviceSpec& spec) {
   options.validation = validation != 0;
   options.push_descriptors = push_descriptors != 0;
   STRATA_ASSIGN_OR_RETURN(std::shared_ptr<VulkanContext> context, VulkanContext::Create(options));
-  STRATA_ASSIGN_OR_RETURN(vm::Ref<VulkanAllocator> allocator,
+  STRATA_ASSIGN_OR_RETURN(Ref<VulkanAllocator> allocator,
                           VulkanAllocator::Create(context, static_cast<uint64_t>(max_allocation)));
   hal::DeviceInfo info;
   info.name = spec.spec();
@@ -138,8 +138,8 @@ StatusOr<vm::Ref<hal::Device>> CreateVulkanDevice(const hal::DeviceSpec& spec) {
   info.concurrency = 1;
   info.details = context->Details();
   STRATA_ASSIGN_OR_RETURN(std::shared_ptr<VulkanQueue> queue, VulkanQueue::Create(info.name, context));
-  return vm::Ref<hal::Device>(
-      vm::MakeRef<VulkanDevice>(std::move(info), std::move(context), std::move(allocator), std::move(queue)));
+  return Ref<hal::Device>(
+      MakeRef<VulkanDevice>(std::move(info), std::move(context), std::move(allocator), std::move(queue)));
 }
 
 }  // namespace

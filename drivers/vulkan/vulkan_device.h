@@ -50,7 +50,7 @@ class VulkanQueue final : public hal::HostQueue {
 
  protected:
   void Schedule(hal::HostSubmission* submission) override;
-  Status Execute(hal::CommandBuffer& command_buffer, vm::Tracer* tracer,
+  Status Execute(hal::CommandBuffer& command_buffer, Tracer* tracer,
                  std::chrono::steady_clock::time_point deadline) override;
 
  private:
@@ -68,25 +68,25 @@ class VulkanQueue final : public hal::HostQueue {
 
 class VulkanDevice final : public hal::Device {
  public:
-  VulkanDevice(hal::DeviceInfo info, std::shared_ptr<VulkanContext> context, vm::Ref<VulkanAllocator> allocator,
+  VulkanDevice(hal::DeviceInfo info, std::shared_ptr<VulkanContext> context, Ref<VulkanAllocator> allocator,
                std::shared_ptr<VulkanQueue> queue);
   ~VulkanDevice() override;
 
-  StatusOr<vm::Ref<hal::CommandBuffer>> CreateCommandBuffer() override;
-  StatusOr<vm::Ref<hal::Semaphore>> CreateSemaphore(uint64_t initial_value) override;
+  StatusOr<Ref<hal::CommandBuffer>> CreateCommandBuffer() override;
+  StatusOr<Ref<hal::Semaphore>> CreateSemaphore(uint64_t initial_value) override;
 
   const VulkanContext& context() const { return *context_; }
 
  protected:
   const hal::DriverFamily* family() const override { return &kVulkanFamily; }
-  StatusOr<vm::Ref<hal::Executable>> PrepareExecutableImpl(const hal::ExecutableParams& params) override;
+  StatusOr<Ref<hal::Executable>> PrepareExecutableImpl(const hal::ExecutableParams& params) override;
   Status QueueExecuteImpl(std::span<const hal::SemaphoreValue> waits, std::span<const hal::SemaphoreValue> signals,
                           std::span<hal::CommandBuffer* const> command_buffers,
                           std::chrono::steady_clock::time_point deadline) override;
 
  private:
   std::shared_ptr<VulkanContext> context_;
-  vm::Ref<VulkanAllocator> allocator_;
+  Ref<VulkanAllocator> allocator_;
   std::shared_ptr<VulkanQueue> queue_;
 };
 

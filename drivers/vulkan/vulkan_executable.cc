@@ -221,7 +221,7 @@ Status CheckCapability(const VulkanContext& context, std::string_view name) {
   return OkStatus();
 }
 
-StatusOr<vm::Ref<VulkanExecutable>> VulkanExecutable::Create(std::shared_ptr<VulkanContext> context,
+StatusOr<Ref<VulkanExecutable>> VulkanExecutable::Create(std::shared_ptr<VulkanContext> context,
                                                              const hal::ExecutableParams& params) {
   const std::string prefix = StrCat("executable '", params.name, "' (", params.format, "): ");
   std::span<const uint8_t> bytes = params.metadata;
@@ -379,7 +379,7 @@ StatusOr<vm::Ref<VulkanExecutable>> VulkanExecutable::Create(std::shared_ptr<Vul
     entry_points.push_back(std::move(info));
   }
 
-  vm::Ref<VulkanExecutable> executable = vm::Ref<VulkanExecutable>::Adopt(
+  Ref<VulkanExecutable> executable = Ref<VulkanExecutable>::Adopt(
       new VulkanExecutable(context, std::string(params.name), std::move(entry_points)));
   const DeviceFunctions& vk = context->vk();
   VkDevice device = context->device();

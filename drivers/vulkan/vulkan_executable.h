@@ -64,7 +64,7 @@ Status CheckCapability(const VulkanContext& context, std::string_view name);
 
 class VulkanExecutable final : public hal::Executable {
  public:
-  static StatusOr<vm::Ref<VulkanExecutable>> Create(std::shared_ptr<VulkanContext> context,
+  static StatusOr<Ref<VulkanExecutable>> Create(std::shared_ptr<VulkanContext> context,
                                                     const hal::ExecutableParams& params);
 
   struct Pipeline {

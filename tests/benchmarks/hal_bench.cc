@@ -26,7 +26,6 @@
 namespace strata {
 namespace {
 
-using vm::Ref;
 
 constexpr auto kTimeout = std::chrono::seconds(60);
 

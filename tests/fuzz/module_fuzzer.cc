@@ -22,7 +22,7 @@
 
 #include "drivers/cpu/cpu_device.h"
 #include "hal/driver_registry.h"
-#include "hal/hal_module.h"
+#include "hal/module/hal_module.h"
 #include "tests/vm/check_module.h"
 #include "tests/vm/default_inputs.h"
 #include "tools/common/tensor_io.h"
@@ -47,8 +47,8 @@ std::string CodeOf(const vm::ExecutableInfo& executable) {
          std::string(reinterpret_cast<const char*>(executable.data.data()), executable.data.size());
 }
 
-vm::Ref<hal::Device> Device() {
-  static vm::Ref<hal::Device> device = [] {
+Ref<hal::Device> Device() {
+  static Ref<hal::Device> device = [] {
     hal::DriverRegistry registry;
     cpu::RegisterSyncDriver(registry).IgnoreError();
     // Device allocations stay far below the fuzzer's memory limit.
@@ -79,12 +79,12 @@ extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv) {
 }
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  static vm::Ref<vm::NativeModule> check = testing::CreateCheckModule();
+  static Ref<vm::NativeModule> check = testing::CreateCheckModule();
   vm::IntegrityOptions integrity;
   integrity.verify = false;
   auto module = vm::BytecodeModule::LoadBytes({data, size}, nullptr, integrity);
   if (!module.ok()) return 0;
-  vm::Ref<hal::Device> device = Device();
+  Ref<hal::Device> device = Device();
   bool trusted = true;
   for (const auto& executable : (*module)->executables()) {
     if (TrustedCode().count(CodeOf(executable))) continue;

@@ -15,7 +15,7 @@
 
 #include "hal/buffer_view.h"
 #include "tests/hal/hal_test_util.h"
-#include "vm/trace.h"
+#include "vm/base/trace.h"
 #include "tests/hal/kernels/test_kernels.h"
 
 namespace strata::testing {
@@ -27,7 +27,6 @@ using hal::CommandBuffer;
 using hal::Semaphore;
 using hal::SemaphoreValue;
 using hal::WorkgroupCount;
-using vm::Ref;
 
 constexpr auto kTimeout = std::chrono::seconds(10);
 
@@ -994,7 +993,7 @@ TEST_CASE("conformance: the allocator counts live and peak bytes") {
 }
 
 // Keeps every event, from any thread.
-class RecordingTracer final : public vm::Tracer {
+class RecordingTracer final : public Tracer {
  public:
   struct Event {
     std::string category, name;
@@ -1002,10 +1001,10 @@ class RecordingTracer final : public vm::Tracer {
     uint64_t begin_ns, end_ns;
     std::thread::id thread;
   };
-  void Record(const vm::TraceEvent& event) override {
+  void Record(const TraceEvent& event) override {
     Event copy{std::string(event.category), std::string(event.name), {}, event.begin_ns, event.end_ns,
                std::this_thread::get_id()};
-    for (const vm::TraceArg& arg : event.args) {
+    for (const TraceArg& arg : event.args) {
       copy.args[std::string(arg.key)] = arg.is_text ? std::string(arg.text) : std::to_string(arg.number);
     }
     std::lock_guard<std::mutex> lock(mutex_);

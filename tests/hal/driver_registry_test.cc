@@ -69,7 +69,7 @@ TEST_CASE("registry: enumeration and creation by name") {
   // A registry of one's own, with a driver that is absent on this machine.
   hal::DriverRegistry own;
   REQUIRE(own.Register({"absent", "needs hardware this machine lacks", [](const DeviceSpec&) {
-                          return StatusOr<vm::Ref<hal::Device>>(UnavailableError("no such GPU here"));
+                          return StatusOr<Ref<hal::Device>>(UnavailableError("no such GPU here"));
                         }}).ok());
   CHECK(own.List().size() == 1);
   CheckError(own.CreateDevice("absent").status(), StatusCode::kUnavailable, {"no such GPU here"});
@@ -79,12 +79,12 @@ TEST_CASE("registry: enumeration and creation by name") {
 #if STRATA_DRIVER_CPU_TASK
 TEST_CASE("registry: CPU driver options") {
   hal::DriverRegistry& registry = drivers::DefaultRegistry();
-  vm::Ref<hal::Device> task = registry.CreateDevice("cpu-task?threads=3").value();
+  Ref<hal::Device> task = registry.CreateDevice("cpu-task?threads=3").value();
   CHECK(task->info().name == "cpu-task?threads=3");
   CHECK(task->info().driver == "cpu-task");
   CHECK(task->info().concurrency == 3);
   CHECK(task->info().description.find("3 worker threads") != std::string::npos);
-  vm::Ref<hal::Device> sync = registry.CreateDevice("cpu-sync").value();
+  Ref<hal::Device> sync = registry.CreateDevice("cpu-sync").value();
   CHECK(sync->info().concurrency == 1);
   // Objects of one CPU driver work on the other.
   CHECK(sync->info().executable_formats == task->info().executable_formats);
@@ -112,14 +112,14 @@ TEST_CASE("registry: CPU driver options") {
 
 TEST_CASE("registry: work moves between the two CPU drivers") {
   hal::DriverRegistry& registry = drivers::DefaultRegistry();
-  vm::Ref<hal::Device> task = registry.CreateDevice("cpu-task?threads=2").value();
-  vm::Ref<hal::Device> sync = registry.CreateDevice("cpu-sync").value();
+  Ref<hal::Device> task = registry.CreateDevice("cpu-task?threads=2").value();
+  Ref<hal::Device> sync = registry.CreateDevice("cpu-sync").value();
   // A buffer from one device, filled by the other, in a submission that waits
   // on a semaphore of the first.
-  vm::Ref<hal::Buffer> buffer = Allocate(*task, 64);
-  vm::Ref<hal::Semaphore> gate = task->CreateSemaphore(0).value();
-  vm::Ref<hal::Semaphore> done = sync->CreateSemaphore(0).value();
-  vm::Ref<hal::CommandBuffer> command_buffer = sync->CreateCommandBuffer().value();
+  Ref<hal::Buffer> buffer = Allocate(*task, 64);
+  Ref<hal::Semaphore> gate = task->CreateSemaphore(0).value();
+  Ref<hal::Semaphore> done = sync->CreateSemaphore(0).value();
+  Ref<hal::CommandBuffer> command_buffer = sync->CreateCommandBuffer().value();
   REQUIRE(command_buffer->Begin().ok());
   REQUIRE(command_buffer->Fill(buffer.get(), 0, 64, 0x7F, 1).ok());
   REQUIRE(command_buffer->End().ok());

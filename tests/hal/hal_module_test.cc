@@ -7,7 +7,7 @@
 #include "drivers/cpu/cpu_executable.h"
 #include "drivers/registry.h"
 #include "hal/buffer_view.h"
-#include "hal/hal_module.h"
+#include "hal/module/hal_module.h"
 #include "schemas/bytecode.h"
 #include "strata/schemas/module_generated.h"
 #include "tests/hal/hal_test_util.h"
@@ -20,7 +20,6 @@
 namespace strata::testing {
 namespace {
 
-using vm::Ref;
 using vm::Value;
 
 struct EmbeddedExecutable {
@@ -60,10 +59,10 @@ Ref<vm::Buffer> Text(std::string_view text) {
   return buffer;
 }
 
-Value RefArg(Ref<vm::RefObject> object) { return Value::FromRef(std::move(object)); }
+Value RefArg(Ref<RefObject> object) { return Value::FromRef(std::move(object)); }
 template <typename T>
 Value RefArg(const Ref<T>& object) {
-  return Value::FromRef(Ref<vm::RefObject>(object));
+  return Value::FromRef(Ref<RefObject>(object));
 }
 
 Ref<vm::List> MakeList(std::initializer_list<Value> values) {
@@ -197,12 +196,12 @@ TEST_CASE("hal module: a dispatch from allocation to read-back") {
     CHECK(queried[1].i64() == 1);
 
     Value mapped = program.Must("buffer.map", {c, Value::I64(0), Value::I64(-1)})[0];
-    auto* view = vm::RefCast<vm::Buffer>(mapped.ref().get());
+    auto* view = RefCast<vm::Buffer>(mapped.ref().get());
     REQUIRE(view);
     REQUIRE(view->length() == 64);
     for (int i = 0; i < 16; ++i) CHECK(reinterpret_cast<const float*>(view->data())[i] == 101.0f * i);
     Value mapped_a = program.Must("buffer.map", {a, Value::I64(0), Value::I64(64)})[0];
-    const float* a_values = reinterpret_cast<const float*>(vm::RefCast<vm::Buffer>(mapped_a.ref().get())->data());
+    const float* a_values = reinterpret_cast<const float*>(RefCast<vm::Buffer>(mapped_a.ref().get())->data());
     CHECK(a_values[0] == 0.0f);
     CHECK(a_values[3] == 0.0f);
     CHECK(a_values[4] == 4.0f);

@@ -32,7 +32,7 @@ const std::vector<std::string>& ConformanceDrivers() {
     std::vector<std::string> out;
     for (const auto& [name, description] : drivers::DefaultRegistry().List()) {
       if (!ChosenDriver().empty() && name != ChosenDriver()) continue;
-      StatusOr<vm::Ref<hal::Device>> device = drivers::DefaultRegistry().CreateDevice(name);
+      StatusOr<Ref<hal::Device>> device = drivers::DefaultRegistry().CreateDevice(name);
       if (device.ok()) {
         out.push_back(name);
       } else if (device.status().code() == StatusCode::kUnavailable) {
@@ -48,8 +48,8 @@ const std::vector<std::string>& ConformanceDrivers() {
   return drivers;
 }
 
-vm::Ref<hal::Device> CreateDevice(const std::string& driver) {
-  StatusOr<vm::Ref<hal::Device>> device = drivers::DefaultRegistry().CreateDevice(driver);
+Ref<hal::Device> CreateDevice(const std::string& driver) {
+  StatusOr<Ref<hal::Device>> device = drivers::DefaultRegistry().CreateDevice(driver);
   INFO("creating a device of driver '", driver, "'");
   REQUIRE_MESSAGE(device.ok(), device.status().ToString());
   return std::move(device).value();
@@ -64,8 +64,8 @@ void CheckError(const Status& status, StatusCode code, std::initializer_list<std
   }
 }
 
-vm::Ref<hal::Executable> PrepareTestKernel(hal::Device& device, std::string_view name) {
-  StatusOr<vm::Ref<hal::Executable>> executable = PrepareTestKernelIfSupported(device, name);
+Ref<hal::Executable> PrepareTestKernel(hal::Device& device, std::string_view name) {
+  StatusOr<Ref<hal::Executable>> executable = PrepareTestKernelIfSupported(device, name);
   REQUIRE_MESSAGE(executable.ok(), executable.status().ToString());
   if (executable.value()) return std::move(executable).value();
   static std::mutex mutex;
@@ -79,17 +79,17 @@ vm::Ref<hal::Executable> PrepareTestKernel(hal::Device& device, std::string_view
   return nullptr;
 }
 
-vm::Ref<hal::Buffer> Allocate(hal::Device& device, uint64_t length, hal::MemoryTypes memory_types) {
+Ref<hal::Buffer> Allocate(hal::Device& device, uint64_t length, hal::MemoryTypes memory_types) {
   hal::BufferParams params;
   params.memory_types = memory_types;
   params.usage = (memory_types & hal::kMemoryHostVisible) ? hal::kUsageAll : hal::kUsageAll & ~hal::kUsageMapping;
-  StatusOr<vm::Ref<hal::Buffer>> buffer = device.allocator()->Allocate(params, length);
+  StatusOr<Ref<hal::Buffer>> buffer = device.allocator()->Allocate(params, length);
   REQUIRE_MESSAGE(buffer.ok(), buffer.status().ToString());
   return std::move(buffer).value();
 }
 
 Status SubmitAndWait(hal::Device& device, hal::CommandBuffer* command_buffer) {
-  STRATA_ASSIGN_OR_RETURN(vm::Ref<hal::Semaphore> semaphore, device.CreateSemaphore(0));
+  STRATA_ASSIGN_OR_RETURN(Ref<hal::Semaphore> semaphore, device.CreateSemaphore(0));
   hal::SemaphoreValue signal{semaphore.get(), 1};
   hal::CommandBuffer* command_buffers[] = {command_buffer};
   STRATA_RETURN_IF_ERROR(device.QueueExecute({}, {&signal, 1}, command_buffers));
@@ -106,8 +106,8 @@ std::vector<uint8_t> ReadBytes(hal::Device& device, hal::Buffer* buffer, uint64_
     REQUIRE_MESSAGE(range.ok(), range.status().ToString());
     return {range->bytes().begin(), range->bytes().end()};
   }
-  vm::Ref<hal::Buffer> staging = Allocate(device, length);
-  vm::Ref<hal::CommandBuffer> command_buffer = device.CreateCommandBuffer().value();
+  Ref<hal::Buffer> staging = Allocate(device, length);
+  Ref<hal::CommandBuffer> command_buffer = device.CreateCommandBuffer().value();
   REQUIRE(command_buffer->Begin().ok());
   Status copied = command_buffer->Copy(buffer, offset, staging.get(), 0, length);
   REQUIRE_MESSAGE(copied.ok(), copied.ToString());
@@ -126,7 +126,7 @@ void WriteBytes(hal::Device& device, hal::Buffer* buffer, uint64_t offset, std::
     REQUIRE_MESSAGE(unmapped.ok(), unmapped.ToString());
     return;
   }
-  vm::Ref<hal::CommandBuffer> command_buffer = device.CreateCommandBuffer().value();
+  Ref<hal::CommandBuffer> command_buffer = device.CreateCommandBuffer().value();
   REQUIRE(command_buffer->Begin().ok());
   for (uint64_t done = 0; done < bytes.size(); done += hal::CommandBuffer::kMaxUpdateSize) {
     uint64_t chunk = std::min<uint64_t>(bytes.size() - done, hal::CommandBuffer::kMaxUpdateSize);

@@ -15,7 +15,7 @@
 
 #include "hal/device.h"
 #include "tests/hal/test_executables.h"
-#include "vm/status.h"
+#include "vm/base/status.h"
 
 namespace strata::testing {
 
@@ -32,7 +32,7 @@ Status SetConformanceDriver(const std::string& name);
 const std::vector<std::string>& ConformanceDrivers();
 
 // A fresh device of `driver`; fails the test if it cannot be created.
-vm::Ref<hal::Device> CreateDevice(const std::string& driver);
+Ref<hal::Device> CreateDevice(const std::string& driver);
 
 // Runs `body(device)` once per conformance driver, each in its own doctest
 // subcase named after the driver (so a failure names it, and one driver's
@@ -40,7 +40,7 @@ vm::Ref<hal::Device> CreateDevice(const std::string& driver);
 #define FOR_EACH_DRIVER(device)                                                         \
   for (const std::string& _strata_driver : ::strata::testing::ConformanceDrivers())      \
     SUBCASE(_strata_driver.c_str())                                                      \
-    for (vm::Ref<hal::Device> device = ::strata::testing::CreateDevice(_strata_driver); \
+    for (Ref<hal::Device> device = ::strata::testing::CreateDevice(_strata_driver); \
          device; device = nullptr)
 
 // CHECKs that `status` failed with `code` and that its message contains each
@@ -50,10 +50,10 @@ void CheckError(const Status& status, StatusCode code, std::initializer_list<std
 // Prepares test kernel `name` (tests/hal/kernels) for `device`, in the first
 // of the device's formats the kernels are built for. Returns null (and says
 // so once per device) when the device runs none of them.
-vm::Ref<hal::Executable> PrepareTestKernel(hal::Device& device, std::string_view name);
+Ref<hal::Executable> PrepareTestKernel(hal::Device& device, std::string_view name);
 
 // A buffer with every usage, of the given memory types.
-vm::Ref<hal::Buffer> Allocate(hal::Device& device, uint64_t length,
+Ref<hal::Buffer> Allocate(hal::Device& device, uint64_t length,
                               hal::MemoryTypes memory_types = hal::kMemoryHostVisible);
 
 // Submits one command buffer with no waits and waits for it (10 s limit);

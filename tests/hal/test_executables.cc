@@ -101,7 +101,7 @@ VulkanKernelDescription VulkanTestKernel(std::string_view name) {
   return description;
 }
 
-StatusOr<vm::Ref<hal::Executable>> PrepareTestKernelIfSupported(hal::Device& device, std::string_view name) {
+StatusOr<Ref<hal::Executable>> PrepareTestKernelIfSupported(hal::Device& device, std::string_view name) {
   const KernelLayout* layout = FindLayout(name);
   if (!layout) return NotFoundError("no test kernel named '", name, "'");
   const std::pair<const char*, KernelArch> kFormats[] = {{"cpu-elf-x86_64", KernelArch::kX86_64},
@@ -128,7 +128,7 @@ StatusOr<vm::Ref<hal::Executable>> PrepareTestKernelIfSupported(hal::Device& dev
       return device.PrepareExecutable(params);
     }
   }
-  return vm::Ref<hal::Executable>();
+  return Ref<hal::Executable>();
 }
 
 }  // namespace strata::testing

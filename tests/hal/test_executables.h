@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "hal/device.h"
-#include "vm/status.h"
+#include "vm/base/status.h"
 
 namespace strata::testing {
 
@@ -46,6 +46,6 @@ VulkanKernelDescription VulkanTestKernel(std::string_view name);
 // formats the kernels are built for, with metadata describing the kernel (as
 // its .c file documents it). Returns null when the device runs none of those
 // formats; fails for an unknown kernel or a failed preparation.
-StatusOr<vm::Ref<hal::Executable>> PrepareTestKernelIfSupported(hal::Device& device, std::string_view name);
+StatusOr<Ref<hal::Executable>> PrepareTestKernelIfSupported(hal::Device& device, std::string_view name);
 
 }  // namespace strata::testing

@@ -22,7 +22,6 @@ namespace {
 using hal::Buffer;
 using hal::BufferBinding;
 using hal::CommandBuffer;
-using vm::Ref;
 using vulkan::RangeAllocator;
 
 // A Vulkan device from `spec`, or null (with one line) when this machine has

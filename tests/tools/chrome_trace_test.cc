@@ -37,14 +37,14 @@ TEST_CASE("events from several threads get one thread id each") {
   auto trace = ChromeTrace::Create(path, "test");
   REQUIRE(trace.ok());
   constexpr int kThreads = 4, kEvents = 100;
-  const uint64_t start = vm::Tracer::Now();
+  const uint64_t start = Tracer::Now();
   (*trace)->Record({"main", "first", start, start + 1500, {}});
   std::vector<std::thread> threads;
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&trace, t] {
       for (int i = 0; i < kEvents; ++i) {
-        const vm::TraceArg args[] = {{"thread", int64_t{t}}, {"index", int64_t{i}}};
-        const uint64_t now = vm::Tracer::Now();
+        const TraceArg args[] = {{"thread", int64_t{t}}, {"index", int64_t{i}}};
+        const uint64_t now = Tracer::Now();
         (*trace)->Record({"worker", "step", now, now, args});
       }
     });
@@ -71,7 +71,7 @@ TEST_CASE("strings are escaped into valid JSON") {
   const std::string path = TempPath("escape.json");
   auto trace = ChromeTrace::Create(path, "test");
   REQUIRE(trace.ok());
-  const vm::TraceArg args[] = {{"text", std::string_view("caf\xc3\xa9")}, {"bad", std::string_view("x\xff")}};
+  const TraceArg args[] = {{"text", std::string_view("caf\xc3\xa9")}, {"bad", std::string_view("x\xff")}};
   (*trace)->Record({"cat", "a\"b\\c\nd\x01", 0, 0, args});
   REQUIRE((*trace)->Write().ok());
   const std::string json = ReadText(path);

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "drivers/registry.h"
-#include "hal/hal_module.h"
+#include "hal/module/hal_module.h"
 #include "tests/vm/default_inputs.h"
 #include "tools/common/tensor_io.h"
 #include "vm/bytecode_module.h"
@@ -35,8 +35,8 @@ struct Sample {
 // Runs every export with default inputs; one entry per export (its results'
 // bytes, or the error text).
 StatusOr<std::vector<std::vector<uint8_t>>> RunAll(std::span<const uint8_t> bytes, hal::Device& device_ref,
-                                                   vm::Ref<hal::Device> device) {
-  STRATA_ASSIGN_OR_RETURN(vm::Ref<vm::BytecodeModule> module, vm::BytecodeModule::LoadBytes(bytes));
+                                                   Ref<hal::Device> device) {
+  STRATA_ASSIGN_OR_RETURN(Ref<vm::BytecodeModule> module, vm::BytecodeModule::LoadBytes(bytes));
   STRATA_ASSIGN_OR_RETURN(auto hal_module, hal::CreateHalModule(device, {module}));
   STRATA_ASSIGN_OR_RETURN(auto context, vm::Context::Create({hal_module, module}));
   std::vector<std::vector<uint8_t>> outputs;

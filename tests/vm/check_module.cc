@@ -22,7 +22,7 @@ Status Mismatch(const char* name, const vm::Value& actual, const vm::Value& expe
 
 }  // namespace
 
-vm::Ref<vm::NativeModule> CreateCheckModule() {
+Ref<vm::NativeModule> CreateCheckModule() {
   auto m = vm::NativeModule::Create("check");
   auto add = [&](const char* name, const char* sig, vm::NativeFunction fn) {
     m->AddFunction(name, sig, std::move(fn)).IgnoreError();  // names and signatures are fixed here

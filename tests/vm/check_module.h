@@ -11,6 +11,6 @@ namespace strata::testing {
 // expect_true(i32), expect_false(i32), expect_eq_{i32,i64,f32,f64}(actual,
 // expected): floats compare bit-exact except that any NaN equals any NaN;
 // expect_near_{f32,f64}(actual, expected) allow a relative error of 1e-6.
-vm::Ref<vm::NativeModule> CreateCheckModule();
+Ref<vm::NativeModule> CreateCheckModule();
 
 }  // namespace strata::testing

@@ -13,7 +13,7 @@
 #include "vm/context.h"
 #include "vm/list.h"
 #include "vm/native_module.h"
-#include "vm/trace.h"
+#include "vm/base/trace.h"
 
 namespace strata::testing {
 namespace {
@@ -27,7 +27,7 @@ struct Loaded {
   vm::FunctionHandle fn;
 };
 
-Loaded Load(const TestModule& m, const char* function, std::vector<vm::Ref<vm::Module>> natives = {}) {
+Loaded Load(const TestModule& m, const char* function, std::vector<Ref<vm::Module>> natives = {}) {
   auto module = vm::BytecodeModule::LoadOwned(BuildModule(m));
   REQUIRE_MESSAGE(module.ok(), module.status().ToString());
   natives.push_back(*module);
@@ -148,9 +148,9 @@ TEST_CASE("a tracer receives the invocation and each native call, nested") {
     std::string category, name;
     uint64_t begin, end;
   };
-  struct Recorder final : vm::Tracer {
+  struct Recorder final : Tracer {
     std::vector<Event> events;
-    void Record(const vm::TraceEvent& event) override {
+    void Record(const TraceEvent& event) override {
       events.push_back({std::string(event.category), std::string(event.name), event.begin_ns, event.end_ns});
     }
   } recorder;
@@ -212,7 +212,7 @@ TEST_CASE("refs are balanced across calls, lists, selects and failures") {
   Loaded l = Load(m, "keep");
   auto buffer = vm::Buffer::Allocate(16);
   REQUIRE(buffer.ok());
-  vm::Ref<vm::Buffer> buf = std::move(buffer).value();
+  Ref<vm::Buffer> buf = std::move(buffer).value();
   CHECK(buf->ref_count() == 1);
   {
     Value arg = Value::FromRef(buf);
@@ -247,7 +247,7 @@ TEST_CASE("lists cannot form reference cycles, so counting frees them") {
   REQUIRE(b.ok());
   REQUIRE((*a)->Resize(1).ok());
   REQUIRE((*b)->Resize(1).ok());
-  vm::Ref<vm::List> inner = *b;
+  Ref<vm::List> inner = *b;
   REQUIRE((*a)->Set(0, Value::FromRef(inner)).ok());
   CHECK(inner->ref_count() == 3);  // b, inner, a's element
   Status cycle = inner->Set(0, Value::FromRef(*a));

@@ -11,7 +11,7 @@
 #include <string>
 
 #include "drivers/registry.h"
-#include "hal/hal_module.h"
+#include "hal/module/hal_module.h"
 #include "tests/vm/check_module.h"
 #include "vm/bytecode_module.h"
 #include "vm/context.h"
@@ -37,7 +37,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "vm-test-runner: %s\n", module.status().ToString().c_str());
     return 1;
   }
-  std::vector<vm::Ref<vm::Module>> modules = {testing::CreateCheckModule()};
+  std::vector<Ref<vm::Module>> modules = {testing::CreateCheckModule()};
   if (!device_spec.empty()) {
     auto device = drivers::DefaultRegistry().CreateDevice(device_spec);
     auto hal_module = device.ok() ? hal::CreateHalModule(*device, {*module}) : device.status();

@@ -85,9 +85,9 @@ ChromeTrace::~ChromeTrace() {
   if (file_) std::fclose(file_);
 }
 
-void ChromeTrace::Record(const vm::TraceEvent& event) {
+void ChromeTrace::Record(const TraceEvent& event) {
   std::string args = "{";
-  for (const vm::TraceArg& arg : event.args) {
+  for (const TraceArg& arg : event.args) {
     args += StrCat(args.size() > 1 ? ", " : "", JsonString(arg.key), ": ",
                    arg.is_text ? JsonString(arg.text) : std::to_string(arg.number));
   }

@@ -1,4 +1,4 @@
-// ChromeTrace: a vm::Tracer that keeps the runtime's events and writes them
+// ChromeTrace: a Tracer that keeps the runtime's events and writes them
 // as Chrome trace-event JSON, which Perfetto (ui.perfetto.dev) and
 // chrome://tracing open (`run-module --trace=FILE.json`).
 //
@@ -25,19 +25,19 @@
 #include <thread>
 #include <vector>
 
-#include "vm/status.h"
-#include "vm/trace.h"
+#include "vm/base/status.h"
+#include "vm/base/trace.h"
 
 namespace strata::tools {
 
-class ChromeTrace final : public vm::Tracer {
+class ChromeTrace final : public Tracer {
  public:
   // Opens `path` for writing now, so that a bad path fails before anything
   // runs. `process_name` names the process in the viewer.
   static StatusOr<std::unique_ptr<ChromeTrace>> Create(const std::string& path, std::string process_name);
   ~ChromeTrace() override;
 
-  void Record(const vm::TraceEvent& event) override;
+  void Record(const TraceEvent& event) override;
 
   // Writes every event recorded so far and closes the file.
   Status Write();

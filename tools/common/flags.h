@@ -11,7 +11,7 @@
 #include <cstdint>
 #include <string>
 
-#include "vm/status.h"
+#include "vm/base/status.h"
 
 namespace strata::tools {
 

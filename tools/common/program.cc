@@ -3,7 +3,7 @@
 #include <cstdio>
 
 #include "drivers/registry.h"
-#include "hal/hal_module.h"
+#include "hal/module/hal_module.h"
 #include "schemas/integrity.h"
 #include "tools/common/flags.h"
 #include "tools/common/tensor_io.h"
@@ -91,7 +91,7 @@ bool ParseProgramFlag(const std::string& arg, ProgramOptions* options) {
 }
 
 // The module of --module, checked against --trusted-key when given.
-static StatusOr<vm::Ref<vm::BytecodeModule>> LoadModule(const ProgramOptions& options) {
+static StatusOr<Ref<vm::BytecodeModule>> LoadModule(const ProgramOptions& options) {
   if (options.module_path.empty()) return InvalidArgumentError("missing --module=FILE.smod");
   vm::IntegrityOptions integrity;
   if (!options.trusted_key_path.empty()) {
@@ -116,7 +116,7 @@ StatusOr<bool> PrintListing(const ProgramOptions& options) {
     return true;
   }
   if (!options.list_functions) return false;
-  STRATA_ASSIGN_OR_RETURN(vm::Ref<vm::BytecodeModule> module, LoadModule(options));
+  STRATA_ASSIGN_OR_RETURN(Ref<vm::BytecodeModule> module, LoadModule(options));
   for (const auto& fn : module->exports()) {
     std::printf("%s\n", DescribeFunction(fn.name, module->functions()[fn.ordinal]).c_str());
   }
@@ -149,7 +149,7 @@ StatusOr<std::unique_ptr<Program>> Program::Load(const ProgramOptions& options) 
 
   const std::string device = options.device.empty() ? DefaultDevice() : options.device;
   STRATA_ASSIGN_OR_RETURN(program->device, drivers::DefaultRegistry().CreateDevice(device));
-  STRATA_ASSIGN_OR_RETURN(vm::Ref<vm::NativeModule> hal_module,
+  STRATA_ASSIGN_OR_RETURN(Ref<vm::NativeModule> hal_module,
                           hal::CreateHalModule(program->device, {program->module}));
   STRATA_ASSIGN_OR_RETURN(program->context, vm::Context::Create({hal_module, program->module}));
   STRATA_ASSIGN_OR_RETURN(program->function, program->context->LookupFunction(function));

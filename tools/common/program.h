@@ -32,7 +32,7 @@
 #include "hal/device.h"
 #include "vm/bytecode_module.h"
 #include "vm/context.h"
-#include "vm/status.h"
+#include "vm/base/status.h"
 #include "vm/value.h"
 
 namespace strata::tools {
@@ -74,8 +74,8 @@ struct Program {
   // function's recorded source type for that argument is tensor<f32>.
   StatusOr<std::vector<vm::Value>> ParseInputs(std::span<const std::string> inputs) const;
 
-  vm::Ref<vm::BytecodeModule> module;
-  vm::Ref<hal::Device> device;
+  Ref<vm::BytecodeModule> module;
+  Ref<hal::Device> device;
   std::unique_ptr<vm::Context> context;
   vm::FunctionHandle function;
   std::string_view arg_types, result_types;  // signature characters

@@ -17,12 +17,6 @@
 
 namespace strata::tools {
 
-using hal::kBF16Exp;
-using hal::kBF16Mant;
-using hal::kF16Exp;
-using hal::kF16Mant;
-using hal::NarrowFloat;
-using hal::WidenFloat;
 
 // Tensors, buffers and .npy files are little-endian; the host copies bytes.
 static_assert(std::endian::native == std::endian::little, "tensor_io assumes a little-endian host");
@@ -900,11 +894,11 @@ Comparison CompareTensors(const Tensor& expected, const Tensor& actual, const To
 
 // ---- VM and HAL values ----
 
-StatusOr<vm::Ref<hal::BufferView>> CreateBufferView(hal::Allocator& allocator, const Tensor& tensor) {
+StatusOr<Ref<hal::BufferView>> CreateBufferView(hal::Allocator& allocator, const Tensor& tensor) {
   hal::BufferParams params;
   params.memory_types = hal::kMemoryHostVisible;
   params.usage = hal::kUsageAll;
-  STRATA_ASSIGN_OR_RETURN(vm::Ref<hal::Buffer> buffer, allocator.Allocate(params, tensor.bytes.size()));
+  STRATA_ASSIGN_OR_RETURN(Ref<hal::Buffer> buffer, allocator.Allocate(params, tensor.bytes.size()));
   if (!tensor.bytes.empty()) {
     STRATA_ASSIGN_OR_RETURN(hal::MappedRange range, buffer->Map(hal::kAccessWrite));
     std::memcpy(range.bytes().data(), tensor.bytes.data(), tensor.bytes.size());
@@ -930,7 +924,7 @@ StatusOr<Tensor> ReadBufferView(hal::Device& device, const hal::BufferView& view
 StatusOr<vm::Value> TensorToValue(const Tensor& tensor, char type, hal::Allocator& allocator) {
   if (type == 'r') {
     if (tensor.scalar) return InvalidArgumentError("expected a tensor, got the scalar ", FormatTensor(tensor));
-    STRATA_ASSIGN_OR_RETURN(vm::Ref<hal::BufferView> view, CreateBufferView(allocator, tensor));
+    STRATA_ASSIGN_OR_RETURN(Ref<hal::BufferView> view, CreateBufferView(allocator, tensor));
     return vm::Value::FromRef(std::move(view));
   }
   const vm::ValueType want = vm::ValueTypeFromSignatureChar(type);
@@ -986,7 +980,7 @@ StatusOr<Tensor> TensorFromValue(const vm::Value& value, hal::Device& device) {
       return scalar(ElementType::kFloat64, &v);
     }
     case vm::ValueType::kRef:
-      if (auto* view = vm::RefCast<hal::BufferView>(value.ref().get())) return ReadBufferView(device, *view);
+      if (auto* view = RefCast<hal::BufferView>(value.ref().get())) return ReadBufferView(device, *view);
       break;
     case vm::ValueType::kNone: break;
   }

@@ -54,8 +54,8 @@
 
 #include "hal/buffer_view.h"
 #include "hal/device.h"
-#include "hal/float16.h"
-#include "vm/status.h"
+#include "vm/base/float16.h"
+#include "vm/base/status.h"
 #include "vm/value.h"
 
 namespace strata::tools {
@@ -78,13 +78,6 @@ struct Tensor {
 // "f32" -> kFloat32, ... ; fails naming the accepted names.
 StatusOr<hal::ElementType> ParseElementType(std::string_view name);
 
-// IEEE binary16 and bfloat16 from and to double (hal/float16.h); narrowing
-// rounds to nearest-even and overflows to infinity; NaN stays NaN (quiet,
-// same sign).
-using hal::BF16ToDouble;
-using hal::DoubleToBF16;
-using hal::DoubleToF16;
-using hal::F16ToDouble;
 
 // Parses the syntax above. Errors name the bad token (and for tensors its
 // position, "value 4 of 2x3xf32"); callers prefix which input it was.
@@ -135,7 +128,7 @@ std::string FormatIndex(std::span<const int64_t> shape, uint64_t index);
 
 // A new host-visible buffer from `allocator` holding a copy of the tensor,
 // viewed with its shape and element type.
-StatusOr<vm::Ref<hal::BufferView>> CreateBufferView(hal::Allocator& allocator, const Tensor& tensor);
+StatusOr<Ref<hal::BufferView>> CreateBufferView(hal::Allocator& allocator, const Tensor& tensor);
 // The contents of `view`: mapped directly when its buffer is host-visible and
 // mappable, otherwise copied through a staging buffer on `device`.
 StatusOr<Tensor> ReadBufferView(hal::Device& device, const hal::BufferView& view);

@@ -4,7 +4,7 @@
 
 #include <cstdio>
 
-#include "vm/status.h"
+#include "vm/base/status.h"
 
 namespace strata::tools {
 

@@ -120,16 +120,16 @@ double Milliseconds(std::chrono::steady_clock::duration duration) {
 }
 
 // Loads, calls and reports; `tracer` (may be null) receives the run's events.
-Status RunProgram(Options& options, vm::Tracer* tracer) {
+Status RunProgram(Options& options, Tracer* tracer) {
   using Clock = std::chrono::steady_clock;
   const Clock::time_point load_begin = Clock::now();
-  const uint64_t trace_load_begin = tracer ? vm::Tracer::Now() : 0;
+  const uint64_t trace_load_begin = tracer ? Tracer::Now() : 0;
   STRATA_ASSIGN_OR_RETURN(std::unique_ptr<Program> program, Program::Load(options.program));
   const Clock::duration load_time = Clock::now() - load_begin;
   // From here on, so that the inputs count in the peak.
   if (options.print_statistics) program->device->set_statistics_enabled(true);
   if (tracer) {
-    tracer->Record({"run-module", "load", trace_load_begin, vm::Tracer::Now(), {}});
+    tracer->Record({"run-module", "load", trace_load_begin, Tracer::Now(), {}});
     program->device->set_tracer(tracer);
     options.invocation.tracer = tracer;
   }
@@ -137,9 +137,9 @@ Status RunProgram(Options& options, vm::Tracer* tracer) {
   const size_t result_count = program->result_types.size();
 
   // Everything that can be checked before running is.
-  const uint64_t trace_inputs_begin = tracer ? vm::Tracer::Now() : 0;
+  const uint64_t trace_inputs_begin = tracer ? Tracer::Now() : 0;
   STRATA_ASSIGN_OR_RETURN(std::vector<Value> args, program->ParseInputs(options.program.inputs));
-  if (tracer) tracer->Record({"run-module", "inputs", trace_inputs_begin, vm::Tracer::Now(), {}});
+  if (tracer) tracer->Record({"run-module", "inputs", trace_inputs_begin, Tracer::Now(), {}});
   if (options.outputs.size() > result_count) {
     return InvalidArgumentError("--output is given ", Times(options.outputs.size()), ", but function ", described,
                                 " returns ", result_count, " result", result_count == 1 ? "" : "s");
@@ -167,14 +167,14 @@ Status RunProgram(Options& options, vm::Tracer* tracer) {
   const Clock::duration call_time = Clock::now() - call_begin;
   const hal::DeviceStatistics device_after = program->device->statistics();
 
-  const uint64_t trace_results_begin = tracer ? vm::Tracer::Now() : 0;
+  const uint64_t trace_results_begin = tracer ? Tracer::Now() : 0;
   std::vector<std::optional<Tensor>> tensors(results.size());
   for (size_t i = 0; i < results.size(); ++i) {
     auto tensor = TensorFromValue(results[i], *program->device);
     if (tensor.ok()) {
       std::printf("%s\n", FormatTensor(*tensor, options.print).c_str());
       tensors[i] = std::move(tensor).value();
-    } else if (results[i].type() == vm::ValueType::kRef && !vm::RefCast<hal::BufferView>(results[i].ref().get())) {
+    } else if (results[i].type() == vm::ValueType::kRef && !RefCast<hal::BufferView>(results[i].ref().get())) {
       std::printf("%s\n", results[i].ToString().c_str());  // a ref that is no tensor
     } else {
       Status status = tensor.status();
@@ -182,7 +182,7 @@ Status RunProgram(Options& options, vm::Tracer* tracer) {
     }
   }
   std::fflush(stdout);
-  if (tracer) tracer->Record({"run-module", "results", trace_results_begin, vm::Tracer::Now(), {}});
+  if (tracer) tracer->Record({"run-module", "results", trace_results_begin, Tracer::Now(), {}});
 
   if (options.print_statistics) {
     const hal::AllocatorStatistics memory = program->device->allocator()->statistics();

@@ -108,11 +108,11 @@
 #include "hal/device.h"
 #include "vm/bytecode_module.h"
 #include "vm/native_module.h"
-#include "vm/status.h"
+#include "vm/base/status.h"
 
 namespace strata::hal {
 
-StatusOr<vm::Ref<vm::NativeModule>> CreateHalModule(vm::Ref<Device> device,
-                                                    std::vector<vm::Ref<vm::BytecodeModule>> programs);
+StatusOr<Ref<vm::NativeModule>> CreateHalModule(Ref<Device> device,
+                                                    std::vector<Ref<vm::BytecodeModule>> programs);
 
 }  // namespace strata::hal

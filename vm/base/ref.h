@@ -15,7 +15,7 @@
 #include <cstdint>
 #include <utility>
 
-namespace strata::vm {
+namespace strata {
 
 struct RefTypeInfo {
   const char* name;  // "vm.buffer", "vm.list", "hal.buffer", ...
@@ -103,4 +103,4 @@ Ref<T> MakeRef(Args&&... args) {
   return Ref<T>::Adopt(new T(std::forward<Args>(args)...));
 }
 
-}  // namespace strata::vm
+}  // namespace strata

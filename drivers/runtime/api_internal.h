@@ -13,13 +13,13 @@
 #include <string>
 #include <vector>
 
-#include "drivers/api/strata.h"
+#include "drivers/runtime/strata.h"
 #include "hal/buffer_view.h"
 #include "hal/device.h"
 #include "vm/bytecode_module.h"
 #include "vm/context.h"
 #include "vm/native_module.h"
-#include "vm/status.h"
+#include "vm/base/status.h"
 
 // A C object with an atomic reference count; the last release deletes it.
 struct strata_counted {
@@ -38,13 +38,13 @@ struct strata_instance : strata_counted {
 };
 
 struct strata_device : strata_counted {
-  strata::vm::Ref<strata::hal::Device> device;
+  strata::Ref<strata::hal::Device> device;
 };
 
 struct strata_tensor : strata_counted {
-  strata::vm::Ref<strata::hal::BufferView> view;
+  strata::Ref<strata::hal::BufferView> view;
   // For copies out of memory the host cannot map.
-  strata::vm::Ref<strata::hal::Device> device;
+  strata::Ref<strata::hal::Device> device;
   // The view's bytes mapped for reading, once strata_tensor_data asked.
   std::mutex mutex;
   std::optional<strata::hal::MappedRange> mapping;
@@ -77,9 +77,9 @@ struct strata_call_context {
 };
 
 struct strata_module : strata_counted {
-  strata::vm::Ref<strata::hal::Device> device;
-  strata::vm::Ref<strata::vm::BytecodeModule> program;
-  strata::vm::Ref<strata::vm::NativeModule> hal_module;
+  strata::Ref<strata::hal::Device> device;
+  strata::Ref<strata::vm::BytecodeModule> program;
+  strata::Ref<strata::vm::NativeModule> hal_module;
   std::vector<std::unique_ptr<strata_function>> functions;
   strata_call_limits call_limits = {0, 0};  // the default of every call
   // Idle contexts; a call takes one (or creates one) and puts it back.
@@ -123,10 +123,10 @@ strata_status* Guard(F&& body) {
 std::string DescribeTensor(const hal::BufferView& view);
 
 // A new tensor over `view`.
-strata_tensor* NewTensor(vm::Ref<hal::BufferView> view, vm::Ref<hal::Device> device);
+strata_tensor* NewTensor(Ref<hal::BufferView> view, Ref<hal::Device> device);
 
 // A new tensor holding a copy of `bytes` on `device`.
-StatusOr<strata_tensor*> CreateTensor(const vm::Ref<hal::Device>& device, ElementType element_type,
+StatusOr<strata_tensor*> CreateTensor(const Ref<hal::Device>& device, ElementType element_type,
                                       std::span<const int64_t> shape, const void* data, size_t byte_length);
 
 // Copies the tensor's bytes into `out` (exactly byte_length() bytes).

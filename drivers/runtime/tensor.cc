@@ -2,7 +2,7 @@
 #include <cstdio>
 #include <cstring>
 
-#include "drivers/api/api_internal.h"
+#include "drivers/runtime/api_internal.h"
 #include "hal/command_buffer.h"
 #include "hal/semaphore.h"
 
@@ -68,25 +68,25 @@ Status CheckTensorArguments(const char* function, strata_device* device, strata_
 
 std::string DescribeTensor(const hal::BufferView& view) { return DescribeShape(view.shape(), view.element_type()); }
 
-strata_tensor* NewTensor(vm::Ref<hal::BufferView> view, vm::Ref<hal::Device> device) {
+strata_tensor* NewTensor(Ref<hal::BufferView> view, Ref<hal::Device> device) {
   auto* tensor = new strata_tensor();
   tensor->view = std::move(view);
   tensor->device = std::move(device);
   return tensor;
 }
 
-StatusOr<strata_tensor*> CreateTensor(const vm::Ref<hal::Device>& device, ElementType element_type,
+StatusOr<strata_tensor*> CreateTensor(const Ref<hal::Device>& device, ElementType element_type,
                                       std::span<const int64_t> shape, const void* data, size_t byte_length) {
   hal::BufferParams params;
   params.memory_types = hal::kMemoryHostVisible;
   params.usage = hal::kUsageAll;
-  STRATA_ASSIGN_OR_RETURN(vm::Ref<hal::Buffer> buffer, device->allocator()->Allocate(params, byte_length));
+  STRATA_ASSIGN_OR_RETURN(Ref<hal::Buffer> buffer, device->allocator()->Allocate(params, byte_length));
   if (byte_length > 0) {
     STRATA_ASSIGN_OR_RETURN(hal::MappedRange range, buffer->Map(hal::kAccessWrite));
     std::memcpy(range.bytes().data(), data, byte_length);
     STRATA_RETURN_IF_ERROR(range.Unmap());
   }
-  STRATA_ASSIGN_OR_RETURN(vm::Ref<hal::BufferView> view,
+  STRATA_ASSIGN_OR_RETURN(Ref<hal::BufferView> view,
                           hal::BufferView::Create(std::move(buffer), 0, element_type, shape));
   return NewTensor(std::move(view), device);
 }
@@ -158,7 +158,7 @@ strata_status* strata_tensor_wrap(strata_device* device, strata_element_type ele
     }
     auto tensor = std::make_unique<strata_tensor>();
     std::span<uint8_t> memory(static_cast<uint8_t*>(const_cast<void*>(data)), byte_length);
-    STRATA_ASSIGN_OR_RETURN(vm::Ref<hal::Buffer> buffer,
+    STRATA_ASSIGN_OR_RETURN(strata::Ref<hal::Buffer> buffer,
                             device->device->allocator()->Import(params, memory, std::move(on_release)));
     STRATA_ASSIGN_OR_RETURN(tensor->view, hal::BufferView::Create(std::move(buffer), 0, type, {shape, rank}));
     tensor->device = device->device;

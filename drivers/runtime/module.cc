@@ -12,15 +12,14 @@
 #include <string>
 #include <string_view>
 
-#include "drivers/api/api_internal.h"
-#include "hal/hal_module.h"
+#include "drivers/runtime/api_internal.h"
+#include "hal/module/hal_module.h"
 #include "schemas/integrity.h"
 #include "vm/value.h"
 
 namespace strata::api {
 namespace {
 
-using vm::Ref;
 using vm::Value;
 using vm::ValueType;
 
@@ -211,9 +210,9 @@ Status LoadModule(strata_device* device, StatusOr<Ref<vm::BytecodeModule>> progr
 
 // Keeps a caller's module bytes in use until the module is gone, then tells
 // the caller.
-class CallerBytes final : public vm::RefObject {
+class CallerBytes final : public RefObject {
  public:
-  static const vm::RefTypeInfo kType;
+  static const RefTypeInfo kType;
   CallerBytes(void (*release)(void*), void* user_data)
       : RefObject(&kType), release_(release), user_data_(user_data) {}
   ~CallerBytes() override {
@@ -224,7 +223,7 @@ class CallerBytes final : public vm::RefObject {
   void (*release_)(void*);
   void* user_data_;
 };
-const vm::RefTypeInfo CallerBytes::kType = {"strata.caller_bytes"};
+const RefTypeInfo CallerBytes::kType = {"strata.caller_bytes"};
 
 // An input tensor as the VM value of signature type `vm_type`.
 StatusOr<Value> InputValue(const strata_function& fn, size_t i, strata_tensor* tensor) {
@@ -270,7 +269,7 @@ StatusOr<Value> InputValue(const strata_function& fn, size_t i, strata_tensor* t
 StatusOr<strata_tensor*> OutputTensor(const strata_function& fn, size_t i, const Value& value,
                                       const Ref<hal::Device>& device) {
   if (value.type() == ValueType::kRef) {
-    auto* view = vm::RefCast<hal::BufferView>(value.ref().get());
+    auto* view = RefCast<hal::BufferView>(value.ref().get());
     if (!view) {
       return InvalidArgumentError(fn.name, ": output ", i, " is ", value.ToString(),
                                   ", which is not a tensor; the C API returns tensors and scalars only");
@@ -388,7 +387,7 @@ strata_status* strata_module_load_memory_with_options(strata_device* device, con
     }
     // The release callback runs when the owner goes, which is with the
     // module on success and before returning on failure, as documented.
-    auto owner = strata::vm::MakeRef<strata::api::CallerBytes>(release, user_data);
+    auto owner = strata::MakeRef<strata::api::CallerBytes>(release, user_data);
     std::span<const uint8_t> bytes(static_cast<const uint8_t*>(data), byte_length);
     return strata::api::LoadModule(
         device, strata::vm::BytecodeModule::LoadBytes(bytes, std::move(owner), strata::api::Integrity(options)),

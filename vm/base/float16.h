@@ -8,7 +8,7 @@
 #include <cmath>
 #include <cstdint>
 
-namespace strata::hal {
+namespace strata {
 
 // Rounds `value` to nearest-even in a binary format with `exp_bits` exponent
 // and `mant_bits` mantissa bits (at most 16 in all). *tie says whether
@@ -76,4 +76,4 @@ inline uint16_t DoubleToBF16(double value) {
 }
 inline double BF16ToDouble(uint16_t bits) { return WidenFloat(bits, kBF16Exp, kBF16Mant); }
 
-}  // namespace strata::hal
+}  // namespace strata

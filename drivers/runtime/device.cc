@@ -1,7 +1,7 @@
 // strata.h: instances and devices, on the build's driver registry.
 #include <string>
 
-#include "drivers/api/api_internal.h"
+#include "drivers/runtime/api_internal.h"
 #include "drivers/registry.h"
 
 using strata::InvalidArgumentError;
@@ -53,7 +53,7 @@ strata_status* strata_device_open(strata_instance* instance, const char* driver,
       spec += "?";
       spec += options;
     }
-    STRATA_ASSIGN_OR_RETURN(strata::vm::Ref<strata::hal::Device> device,
+    STRATA_ASSIGN_OR_RETURN(strata::Ref<strata::hal::Device> device,
                             strata::drivers::DefaultRegistry().CreateDevice(spec));
     auto* out = new strata_device();
     out->device = std::move(device);

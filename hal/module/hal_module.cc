@@ -1,4 +1,4 @@
-#include "hal/hal_module.h"
+#include "hal/module/hal_module.h"
 
 #include <algorithm>
 #include <chrono>
@@ -19,7 +19,6 @@ namespace {
 
 using vm::CallArgs;
 using vm::CallResults;
-using vm::Ref;
 using vm::Value;
 using vm::ValueType;
 
@@ -34,16 +33,16 @@ struct ModuleState {
 };
 
 // Keeps a buffer range mapped for as long as the vm.buffer viewing it lives.
-class MappingOwner final : public vm::RefObject {
+class MappingOwner final : public RefObject {
  public:
-  static const vm::RefTypeInfo kType;
+  static const RefTypeInfo kType;
   explicit MappingOwner(MappedRange range) : RefObject(&kType), range_(std::move(range)) {}
   const MappedRange& range() const { return range_; }
 
  private:
   MappedRange range_;
 };
-const vm::RefTypeInfo MappingOwner::kType = {"hal.mapping"};
+const RefTypeInfo MappingOwner::kType = {"hal.mapping"};
 
 // Argument access with messages that name the function and the argument.
 // How long a wait cut short by the call's deadline still gives the device to
@@ -56,13 +55,13 @@ class Args {
 
   template <typename T>
   StatusOr<T*> Get(size_t i, const char* what, bool allow_null = false) const {
-    vm::RefObject* object = args_[i].ref().get();
+    RefObject* object = args_[i].ref().get();
     if (!object) {
       if (allow_null) return static_cast<T*>(nullptr);
       return InvalidArgumentError("hal.", function_, ": argument ", i, " (", what, ") must be a ",
                                   T::kType.name, ", got null");
     }
-    T* typed = vm::RefCast<T>(object);
+    T* typed = RefCast<T>(object);
     if (!typed) {
       return InvalidArgumentError("hal.", function_, ": argument ", i, " (", what, ") must be a ",
                                   T::kType.name, ", got ", object->type_name());
@@ -77,10 +76,10 @@ class Args {
   // The ref argument as a T, or null when it is null or of another type.
   template <typename T>
   T* As(size_t i) const {
-    return vm::RefCast<T>(args_[i].ref().get());
+    return RefCast<T>(args_[i].ref().get());
   }
   const char* RefTypeName(size_t i) const {
-    vm::RefObject* object = args_[i].ref().get();
+    RefObject* object = args_[i].ref().get();
     return object ? object->type_name() : "null";
   }
   int32_t I32(size_t i) const { return args_[i].i32(); }
@@ -100,7 +99,7 @@ class Args {
 
 template <typename T>
 Value RefValue(Ref<T> object) {
-  return Value::FromRef(Ref<vm::RefObject>(std::move(object)));
+  return Value::FromRef(Ref<RefObject>(std::move(object)));
 }
 
 // Reads (semaphore, value) pairs from a flat vm.list into `out`.
@@ -115,7 +114,7 @@ Status ReadSemaphoreList(const char* what, vm::List* list, std::vector<Semaphore
     Value semaphore, value;
     STRATA_RETURN_IF_ERROR(list->Get(i, ValueType::kRef, &semaphore));
     STRATA_RETURN_IF_ERROR(list->Get(i + 1, ValueType::kI64, &value));
-    auto* typed = vm::RefCast<Semaphore>(semaphore.ref().get());
+    auto* typed = RefCast<Semaphore>(semaphore.ref().get());
     if (!typed) {
       return InvalidArgumentError("hal.queue.execute: ", what, " element ", i, " must be a hal.semaphore, got ",
                                   semaphore.ref() ? semaphore.ref()->type_name() : "null");
@@ -170,7 +169,7 @@ StatusOr<Ref<Executable>> CreateExecutable(ModuleState& state, Device* device, s
       params.format = info->format;
       params.data = info->data;
       params.metadata = info->metadata;
-      params.owner = Ref<vm::RefObject>::Borrow(const_cast<vm::BytecodeModule*>(owner));
+      params.owner = Ref<RefObject>::Borrow(const_cast<vm::BytecodeModule*>(owner));
       StatusOr<Ref<Executable>> executable = device->PrepareExecutable(params);
       if (!executable.ok()) {
         // Another embedding of the same format may suit this device (one
@@ -313,9 +312,9 @@ Status AddFunctions(vm::NativeModule& module, std::shared_ptr<ModuleState> state
     auto range = buffer->Map(writable ? kAccessReadWrite : kAccessRead, static_cast<uint64_t>(args.I64(1)),
                              args.Length(2));
     if (!range.ok()) return args.Annotate(std::move(range).status());
-    auto owner = vm::MakeRef<MappingOwner>(std::move(range).value());
+    auto owner = MakeRef<MappingOwner>(std::move(range).value());
     std::span<uint8_t> bytes = owner->range().bytes();
-    results[0] = RefValue(vm::Buffer::Wrap(bytes, Ref<vm::RefObject>(std::move(owner)), writable));
+    results[0] = RefValue(vm::Buffer::Wrap(bytes, Ref<RefObject>(std::move(owner)), writable));
     return OkStatus();
   }));
 
@@ -457,7 +456,7 @@ Status AddFunctions(vm::NativeModule& module, std::shared_ptr<ModuleState> state
       STRATA_RETURN_IF_ERROR(args.Annotate(binding_list->Get(3 * i, ValueType::kRef, &buffer)));
       STRATA_RETURN_IF_ERROR(args.Annotate(binding_list->Get(3 * i + 1, ValueType::kI64, &offset)));
       STRATA_RETURN_IF_ERROR(args.Annotate(binding_list->Get(3 * i + 2, ValueType::kI64, &length)));
-      auto* typed = vm::RefCast<Buffer>(buffer.ref().get());
+      auto* typed = RefCast<Buffer>(buffer.ref().get());
       if (!typed) {
         return InvalidArgumentError("hal.command_buffer.dispatch: binding ", i, " must be a hal.buffer, got ",
                                     buffer.ref() ? buffer.ref()->type_name() : "null");
@@ -538,12 +537,12 @@ Status AddFunctions(vm::NativeModule& module, std::shared_ptr<ModuleState> state
         bounded_by_deadline = true;
       }
     }
-    vm::Tracer* const tracer = state->device->tracer();
-    const uint64_t trace_begin = tracer ? vm::Tracer::Now() : 0;
+    Tracer* const tracer = state->device->tracer();
+    const uint64_t trace_begin = tracer ? Tracer::Now() : 0;
     Status status = semaphore->Wait(static_cast<uint64_t>(args.I64(1)), timeout);
     if (tracer) {
-      const vm::TraceArg trace_args[] = {{"value", args.I64(1)}};
-      tracer->Record({"wait", "semaphore.wait", trace_begin, vm::Tracer::Now(), trace_args});
+      const TraceArg trace_args[] = {{"value", args.I64(1)}};
+      tracer->Record({"wait", "semaphore.wait", trace_begin, Tracer::Now(), trace_args});
     }
     // A wait that timed out, as opposed to a semaphore that failed (with
     // whatever code its work failed with, DEADLINE_EXCEEDED included).
@@ -581,7 +580,7 @@ Status AddFunctions(vm::NativeModule& module, std::shared_ptr<ModuleState> state
     for (uint32_t i = 0; command_buffer_list && i < command_buffer_list->size(); ++i) {
       Value value;
       STRATA_RETURN_IF_ERROR(args.Annotate(command_buffer_list->Get(i, ValueType::kRef, &value)));
-      auto* typed = vm::RefCast<CommandBuffer>(value.ref().get());
+      auto* typed = RefCast<CommandBuffer>(value.ref().get());
       if (!typed) {
         return InvalidArgumentError("hal.queue.execute: command buffer ", i, " must be a hal.command_buffer, got ",
                                     value.ref() ? value.ref()->type_name() : "null");

@@ -30,7 +30,7 @@
 #include <span>
 #include <string_view>
 
-namespace strata::vm {
+namespace strata {
 
 // One named argument of an event: an integer or a string.
 struct TraceArg {
@@ -68,4 +68,4 @@ class Tracer {
   virtual void Record(const TraceEvent& event) = 0;
 };
 
-}  // namespace strata::vm
+}  // namespace strata

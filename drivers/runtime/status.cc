@@ -1,7 +1,7 @@
 // strata.h: version and status.
 #include <cstring>
 
-#include "drivers/api/api_internal.h"
+#include "drivers/runtime/api_internal.h"
 
 namespace strata::api {
 namespace {

@@ -1,4 +1,4 @@
-#include "vm/status.h"
+#include "vm/base/status.h"
 
 namespace strata {
 
