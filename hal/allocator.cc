@@ -6,15 +6,15 @@ const RefTypeInfo Allocator::kType = {"hal.allocator"};
 
 Status Allocator::ValidateParams(const char* what, const BufferParams& params) const {
   if (params.memory_types & ~kMemoryTypeMask) {
-    return InvalidArgumentError(what, ": unknown memory type bits 0x", std::hex,
-                                params.memory_types & ~kMemoryTypeMask);
+    return InvalidArgumentError(what, ": unknown memory type bits 0x",
+                                Hex(params.memory_types & ~kMemoryTypeMask));
   }
   if ((params.memory_types & kMemoryHostCoherent) && !(params.memory_types & kMemoryHostVisible)) {
     return InvalidArgumentError(what, ": memory type host-coherent requires host-visible");
   }
   if (params.usage == 0 || (params.usage & ~kUsageAll)) {
-    return InvalidArgumentError(what, ": usage must be a nonzero combination of the known bits (0x", std::hex,
-                                kUsageAll, "), got 0x", params.usage);
+    return InvalidArgumentError(what, ": usage must be a nonzero combination of the known bits (0x",
+                                Hex(kUsageAll), "), got 0x", Hex(params.usage));
   }
   if (params.access == 0 || (params.access & ~kAccessReadWrite)) {
     return InvalidArgumentError(what, ": access must be read, write or both, got bits ", params.access);

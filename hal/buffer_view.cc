@@ -34,8 +34,8 @@ StatusOr<Ref<BufferView>> BufferView::Create(Ref<Buffer> buffer, uint64_t byte_o
   if (!buffer) return InvalidArgumentError("buffer view: the buffer is null");
   uint32_t element_size = ElementTypeByteSize(element_type);
   if (element_size == 0) {
-    return InvalidArgumentError("buffer view: unknown element type 0x", std::hex,
-                                static_cast<uint32_t>(element_type));
+    return InvalidArgumentError("buffer view: unknown element type 0x",
+                                Hex(static_cast<uint32_t>(element_type)));
   }
   if (shape.size() > kMaxRank) {
     return InvalidArgumentError("buffer view: rank ", shape.size(), " exceeds the maximum of ", kMaxRank);

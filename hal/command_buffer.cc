@@ -156,7 +156,7 @@ Status CommandBuffer::Fill(Buffer* target, uint64_t offset, uint64_t length, uin
     return InvalidArgumentError("fill: pattern length must be 1, 2 or 4 bytes, got ", pattern_length);
   }
   if (pattern_length < 4 && (pattern >> (8 * pattern_length)) != 0) {
-    return InvalidArgumentError("fill: pattern 0x", std::hex, pattern, " does not fit in ", std::dec,
+    return InvalidArgumentError("fill: pattern 0x", Hex(pattern), " does not fit in ",
                                 pattern_length, " byte", pattern_length == 1 ? "" : "s");
   }
   STRATA_RETURN_IF_ERROR(target->CheckUsage("fill target", kUsageTransferTarget));

@@ -107,7 +107,7 @@ class Device : public RefObject {
   // The tracer must outlive the work of every submission made while it is
   // installed.
   void set_tracer(Tracer* tracer) { tracer_.store(tracer, std::memory_order_relaxed); }
-  Tracer* tracer() const { return tracer_.load(std::memory_order_relaxed); }
+  Tracer* tracer() const { return ActiveTracer(tracer_.load(std::memory_order_relaxed)); }
 
  protected:
   Device(DeviceInfo info, Ref<Allocator> allocator)

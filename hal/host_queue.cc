@@ -103,7 +103,7 @@ void HostQueue::Run(HostSubmission* submission) {
   // failures visible), so the failure is ours alone now.
   Status status = std::move(submission->failure);
   submission->failure = OkStatus();
-  Tracer* const tracer = submission->tracer;
+  Tracer* const tracer = ActiveTracer(submission->tracer);
   const uint64_t trace_begin = tracer ? Tracer::Now() : 0;
   for (size_t i = 0; status.ok() && i < submission->command_buffers.size(); ++i) {
     status = Execute(*submission->command_buffers[i], tracer, submission->deadline);

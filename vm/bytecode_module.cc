@@ -109,7 +109,7 @@ Status BytecodeModule::Parse() {
     std::string found;
     for (int i = 8; i < 12; ++i) {
       char c = static_cast<char>(bytes_[i]);
-      found += (c >= 32 && c < 127) ? std::string(1, c) : StrCat("\\x", std::hex, int(bytes_[i]) & 0xff);
+      found += (c >= 32 && c < 127) ? std::string(1, c) : StrCat("\\x", Hex(bytes_[i]));
     }
     return InvalidArgumentError("not a Strata module: file identifier is '", found, "', expected '",
                                 schema::ModuleDefIdentifier(), "'");

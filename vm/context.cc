@@ -136,16 +136,17 @@ StatusOr<std::vector<Value>> Context::Invoke(const FunctionHandle& function, std
     return results;
   }
   if (!stack_) stack_ = std::make_unique<VMStack>();
-  const uint64_t trace_begin = options.tracer ? Tracer::Now() : 0;
+  Tracer* const tracer = ActiveTracer(options.tracer);
+  const uint64_t trace_begin = tracer ? Tracer::Now() : 0;
   // Nested invocations (a native function calling back into a context) keep
   // the earlier of the two deadlines.
   const auto outer_deadline = current_deadline;
   current_deadline = std::min(outer_deadline, options.deadline);
   Status status = Execute(*stack_, function.instance, function.ordinal, args, &results, options);
   current_deadline = outer_deadline;
-  if (options.tracer) {
+  if (tracer) {
     const std::string name = StrCat(function.instance->module->name(), ".", function.name);
-    options.tracer->Record({"vm", name, trace_begin, Tracer::Now(), {}});
+    tracer->Record({"vm", name, trace_begin, Tracer::Now(), {}});
   }
   STRATA_RETURN_IF_ERROR(status);
   return results;

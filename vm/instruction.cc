@@ -10,7 +10,7 @@ Status DecodeInstruction(const uint8_t* code, uint32_t length, uint32_t pc, Deco
   if (pc >= length) return OutOfRangeError("pc ", pc, " is past the end (", length, " bytes)");
   uint8_t op = code[pc];
   if (op >= bytecode::kOpcodeCount) {
-    return InvalidArgumentError("unknown opcode 0x", std::hex, int(op), std::dec, " at pc ", pc,
+    return InvalidArgumentError("unknown opcode 0x", Hex(op), " at pc ", pc,
                                 " (this runtime knows ", bytecode::kOpcodeCount, " opcodes)");
   }
   out->opcode = static_cast<bytecode::Opcode>(op);

@@ -378,7 +378,7 @@ inline void PopFrame(Interp* ix, const FunctionInfo*& fn, uint64_t*& s, RefObjec
     nargs.push_back(type == 'r' ? Value::LendRef(r[reg & ~kRefTag])
                                 : Value::FromSlot(ValueTypeFromSignatureChar(type), s[reg]));
   }
-  Tracer* const tracer = ix->options->tracer;
+  Tracer* const tracer = ActiveTracer(ix->options->tracer);
   const uint64_t trace_begin = STRATA_UNLIKELY(tracer != nullptr) ? Tracer::Now() : 0;
   Status status = CallNative(nf, nargs, &stack.native_results);
   if (STRATA_UNLIKELY(tracer != nullptr)) TraceNativeCall(tracer, *target.instance, nf, trace_begin);

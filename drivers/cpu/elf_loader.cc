@@ -18,7 +18,6 @@
 #include <cstring>
 #include <map>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -63,11 +62,7 @@ struct LoadedImage {
   }
 };
 
-std::string Hex(uint64_t value) {
-  std::ostringstream out;
-  out << "0x" << std::hex << value;
-  return out.str();
-}
+std::string HexAddress(uint64_t value) { return StrCat("0x", Hex(value)); }
 
 std::string MachineName(uint16_t machine) {
   switch (machine) {
@@ -148,8 +143,8 @@ class Loader {
     static constexpr uint8_t kMagic[SELFMAG] = {ELFMAG0, ELFMAG1, ELFMAG2, ELFMAG3};
     if (elf_.size() >= SELFMAG && std::memcmp(elf_.data(), kMagic, SELFMAG) != 0) {
       return InvalidArgumentError("ELF header: not an ELF file: expected magic 0x7f 0x45 0x4c 0x46, got ",
-                                  Hex(elf_[0]), " ", Hex(elf_[1]), " ", Hex(elf_[2]), " ",
-                                  Hex(elf_[3]));
+                                  HexAddress(elf_[0]), " ", HexAddress(elf_[1]), " ", HexAddress(elf_[2]), " ",
+                                  HexAddress(elf_[3]));
     }
     if (elf_.size() < sizeof(Elf64_Ehdr)) {
       return DataLossError("ELF header: expected at least ", sizeof(Elf64_Ehdr),
@@ -229,7 +224,7 @@ class Loader {
                                         ph.p_memsz);
           }
           if (ph.p_vaddr > kMaxImageBytes) {
-            return ResourceExhaustedError(where, ": p_vaddr ", Hex(ph.p_vaddr), " lies past the ",
+            return ResourceExhaustedError(where, ": p_vaddr ", HexAddress(ph.p_vaddr), " lies past the ",
                                           kMaxImageBytes, "-byte limit on a CPU executable's image");
           }
           if (ph.p_align > 1 && !IsPowerOfTwo(ph.p_align)) {
@@ -244,9 +239,9 @@ class Loader {
                                         "must keep code and writable data apart");
           }
           if (!loads_.empty() && ph.p_vaddr < loads_.back().p_vaddr + loads_.back().p_memsz) {
-            return InvalidArgumentError(where, ": p_vaddr ", Hex(ph.p_vaddr), " overlaps or precedes "
+            return InvalidArgumentError(where, ": p_vaddr ", HexAddress(ph.p_vaddr), " overlaps or precedes "
                                         "the previous PT_LOAD segment, which ends at ",
-                                        Hex(loads_.back().p_vaddr + loads_.back().p_memsz));
+                                        HexAddress(loads_.back().p_vaddr + loads_.back().p_memsz));
           }
           max_align = std::max<uint64_t>(max_align, ph.p_align);
           loads_.push_back(ph);
@@ -303,7 +298,7 @@ class Loader {
         page_protection_[page] |= protection;
         if ((page_protection_[page] & PROT_WRITE) && (page_protection_[page] & PROT_EXEC)) {
           return InvalidArgumentError("PT_LOAD segment ", s, " shares the page at vaddr ",
-                                      Hex(image_lo_ + page * page_size_), " with a segment of "
+                                      HexAddress(image_lo_ + page * page_size_), " with a segment of "
                                       "other permissions, which would make it writable and "
                                       "executable; this machine's page size is ", page_size_,
                                       " bytes (link with -z max-page-size=", page_size_, " or more)");
@@ -348,8 +343,8 @@ class Loader {
   }
 
   Status OutsideImage(const std::string& what, uint64_t vaddr, uint64_t size) const {
-    return DataLossError(what, ": ", size, " bytes at vaddr ", Hex(vaddr),
-                         " are outside the image [", Hex(image_lo_), ", ", Hex(image_hi_), ")");
+    return DataLossError(what, ": ", size, " bytes at vaddr ", HexAddress(vaddr),
+                         " are outside the image [", HexAddress(image_lo_), ", ", HexAddress(image_hi_), ")");
   }
 
   Status ParseDynamic() {
@@ -491,8 +486,8 @@ class Loader {
     }
     if (symbol.st_shndx == SHN_ABS) return uint64_t{symbol.st_value};
     if (!ImageAt(symbol.st_value, 0)) {
-      return DataLossError("symbol '", name, "': value ", Hex(symbol.st_value), " is outside the image [",
-                           Hex(image_lo_), ", ", Hex(image_hi_), ")");
+      return DataLossError("symbol '", name, "': value ", HexAddress(symbol.st_value), " is outside the image [",
+                           HexAddress(image_lo_), ", ", HexAddress(image_hi_), ")");
     }
     return bias_ + symbol.st_value;
   }
@@ -565,8 +560,8 @@ class Loader {
     }
     uint8_t* target = ImageAt(rela.r_offset, sizeof(uint64_t));
     if (!target) {
-      return DataLossError("offset ", Hex(rela.r_offset), " is outside the image [", Hex(image_lo_), ", ",
-                           Hex(image_hi_), ")");
+      return DataLossError("offset ", HexAddress(rela.r_offset), " is outside the image [", HexAddress(image_lo_), ", ",
+                           HexAddress(image_hi_), ")");
     }
     const uint64_t addend = static_cast<uint64_t>(rela.r_addend);
     uint64_t value;

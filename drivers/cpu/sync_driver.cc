@@ -52,7 +52,7 @@ class SyncQueue final : public CpuQueue {
           break;
         case Kind::kBarrier: continue;
       }
-      if (tracer) CpuCommandBuffer::TraceCommand(tracer, command, trace_begin);
+      if (ActiveTracer(tracer)) CpuCommandBuffer::TraceCommand(tracer, command, trace_begin);
     }
     return OkStatus();
   }

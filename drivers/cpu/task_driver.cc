@@ -213,7 +213,7 @@ class TaskQueue final : public CpuQueue {
                            Tracer* tracer, std::chrono::steady_clock::time_point deadline) {
     const uint64_t trace_begin = tracer ? Tracer::Now() : 0;
     Status status = ExecuteCommand(command_buffer, command, tracer, deadline);
-    if (tracer && status.ok()) CpuCommandBuffer::TraceCommand(tracer, command, trace_begin);
+    if (ActiveTracer(tracer) && status.ok()) CpuCommandBuffer::TraceCommand(tracer, command, trace_begin);
     return status;
   }
 
@@ -230,7 +230,7 @@ class TaskQueue final : public CpuQueue {
         if (error.failed()) return;
         const uint64_t trace_begin = tracer ? Tracer::Now() : 0;
         Status status = command_buffer.RunWorkgroups(dispatch, first, last, deadline);
-        if (tracer) CpuCommandBuffer::TraceWorkgroups(tracer, dispatch, first, last, trace_begin);
+        if (ActiveTracer(tracer)) CpuCommandBuffer::TraceWorkgroups(tracer, dispatch, first, last, trace_begin);
         if (!status.ok()) error.Record(std::move(status));
       });
       return error.failed() ? error.Take() : OkStatus();

@@ -105,9 +105,11 @@ strata_status* ToCStatus(const Status& status);
 
 // Runs `body` (returning a Status) and converts the result, turning
 // exceptions from the standard library (std::bad_alloc) into statuses, so no
-// exception crosses the C boundary.
+// exception crosses the C boundary. A build without exceptions
+// (-fno-exceptions, docs/embedding.md) ends the process when memory runs out.
 template <typename F>
 strata_status* Guard(F&& body) {
+#if __cpp_exceptions
   try {
     return ToCStatus(body());
   } catch (const std::bad_alloc&) {
@@ -117,6 +119,9 @@ strata_status* Guard(F&& body) {
   } catch (...) {
     return ToCStatus(InternalError("unexpected exception"));
   }
+#else
+  return ToCStatus(body());
+#endif
 }
 
 // "tensor<2x784xf32>", "tensor<f32>".

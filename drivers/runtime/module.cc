@@ -381,7 +381,7 @@ strata_status* strata_module_load_memory_with_options(strata_device* device, con
     if (!data) return InvalidArgumentError("strata_module_load_memory: data is null");
     if (!out_module) return InvalidArgumentError("strata_module_load_memory: out_module is null");
     if (reinterpret_cast<uintptr_t>(data) % 64 != 0) {
-      return InvalidArgumentError("strata_module_load_memory: data at ", data,
+      return InvalidArgumentError("strata_module_load_memory: data at 0x", strata::Hex(reinterpret_cast<uintptr_t>(data)),
                                   " is not 64-byte aligned (declare the array _Alignas(64), or allocate it with "
                                   "aligned_alloc(64, size))");
     }

@@ -28,13 +28,19 @@ strata_status out_of_memory_status{STRATA_RESOURCE_EXHAUSTED, std::string()};
 
 strata_status* ToCStatus(const Status& status) {
   if (status.ok()) return nullptr;
+#if __cpp_exceptions
   try {
-    auto* out = new strata_status{static_cast<strata_code>(status.code()), status.message()};
+#endif
+    std::unique_ptr<strata_status> out(new (std::nothrow) strata_status{static_cast<strata_code>(status.code()), {}});
+    if (!out) return &out_of_memory_status;
+    out->message = status.message();
     for (const std::string& frame : status.backtrace()) out->message += "\n  at " + frame;
-    return out;
+    return out.release();
+#if __cpp_exceptions
   } catch (...) {
     return &out_of_memory_status;
   }
+#endif
 }
 
 }  // namespace strata::api

@@ -43,7 +43,7 @@ Status CheckTensorArguments(const char* function, strata_device* device, strata_
   const auto type = static_cast<ElementType>(element_type);
   const uint64_t element_size = hal::ElementTypeByteSize(type);
   if (element_size == 0) {
-    return InvalidArgumentError(function, ": unknown element type 0x", std::hex, static_cast<uint32_t>(element_type));
+    return InvalidArgumentError(function, ": unknown element type 0x", Hex(static_cast<uint32_t>(element_type)));
   }
   if (rank > STRATA_MAX_RANK) {
     return InvalidArgumentError(function, ": rank ", rank, " exceeds the maximum of ", STRATA_MAX_RANK);
@@ -138,7 +138,7 @@ strata_status* strata_tensor_wrap(strata_device* device, strata_element_type ele
     const auto type = static_cast<ElementType>(element_type);
     const uint32_t element_size = hal::ElementTypeByteSize(type);
     if (reinterpret_cast<uintptr_t>(data) % element_size != 0) {
-      return InvalidArgumentError("strata_tensor_wrap: data at ", data, " is not aligned to the ", element_size,
+      return InvalidArgumentError("strata_tensor_wrap: data at 0x", strata::Hex(reinterpret_cast<uintptr_t>(data)), " is not aligned to the ", element_size,
                                   "-byte elements of ", hal::ElementTypeName(type));
     }
     // Read-only to the device: dispatches may only read it, and nothing

@@ -348,7 +348,7 @@ StatusOr<Ref<hal::Buffer>> VulkanAllocator::ImportHostBuffer(const hal::BufferPa
   if (type_index == UINT32_MAX) {
     return UnimplementedError("import: device '", context_->name(),
                               "' offers no host-coherent memory type for imported host memory (type bits 0x",
-                              std::hex, pointer_properties.memoryTypeBits, ")");
+                              Hex(pointer_properties.memoryTypeBits), ")");
   }
   const hal::MemoryTypes types = HalMemoryTypes(context_->memory().memoryTypes[type_index].propertyFlags);
   if ((types & params.memory_types) != params.memory_types) {
@@ -365,7 +365,7 @@ StatusOr<Ref<hal::Buffer>> VulkanAllocator::ImportHostBuffer(const hal::BufferPa
   VkDeviceMemory device_memory;
   result = vk.vkAllocateMemory(device, &allocate_info, nullptr, &device_memory);
   if (result != VK_SUCCESS) {
-    return VkError(result, StrCat("import: importing ", size, " bytes of host memory at 0x", std::hex, base));
+    return VkError(result, StrCat("import: importing ", size, " bytes of host memory at 0x", Hex(base)));
   }
   auto external_info = VkMake<VkExternalMemoryBufferCreateInfo>(VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO);
   external_info.handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT;

@@ -534,7 +534,7 @@ Status VulkanCommandBuffer::Execute(VkFence fence, Tracer* tracer,
       return VkError(result, StrCat("device '", context_->name(), "': running a submission"));
     }
     vk.vkResetFences(device, 1, &fence);
-    if (tracer) TraceSegment(segment, tracer, submitted, Tracer::Now());
+    if (ActiveTracer(tracer)) TraceSegment(segment, tracer, submitted, Tracer::Now());
     STRATA_RETURN_IF_ERROR(CheckWords(segment));
     if (missed_deadline) {
       return DeadlineExceededError("the submission was still running at the call's deadline and finished ", late_ms(),

@@ -150,8 +150,8 @@ StatusOr<SpirvModuleInfo> ParseSpirv(std::span<const uint8_t> data) {
   std::vector<uint32_t> words(data.size() / 4);
   std::memcpy(words.data(), data.data(), data.size());
   if (words[0] != kSpirvMagic) {
-    return InvalidArgumentError("not a SPIR-V module: magic number 0x", std::hex, words[0], ", expected 0x",
-                                kSpirvMagic);
+    return InvalidArgumentError("not a SPIR-V module: magic number 0x", Hex(words[0]), ", expected 0x",
+                                Hex(kSpirvMagic));
   }
   SpirvModuleInfo info;
   info.version = words[1];

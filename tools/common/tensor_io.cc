@@ -912,8 +912,8 @@ StatusOr<Tensor> ReadBufferView(hal::Device& device, const hal::BufferView& view
   tensor.element_type = view.element_type();
   tensor.shape.assign(view.shape().begin(), view.shape().end());
   if (!FindElementType(tensor.element_type)) {
-    return InvalidArgumentError("a buffer view of unknown element type 0x", std::hex,
-                                static_cast<uint32_t>(tensor.element_type));
+    return InvalidArgumentError("a buffer view of unknown element type 0x",
+                                Hex(static_cast<uint32_t>(tensor.element_type)));
   }
   STRATA_RETURN_IF_ERROR(ResizeBytes(&tensor, view.byte_length()));
   STRATA_RETURN_IF_ERROR(

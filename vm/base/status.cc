@@ -1,6 +1,36 @@
 #include "vm/base/status.h"
 
+#include <charconv>
+#include <cstdio>
+
 namespace strata {
+namespace status_internal {
+
+void AppendHex(std::string& out, unsigned long long value) {
+  char digits[24];
+  auto end = std::to_chars(digits, digits + sizeof(digits), value, 16).ptr;
+  out.append(digits, end);
+}
+
+void AppendSigned(std::string& out, long long value) {
+  char digits[24];
+  auto end = std::to_chars(digits, digits + sizeof(digits), value).ptr;
+  out.append(digits, end);
+}
+
+void AppendUnsigned(std::string& out, unsigned long long value) {
+  char digits[24];
+  auto end = std::to_chars(digits, digits + sizeof(digits), value).ptr;
+  out.append(digits, end);
+}
+
+void AppendFloat(std::string& out, double value) {
+  char digits[32];
+  int length = std::snprintf(digits, sizeof(digits), "%g", value);
+  out.append(digits, length > 0 ? static_cast<size_t>(length) : 0);
+}
+
+}  // namespace status_internal
 
 const char* StatusCodeName(StatusCode code) {
   switch (code) {

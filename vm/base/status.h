@@ -14,10 +14,18 @@
 
 #include <memory>
 #include <optional>
-#include <sstream>
 #include <string>
+#include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
+
+// STRATA_STATUS_MESSAGES=0 (cmake -DSTRATA_STATUS_MESSAGES=OFF) keeps the
+// codes of errors and drops their messages, for embeddings where every byte
+// counts: the error constructors then format nothing.
+#ifndef STRATA_STATUS_MESSAGES
+#define STRATA_STATUS_MESSAGES 1
+#endif
 
 namespace strata {
 
@@ -76,19 +84,63 @@ class [[nodiscard]] Status {
 
 inline Status OkStatus() { return Status(); }
 
-// Concatenates streamable values: StrCat("expected ", 2, " inputs, got ", n).
+// A number that StrCat prints in hexadecimal (without a "0x"):
+// StrCat("0x", Hex(255)) == "0xff".
+struct Hex {
+  explicit Hex(unsigned long long value) : value(value) {}
+  unsigned long long value;
+};
+
+namespace status_internal {
+void AppendHex(std::string& out, unsigned long long value);
+void AppendSigned(std::string& out, long long value);
+void AppendUnsigned(std::string& out, unsigned long long value);
+// As printf's %g: six significant digits.
+void AppendFloat(std::string& out, double value);
+
+inline void Append(std::string& out, std::string_view text) { out.append(text); }
+inline void Append(std::string& out, const char* text) { out.append(text ? text : "(null)"); }
+inline void Append(std::string& out, char c) { out.push_back(c); }
+inline void Append(std::string& out, Hex hex) { AppendHex(out, hex.value); }
+// Exactly bool, integers, floats and enums: a pointer or an iostream
+// manipulator does not compile.
+template <typename T>
+  requires(std::is_arithmetic_v<T> || std::is_enum_v<T>)
+void Append(std::string& out, T value) {
+  if constexpr (std::is_same_v<T, bool>) {
+    out.push_back(value ? '1' : '0');
+  } else if constexpr (std::is_floating_point_v<T>) {
+    AppendFloat(out, value);
+  } else if constexpr (std::is_enum_v<T> || std::is_signed_v<T>) {
+    AppendSigned(out, static_cast<long long>(value));
+  } else {
+    AppendUnsigned(out, value);
+  }
+}
+}  // namespace status_internal
+
+// Concatenates strings, characters and numbers (integers in decimal, floats
+// as %g): StrCat("expected ", 2, " inputs, got ", n). No iostreams.
 template <typename... Args>
 std::string StrCat(const Args&... args) {
-  std::ostringstream out;
-  (out << ... << args);
-  return out.str();
+  std::string out;
+  (status_internal::Append(out, args), ...);
+  return out;
 }
 
+#if STRATA_STATUS_MESSAGES
 #define STRATA_STATUS_CTOR(Name, Code)                      \
   template <typename... Args>                               \
   Status Name(const Args&... args) {                        \
     return Status(StatusCode::Code, StrCat(args...));       \
   }
+#else
+#define STRATA_STATUS_CTOR(Name, Code)                      \
+  template <typename... Args>                               \
+  Status Name(const Args&...) {                             \
+    return Status(StatusCode::Code, std::string());         \
+  }
+#endif
 STRATA_STATUS_CTOR(InvalidArgumentError, kInvalidArgument)
 STRATA_STATUS_CTOR(NotFoundError, kNotFound)
 STRATA_STATUS_CTOR(OutOfRangeError, kOutOfRange)

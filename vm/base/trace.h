@@ -10,8 +10,10 @@
 //            each submission as it runs and each dispatch, on whichever
 //            thread runs it (hal::Device::set_tracer).
 //
-// The interface lives in vm/ because both layers report through it and the
-// HAL depends on the VM, never the other way; it knows nothing of either.
+// The interface lives in the base layer because both layers report through
+// it; it knows nothing of either. A build with STRATA_TRACING=0 (cmake
+// -DSTRATA_TRACING=OFF) reads every tracer through ActiveTracer, which is then
+// always null, so the reporting code compiles away.
 // `run-module --trace=FILE.json` implements it (tools/common/chrome_trace.h).
 //
 // An event is a complete interval on the thread that calls Record: its begin
@@ -29,6 +31,10 @@
 #include <cstdint>
 #include <span>
 #include <string_view>
+
+#ifndef STRATA_TRACING
+#define STRATA_TRACING 1
+#endif
 
 namespace strata {
 
@@ -67,5 +73,8 @@ class Tracer {
   // Records an event that ran on the calling thread.
   virtual void Record(const TraceEvent& event) = 0;
 };
+
+// The tracer to report to: `tracer`, or null in a build without tracing.
+inline Tracer* ActiveTracer(Tracer* tracer) { return STRATA_TRACING ? tracer : nullptr; }
 
 }  // namespace strata
