@@ -46,6 +46,8 @@ inline constexpr OpInfo kOpInfo[] = {
 #undef STRATA_OP
 };
 
+constexpr const char* Mnemonic(Opcode op) { return kOpInfo[static_cast<size_t>(op)].mnemonic; }
+
 // Bit 15 of a register in a list or remap marks the ref bank.
 inline constexpr uint16_t kRefTag = 0x8000;
 inline constexpr uint16_t kMaxRegistersPerBank = 0x8000;
@@ -64,6 +66,42 @@ constexpr size_t FixedOperandSize(char c) {
     default:
       return 0;
   }
+}
+
+// Byte offset of operand `index` of `op` from the opcode byte, when every
+// operand before it has a fixed size; 0 when a list comes first or there is
+// no such operand. Read from the table, so nothing restates an offset.
+constexpr size_t OperandOffset(Opcode op, size_t index) {
+  const char* operands = kOpInfo[static_cast<size_t>(op)].operands;
+  size_t offset = 1;
+  for (size_t i = 0; i < index; ++i) {
+    if (operands[i] == '\0') return 0;
+    const size_t size = FixedOperandSize(operands[i]);
+    if (size == 0) return 0;
+    offset += size;
+  }
+  return operands[index] == '\0' ? 0 : offset;
+}
+
+// The operand letter at `index` of `op`, or '\0' past the last.
+constexpr char OperandLetter(Opcode op, size_t index) {
+  const char* operands = kOpInfo[static_cast<size_t>(op)].operands;
+  for (size_t i = 0; i < index; ++i) {
+    if (operands[i] == '\0') return '\0';
+  }
+  return operands[index];
+}
+
+// The encoded size of `op` when it has no list operand; 0 when it has one
+// (its size is known only from the instruction's bytes).
+constexpr size_t FixedInstructionSize(Opcode op) {
+  size_t size = 1;
+  for (const char* c = kOpInfo[static_cast<size_t>(op)].operands; *c; ++c) {
+    const size_t operand = FixedOperandSize(*c);
+    if (operand == 0) return 0;
+    size += operand;
+  }
+  return size;
 }
 
 // Signature characters (see module.fbs).

@@ -139,16 +139,18 @@ Status ChargeAllocation(const char* what, uint64_t bytes, uint64_t* budget) {
 }
 
 Status AllocateBuffer(int64_t length, uint64_t* budget, RefObject** slot) {
-  if (length < 0) return InvalidArgumentError("buffer.alloc: negative length ", length);
-  STRATA_RETURN_IF_ERROR(ChargeAllocation("buffer.alloc", static_cast<uint64_t>(length), budget));
+  const char* mnemonic = bytecode::Mnemonic(bytecode::Opcode::BUFFER_ALLOC);
+  if (length < 0) return InvalidArgumentError(mnemonic, ": negative length ", length);
+  STRATA_RETURN_IF_ERROR(ChargeAllocation(mnemonic, static_cast<uint64_t>(length), budget));
   STRATA_ASSIGN_OR_RETURN(Ref<Buffer> buffer, Buffer::Allocate(static_cast<uint64_t>(length)));
   StoreOwned(slot, buffer.Detach());
   return OkStatus();
 }
 
 Status AllocateList(int32_t capacity, uint64_t* budget, RefObject** slot) {
-  if (capacity < 0) return InvalidArgumentError("list.alloc: negative capacity ", capacity);
-  STRATA_RETURN_IF_ERROR(ChargeAllocation("list.alloc", uint64_t(capacity) * sizeof(Value), budget));
+  const char* mnemonic = bytecode::Mnemonic(bytecode::Opcode::LIST_ALLOC);
+  if (capacity < 0) return InvalidArgumentError(mnemonic, ": negative capacity ", capacity);
+  STRATA_RETURN_IF_ERROR(ChargeAllocation(mnemonic, uint64_t(capacity) * sizeof(Value), budget));
   STRATA_ASSIGN_OR_RETURN(Ref<List> list, List::Create(static_cast<uint32_t>(capacity)));
   StoreOwned(slot, list.Detach());
   return OkStatus();
@@ -266,6 +268,25 @@ struct Interp {
 #endif
 };
 
+// Not constexpr: a consteval function that reaches one of these does not
+// compile, with the name saying why.
+void OperandOfAnotherKindOrPastAList() {}
+void InstructionWithAListHasNoFixedSize() {}
+
+consteval size_t OperandAt(bytecode::Opcode op, size_t index, std::string_view kinds) {
+  const size_t offset = bytecode::OperandOffset(op, index);
+  if (offset == 0 || kinds.find(bytecode::OperandLetter(op, index)) == std::string_view::npos) {
+    OperandOfAnotherKindOrPastAList();
+  }
+  return offset;
+}
+
+consteval size_t InstructionSize(bytecode::Opcode op) {
+  const size_t size = bytecode::FixedInstructionSize(op);
+  if (size == 0) InstructionWithAListHasNoFixedSize();
+  return size;
+}
+
 #if STRATA_VM_TAIL_CALLS
 #define TAIL(f) [[clang::musttail]] return (f)(HANDLER_ARGS)
 #else
@@ -278,17 +299,28 @@ struct Interp {
   } while (0)
 #endif
 #define DISPATCH() TAIL(table->at[*pc])
-#define OP(name) STRATA_HANDLER_CC void Op_##name(HANDLER_PARAMS)
-#define NEXT(n) \
-  do {          \
-    pc += (n);  \
-    DISPATCH(); \
+// A handler is a function template whose default argument is its opcode, so
+// its body reads operand k of kOp at the offset bytecode_ops.def gives and
+// steps over an instruction of the size the table gives: no offset or length
+// is written by hand. Reading an operand of the wrong kind, or one past a
+// list, does not compile.
+#define OP(name)                                           \
+  template <bytecode::Opcode kOp = bytecode::Opcode::name> \
+  STRATA_HANDLER_CC void Op_##name(HANDLER_PARAMS)
+#define NEXT()                  \
+  do {                          \
+    pc += InstructionSize(kOp); \
+    DISPATCH();                 \
   } while (0)
-#define U16(o) ReadLE<uint16_t>(pc + (o))
-#define U32(o) ReadLE<uint32_t>(pc + (o))
-#define U64(o) ReadLE<uint64_t>(pc + (o))
-#define S(o) (*RegisterAddress(s, U16(o)))
-#define R(o) (*RegisterAddress(r, U16(o)))
+#define U16(k) ReadLE<uint16_t>(pc + OperandAt(kOp, k, "kmvVx"))
+#define U32(k) ReadLE<uint32_t>(pc + OperandAt(kOp, k, "4bsogh"))
+#define U64(k) ReadLE<uint64_t>(pc + OperandAt(kOp, k, "8"))
+#define S(k) (*RegisterAddress(s, ReadLE<uint16_t>(pc + OperandAt(kOp, k, "iIlLfFdD"))))
+#define R(k) (*RegisterAddress(r, ReadLE<uint16_t>(pc + OperandAt(kOp, k, "rR"))))
+// The first byte (the u16 count) of list operand k.
+#define LIST(k) (pc + OperandAt(kOp, k, "vVx"))
+// The handler's mnemonic, for messages.
+#define MNEMONIC bytecode::Mnemonic(kOp)
 #define TAKE_BRANCH(operand)                 \
   do {                                       \
     if (STRATA_UNLIKELY(pc != hot_branch)) { \
@@ -366,12 +398,14 @@ inline void PopFrame(Interp* ix, const FunctionInfo*& fn, uint64_t*& s, RefObjec
 [[gnu::noinline]] const uint8_t* CallNativeImport(Interp* ix, const ImportTarget& target,
                                                   const uint8_t* pc, uint64_t* s, RefObject** r) {
   VMStack& stack = *ix->stack;
+  constexpr bytecode::Opcode kOp = bytecode::Opcode::CALL_IMPORT;
   const NativeModule::Function& nf = target.instance->native->function(target.ordinal);
-  uint16_t argc = U16(3);
+  const uint8_t* arg_list = LIST(1);
+  uint16_t argc = ReadLE<uint16_t>(arg_list);
   auto& nargs = stack.native_args;
   nargs.clear();
   for (uint32_t k = 0; k < argc; ++k) {
-    uint16_t reg = U16(5 + 2 * k);
+    uint16_t reg = ReadLE<uint16_t>(arg_list + 2 + 2 * k);
     char type = nf.arg_types[k];
     // Refs are lent, not retained: the registers hold them across the call
     // (an atomic increment and decrement saved per ref argument).
@@ -391,7 +425,7 @@ inline void PopFrame(Interp* ix, const FunctionInfo*& fn, uint64_t*& s, RefObjec
     ix->status = std::move(status);
     return nullptr;
   }
-  const uint8_t* rl = pc + 5 + 2 * argc;
+  const uint8_t* rl = arg_list + 2 + 2 * argc;
   uint16_t resc = ReadLE<uint16_t>(rl);
   for (uint32_t k = 0; k < resc; ++k) {
     uint16_t reg = ReadLE<uint16_t>(rl + 2 + 2 * k);
@@ -412,10 +446,12 @@ inline void PopFrame(Interp* ix, const FunctionInfo*& fn, uint64_t*& s, RefObjec
 // The entry function returned: hand its results to the caller of Execute.
 [[gnu::noinline]] void ReturnFromEntry(Interp* ix, const uint8_t* pc, uint64_t* s, RefObject** r,
                                        const FunctionInfo* fn) {
-  uint16_t count = U16(1);
+  constexpr bytecode::Opcode kOp = bytecode::Opcode::RETURN;
+  const uint8_t* list = LIST(0);
+  uint16_t count = ReadLE<uint16_t>(list);
   ix->results->clear();
   for (uint32_t k = 0; k < count; ++k) {
-    uint16_t reg = U16(3 + 2 * k);
+    uint16_t reg = ReadLE<uint16_t>(list + 2 + 2 * k);
     char type = fn->result_types[k];
     ix->results->push_back(type == 'r' ? Value::FromRef(Ref<RefObject>::Borrow(r[reg & ~kRefTag]))
                                        : Value::FromSlot(ValueTypeFromSignatureChar(type), s[reg]));
@@ -427,41 +463,41 @@ inline void PopFrame(Interp* ix, const FunctionInfo*& fn, uint64_t*& s, RefObjec
 // Handlers
 
 // ---- constants ----
-OP(CONST_I32) { S(1) = U32(3); NEXT(7); }
-OP(CONST_I64) { S(1) = U64(3); NEXT(11); }
-OP(CONST_F32) { S(1) = U32(3); NEXT(7); }
-OP(CONST_F64) { S(1) = U64(3); NEXT(11); }
-OP(CONST_REF_ZERO) { AssignRef(R(1), nullptr); NEXT(3); }
+OP(CONST_I32) { S(0) = U32(1); NEXT(); }
+OP(CONST_I64) { S(0) = U64(1); NEXT(); }
+OP(CONST_F32) { S(0) = U32(1); NEXT(); }
+OP(CONST_F64) { S(0) = U64(1); NEXT(); }
+OP(CONST_REF_ZERO) { AssignRef(R(0), nullptr); NEXT(); }
 OP(CONST_REF_RODATA) {
-  MakeRodataView(ix->fp->instance, U32(3), &R(1));
-  NEXT(7);
+  MakeRodataView(ix->fp->instance, U32(1), &R(0));
+  NEXT();
 }
 
 // ---- integer arithmetic ----
 #define BIN_I32(name, expr)                 \
 OP(name) {                                  \
-  uint32_t a = static_cast<uint32_t>(S(3)); \
-  uint32_t b = static_cast<uint32_t>(S(5)); \
-  S(1) = static_cast<uint32_t>(expr);       \
-  NEXT(7);                                  \
+  uint32_t a = static_cast<uint32_t>(S(1)); \
+  uint32_t b = static_cast<uint32_t>(S(2)); \
+  S(0) = static_cast<uint32_t>(expr);       \
+  NEXT();                                   \
 }
 #define BIN_I64(name, expr) \
 OP(name) {                  \
-  uint64_t a = S(3);        \
-  uint64_t b = S(5);        \
-  S(1) = (expr);            \
-  NEXT(7);                  \
+  uint64_t a = S(1);        \
+  uint64_t b = S(2);        \
+  S(0) = (expr);            \
+  NEXT();                   \
 }
-#define DIV_OP(name, T, U, op, mnemonic, is_signed)                                              \
-OP(name) {                                                                                       \
-  T a = static_cast<T>(static_cast<U>(S(3)));                                                    \
-  T b = static_cast<T>(static_cast<U>(S(5)));                                                    \
-  if (STRATA_UNLIKELY(b == 0)) FAIL_WITH(InvalidArgumentError("division by zero in " mnemonic)); \
-  if (is_signed && STRATA_UNLIKELY(b == T(-1) && a == std::numeric_limits<T>::min())) {          \
-    FAIL_WITH(InvalidArgumentError("signed division overflow in " mnemonic ": ", +a, " / -1"));  \
-  }                                                                                              \
-  S(1) = static_cast<U>(a op b);                                                                 \
-  NEXT(7);                                                                                       \
+#define DIV_OP(name, T, U, op, is_signed)                                                         \
+OP(name) {                                                                                        \
+  T a = static_cast<T>(static_cast<U>(S(1)));                                                     \
+  T b = static_cast<T>(static_cast<U>(S(2)));                                                     \
+  if (STRATA_UNLIKELY(b == 0)) FAIL_WITH(InvalidArgumentError("division by zero in ", MNEMONIC)); \
+  if (is_signed && STRATA_UNLIKELY(b == T(-1) && a == std::numeric_limits<T>::min())) {           \
+    FAIL_WITH(InvalidArgumentError("signed division overflow in ", MNEMONIC, ": ", +a, " / -1")); \
+  }                                                                                               \
+  S(0) = static_cast<U>(a op b);                                                                  \
+  NEXT();                                                                                         \
 }
 
 // One width's integer opcodes: W is 32 or 64, BIN its binary-op macro, ST/UT
@@ -470,17 +506,17 @@ OP(name) {                                                                      
   BIN(ADD_I##W, a + b)                                                    \
   BIN(SUB_I##W, a - b)                                                    \
   BIN(MUL_I##W, a * b)                                                    \
-  DIV_OP(DIV_I##W##_S, ST, UT, /, "div.i" #W ".s", true)                  \
-  DIV_OP(DIV_I##W##_U, UT, UT, /, "div.i" #W ".u", false)                 \
-  DIV_OP(REM_I##W##_S, ST, UT, %, "rem.i" #W ".s", true)                  \
-  DIV_OP(REM_I##W##_U, UT, UT, %, "rem.i" #W ".u", false)                 \
+  DIV_OP(DIV_I##W##_S, ST, UT, /, true)                                   \
+  DIV_OP(DIV_I##W##_U, UT, UT, /, false)                                  \
+  DIV_OP(REM_I##W##_S, ST, UT, %, true)                                   \
+  DIV_OP(REM_I##W##_U, UT, UT, %, false)                                  \
   BIN(AND_I##W, a & b)                                                    \
   BIN(OR_I##W, a | b)                                                     \
   BIN(XOR_I##W, a ^ b)                                                    \
   BIN(SHL_I##W, a << (b & (W - 1)))                                       \
   BIN(SHR_I##W##_S, static_cast<UT>(static_cast<ST>(a) >> (b & (W - 1)))) \
   BIN(SHR_I##W##_U, a >> (b & (W - 1)))                                   \
-  OP(NOT_I##W) { S(1) = static_cast<UT>(~static_cast<UT>(S(3))); NEXT(5); }
+  OP(NOT_I##W) { S(0) = static_cast<UT>(~static_cast<UT>(S(1))); NEXT(); }
 INT_OPS(32, BIN_I32, int32_t, uint32_t)
 INT_OPS(64, BIN_I64, int64_t, uint64_t)
 #undef INT_OPS
@@ -489,16 +525,16 @@ INT_OPS(64, BIN_I64, int64_t, uint64_t)
 // T is float or double; AS/FROM move it in and out of a 64-bit slot.
 #define BIN_FLOAT(name, T, AS, FROM, expr) \
 OP(name) {                                 \
-  T a = AS(S(3));                          \
-  T b = AS(S(5));                          \
-  S(1) = FROM(expr);                       \
-  NEXT(7);                                 \
+  T a = AS(S(1));                          \
+  T b = AS(S(2));                          \
+  S(0) = FROM(expr);                       \
+  NEXT();                                  \
 }
 #define UN_FLOAT(name, T, AS, FROM, expr) \
 OP(name) {                                \
-  T a = AS(S(3));                         \
-  S(1) = FROM(expr);                      \
-  NEXT(5);                                \
+  T a = AS(S(1));                         \
+  S(0) = FROM(expr);                      \
+  NEXT();                                 \
 }
 // One width's float opcodes: W is 32 or 64.
 #define FLOAT_OPS(W, T)                                     \
@@ -521,10 +557,10 @@ FLOAT_OPS(64, double)
 // ---- comparisons ----
 #define CMP(name, T, read, expr) \
 OP(name) {                       \
-  T a = read(S(3));              \
-  T b = read(S(5));              \
-  S(1) = (expr) ? 1 : 0;         \
-  NEXT(7);                       \
+  T a = read(S(1));              \
+  T b = read(S(2));              \
+  S(0) = (expr) ? 1 : 0;         \
+  NEXT();                        \
 }
 #define RD_I32(x) static_cast<int32_t>(static_cast<uint32_t>(x))
 #define RD_U32(x) static_cast<uint32_t>(x)
@@ -543,22 +579,22 @@ OP(name) {                       \
   CMP(CMP_NE_F##W, T, AsF##W, a != b) \
   CMP(CMP_LT_F##W, T, AsF##W, a < b)  \
   CMP(CMP_LE_F##W, T, AsF##W, a <= b) \
-  OP(CMP_NAN_F##W) { S(1) = std::isnan(AsF##W(S(3))) ? 1 : 0; NEXT(5); }
+  OP(CMP_NAN_F##W) { S(0) = std::isnan(AsF##W(S(1))) ? 1 : 0; NEXT(); }
 INT_CMPS(32)
 INT_CMPS(64)
 FLOAT_CMPS(32, float)
 FLOAT_CMPS(64, double)
 #undef INT_CMPS
 #undef FLOAT_CMPS
-OP(CMP_EQ_REF) { S(1) = R(3) == R(5) ? 1 : 0; NEXT(7); }
-OP(CMP_NZ_REF) { S(1) = R(3) != nullptr ? 1 : 0; NEXT(5); }
+OP(CMP_EQ_REF) { S(0) = R(1) == R(2) ? 1 : 0; NEXT(); }
+OP(CMP_NZ_REF) { S(0) = R(1) != nullptr ? 1 : 0; NEXT(); }
 
 // ---- casts ----
 #define CAST(name, expr) \
 OP(name) {               \
-  uint64_t x = S(3);     \
-  S(1) = (expr);         \
-  NEXT(5);               \
+  uint64_t x = S(1);     \
+  S(0) = (expr);         \
+  NEXT();                \
 }
 CAST(TRUNC_I64_I32, static_cast<uint32_t>(x))
 CAST(EXT_I32_I64_S, static_cast<uint64_t>(static_cast<int64_t>(RD_I32(x))))
@@ -590,47 +626,48 @@ CAST(BITCAST_F64_I64, x)
 // ---- select ----
 #define SELECT_SCALAR(name)                         \
 OP(name) {                                          \
-  S(1) = static_cast<uint32_t>(S(3)) ? S(5) : S(7); \
-  NEXT(9);                                          \
+  S(0) = static_cast<uint32_t>(S(1)) ? S(2) : S(3); \
+  NEXT();                                           \
 }
 SELECT_SCALAR(SELECT_I32)
 SELECT_SCALAR(SELECT_I64)
 SELECT_SCALAR(SELECT_F32)
 SELECT_SCALAR(SELECT_F64)
 OP(SELECT_REF) {
-  AssignRef(R(1), static_cast<uint32_t>(S(3)) ? R(5) : R(7));
-  NEXT(9);
+  AssignRef(R(0), static_cast<uint32_t>(S(1)) ? R(2) : R(3));
+  NEXT();
 }
 
 // ---- control flow ----
 OP(BR) {
   STEP();
-  uint16_t count = U16(5);
+  const uint8_t* remap = LIST(1);
+  uint16_t count = ReadLE<uint16_t>(remap);
   for (uint32_t k = 0; k < count; ++k) {
-    uint16_t src = U16(7 + 4 * k);
-    uint16_t dst = U16(9 + 4 * k);
+    uint16_t src = ReadLE<uint16_t>(remap + 2 + 4 * k);
+    uint16_t dst = ReadLE<uint16_t>(remap + 4 + 4 * k);
     if (src & kRefTag) {
       AssignRef(r[dst & ~kRefTag], r[src & ~kRefTag]);
     } else {
       *RegisterAddress(s, dst) = *RegisterAddress(s, src);
     }
   }
-  TAKE_BRANCH(1);
+  TAKE_BRANCH(0);
 }
 OP(COND_BR) {
   STEP();
-  pc = fn->code + (static_cast<uint32_t>(S(1)) ? U32(3) : U32(7));
+  pc = fn->code + (static_cast<uint32_t>(S(0)) ? U32(1) : U32(2));
   DISPATCH();
 }
 #define CMP_BR(name, T)       \
 OP(name) {                    \
   STEP();                     \
-  T a = static_cast<T>(S(1)); \
-  T b = static_cast<T>(S(3)); \
+  T a = static_cast<T>(S(0)); \
+  T b = static_cast<T>(S(1)); \
   if (CMP_BR_PRED(a, b)) {    \
-    TAKE_BRANCH(5);           \
+    TAKE_BRANCH(2);           \
   }                           \
-  NEXT(9);                    \
+  NEXT();                     \
 }
 #define CMP_BR_PRED(a, b) ((a) < (b))
 CMP_BR(BR_LT_I32_S, int32_t)
@@ -644,12 +681,12 @@ CMP_BR(BR_LE_I64_S, int64_t)
 #define ADD_BR(name, T, U, PRED)                                       \
 OP(name) {                                                             \
   STEP();                                                              \
-  T sum = static_cast<T>(static_cast<U>(S(3)) + static_cast<U>(S(5))); \
-  S(1) = static_cast<U>(sum);                                          \
-  if (STRATA_LIKELY(sum PRED static_cast<T>(S(7)))) {                  \
-    TAKE_BRANCH(9);                                                    \
+  T sum = static_cast<T>(static_cast<U>(S(1)) + static_cast<U>(S(2))); \
+  S(0) = static_cast<U>(sum);                                          \
+  if (STRATA_LIKELY(sum PRED static_cast<T>(S(3)))) {                  \
+    TAKE_BRANCH(4);                                                    \
   }                                                                    \
-  NEXT(13);                                                            \
+  NEXT();                                                              \
 }
 ADD_BR(ADD_BR_LT_I32_S, int32_t, uint32_t, <)
 ADD_BR(ADD_BR_LE_I32_S, int32_t, uint32_t, <=)
@@ -659,12 +696,12 @@ ADD_BR(ADD_BR_LE_I64_S, int64_t, uint64_t, <=)
 OP(CALL) {
   STEP();
   ix->callee_instance = ix->fp->instance;
-  ix->callee = &ix->callee_instance->functions[U16(1)];
+  ix->callee = &ix->callee_instance->functions[U16(0)];
   TAIL(DoCall);
 }
 OP(CALL_IMPORT) {
   STEP();
-  const ImportTarget& target = ix->fp->instance->imports[U16(1)];
+  const ImportTarget& target = ix->fp->instance->imports[U16(0)];
   if (target.instance->bytecode) {
     ix->callee_instance = target.instance;
     ix->callee = &target.instance->functions[target.ordinal];
@@ -682,12 +719,14 @@ OP(CALL_IMPORT) {
 OP(RETURN) {
   VMStack::Frame* fp = ix->fp;
   if (STRATA_UNLIKELY(fn->ref_register_count != 0 || fp == ix->frames)) TAIL(ReturnGeneral);
-  uint16_t count = U16(1);
+  const uint8_t* src_list = LIST(0);
+  uint16_t count = ReadLE<uint16_t>(src_list);
   const VMStack::Frame& caller = fp[-1];
   const uint8_t* dst_list = caller.results + 2;  // skip the count (verified equal)
   STRATA_SHORT_LOOP
   for (uint32_t k = 0; k < count; ++k) {
-    *RegisterAddress(caller.scalars, ReadLE<uint16_t>(dst_list + 2 * k)) = S(3 + 2 * k);
+    *RegisterAddress(caller.scalars, ReadLE<uint16_t>(dst_list + 2 * k)) =
+        *RegisterAddress(s, ReadLE<uint16_t>(src_list + 2 + 2 * k));
   }
   PopFrame(ix, fn, s, r);
   pc = dst_list + 2 * count;
@@ -695,42 +734,42 @@ OP(RETURN) {
 }
 
 OP(FAIL) {
-  FAIL_WITH(AbortedError(ix->fp->instance->bytecode->strings()[U32(1)]));
+  FAIL_WITH(AbortedError(ix->fp->instance->bytecode->strings()[U32(0)]));
 }
 OP(COND_FAIL) {
-  if (static_cast<uint32_t>(S(1))) FAIL_WITH(AbortedError(ix->fp->instance->bytecode->strings()[U32(3)]));
-  NEXT(7);
+  if (static_cast<uint32_t>(S(0))) FAIL_WITH(AbortedError(ix->fp->instance->bytecode->strings()[U32(1)]));
+  NEXT();
 }
 OP(CHECK_EQ_I64) {
-  int64_t a = static_cast<int64_t>(S(1)), b = static_cast<int64_t>(S(3));
+  int64_t a = static_cast<int64_t>(S(0)), b = static_cast<int64_t>(S(1));
   if (STRATA_UNLIKELY(a != b)) {
-    FAIL_WITH(InvalidArgumentError(ix->fp->instance->bytecode->strings()[U32(5)], "; they are ", a,
+    FAIL_WITH(InvalidArgumentError(ix->fp->instance->bytecode->strings()[U32(2)], "; they are ", a,
                                    " and ", b));
   }
-  NEXT(9);
+  NEXT();
 }
 OP(CHECK_LE_I64_S) {
-  int64_t a = static_cast<int64_t>(S(1)), b = static_cast<int64_t>(S(3));
+  int64_t a = static_cast<int64_t>(S(0)), b = static_cast<int64_t>(S(1));
   if (STRATA_UNLIKELY(a > b)) {
-    FAIL_WITH(InvalidArgumentError(ix->fp->instance->bytecode->strings()[U32(5)], "; they are ", a,
+    FAIL_WITH(InvalidArgumentError(ix->fp->instance->bytecode->strings()[U32(2)], "; they are ", a,
                                    " and ", b));
   }
-  NEXT(9);
+  NEXT();
 }
 
 // ---- globals ----
-#define GLOBAL_LOAD(name, width)                                \
-OP(name) {                                                      \
-  uint64_t v = 0;                                               \
-  std::memcpy(&v, ix->fp->instance->globals_bytes + U32(3), width); \
-  S(1) = v;                                                     \
-  NEXT(7);                                                      \
+#define GLOBAL_LOAD(name, width)                                    \
+OP(name) {                                                          \
+  uint64_t v = 0;                                                   \
+  std::memcpy(&v, ix->fp->instance->globals_bytes + U32(1), width); \
+  S(0) = v;                                                         \
+  NEXT();                                                           \
 }
-#define GLOBAL_STORE(name, width)                               \
-OP(name) {                                                      \
-  uint64_t v = S(1);                                            \
-  std::memcpy(ix->fp->instance->globals_bytes + U32(3), &v, width); \
-  NEXT(7);                                                      \
+#define GLOBAL_STORE(name, width)                                   \
+OP(name) {                                                          \
+  uint64_t v = S(0);                                                \
+  std::memcpy(ix->fp->instance->globals_bytes + U32(1), &v, width); \
+  NEXT();                                                           \
 }
 GLOBAL_LOAD(GLOBAL_LOAD_I32, 4)
 GLOBAL_LOAD(GLOBAL_LOAD_I64, 8)
@@ -740,127 +779,127 @@ GLOBAL_STORE(GLOBAL_STORE_I32, 4)
 GLOBAL_STORE(GLOBAL_STORE_I64, 8)
 GLOBAL_STORE(GLOBAL_STORE_F32, 4)
 GLOBAL_STORE(GLOBAL_STORE_F64, 8)
-OP(GLOBAL_LOAD_REF) { AssignRef(R(1), ix->fp->instance->ref_globals[U32(3)]); NEXT(7); }
-OP(GLOBAL_STORE_REF) { AssignRef(ix->fp->instance->ref_globals[U32(3)], R(1)); NEXT(7); }
+OP(GLOBAL_LOAD_REF) { AssignRef(R(0), ix->fp->instance->ref_globals[U32(1)]); NEXT(); }
+OP(GLOBAL_STORE_REF) { AssignRef(ix->fp->instance->ref_globals[U32(1)], R(0)); NEXT(); }
 
 // ---- buffers ----
-#define BUFFER_OPERAND(var, reg, mnemonic)                                \
-Buffer* var = RefCast<Buffer>(reg);                                       \
-if (STRATA_UNLIKELY(!var)) {                                              \
-  FAIL_WITH(InvalidArgumentError(mnemonic ": expected a vm.buffer, got ", \
-                                 reg ? reg->type_name() : "null"));       \
+#define BUFFER_OPERAND(var, reg)                                           \
+Buffer* var = RefCast<Buffer>(reg);                                        \
+if (STRATA_UNLIKELY(!var)) {                                               \
+  FAIL_WITH(InvalidArgumentError(MNEMONIC, ": expected a vm.buffer, got ", \
+                                 reg ? reg->type_name() : "null"));        \
 }
 OP(BUFFER_ALLOC) {
-  TRY(AllocateBuffer(static_cast<int64_t>(S(3)), &ix->allocation_budget, &R(1)));
-  NEXT(5);
+  TRY(AllocateBuffer(static_cast<int64_t>(S(1)), &ix->allocation_budget, &R(0)));
+  NEXT();
 }
 OP(BUFFER_LENGTH) {
-  BUFFER_OPERAND(b, R(3), "buffer.length");
-  S(1) = b->length();
-  NEXT(5);
+  BUFFER_OPERAND(b, R(1));
+  S(0) = b->length();
+  NEXT();
 }
 OP(BUFFER_COPY) {
-  BUFFER_OPERAND(src, R(1), "buffer.copy");
-  BUFFER_OPERAND(dst, R(5), "buffer.copy");
-  uint64_t src_off = S(3), dst_off = S(7), length = S(9);
+  BUFFER_OPERAND(src, R(0));
+  BUFFER_OPERAND(dst, R(2));
+  uint64_t src_off = S(1), dst_off = S(3), length = S(4);
   TRY(src->CheckRange("buffer.copy source", src_off, length, false));
   TRY(dst->CheckRange("buffer.copy target", dst_off, length, true));
   std::memmove(dst->data() + dst_off, src->data() + src_off, length);
-  NEXT(11);
+  NEXT();
 }
 OP(BUFFER_FILL_I8) {
-  BUFFER_OPERAND(b, R(1), "buffer.fill.i8");
-  uint64_t off = S(3), length = S(5);
-  TRY(b->CheckRange("buffer.fill.i8", off, length, true));
-  std::memset(b->data() + off, static_cast<uint8_t>(S(7)), length);
-  NEXT(9);
+  BUFFER_OPERAND(b, R(0));
+  uint64_t off = S(1), length = S(2);
+  TRY(b->CheckRange(MNEMONIC, off, length, true));
+  std::memset(b->data() + off, static_cast<uint8_t>(S(3)), length);
+  NEXT();
 }
-#define BUFFER_LOAD(name, mnemonic, T, convert)        \
+#define BUFFER_LOAD(name, T, convert)                  \
 OP(name) {                                             \
-  BUFFER_OPERAND(b, R(3), mnemonic);                   \
-  uint64_t off = S(5);                                 \
-  TRY(b->CheckRange(mnemonic, off, sizeof(T), false)); \
+  BUFFER_OPERAND(b, R(1));                             \
+  uint64_t off = S(2);                                 \
+  TRY(b->CheckRange(MNEMONIC, off, sizeof(T), false)); \
   T v;                                                 \
   std::memcpy(&v, b->data() + off, sizeof(T));         \
-  S(1) = convert;                                      \
-  NEXT(7);                                             \
+  S(0) = convert;                                      \
+  NEXT();                                              \
 }
-BUFFER_LOAD(BUFFER_LOAD_I8_S, "buffer.load.i8.s", int8_t, static_cast<uint32_t>(int32_t{v}))
-BUFFER_LOAD(BUFFER_LOAD_I8_U, "buffer.load.i8.u", uint8_t, uint32_t{v})
-BUFFER_LOAD(BUFFER_LOAD_I16_S, "buffer.load.i16.s", int16_t, static_cast<uint32_t>(int32_t{v}))
-BUFFER_LOAD(BUFFER_LOAD_I16_U, "buffer.load.i16.u", uint16_t, uint32_t{v})
-BUFFER_LOAD(BUFFER_LOAD_I32, "buffer.load.i32", uint32_t, v)
-BUFFER_LOAD(BUFFER_LOAD_I64, "buffer.load.i64", uint64_t, v)
-BUFFER_LOAD(BUFFER_LOAD_F32, "buffer.load.f32", uint32_t, v)
-BUFFER_LOAD(BUFFER_LOAD_F64, "buffer.load.f64", uint64_t, v)
-#define BUFFER_STORE(name, mnemonic, T)               \
+BUFFER_LOAD(BUFFER_LOAD_I8_S, int8_t, static_cast<uint32_t>(int32_t{v}))
+BUFFER_LOAD(BUFFER_LOAD_I8_U, uint8_t, uint32_t{v})
+BUFFER_LOAD(BUFFER_LOAD_I16_S, int16_t, static_cast<uint32_t>(int32_t{v}))
+BUFFER_LOAD(BUFFER_LOAD_I16_U, uint16_t, uint32_t{v})
+BUFFER_LOAD(BUFFER_LOAD_I32, uint32_t, v)
+BUFFER_LOAD(BUFFER_LOAD_I64, uint64_t, v)
+BUFFER_LOAD(BUFFER_LOAD_F32, uint32_t, v)
+BUFFER_LOAD(BUFFER_LOAD_F64, uint64_t, v)
+#define BUFFER_STORE(name, T)                         \
 OP(name) {                                            \
-  BUFFER_OPERAND(b, R(1), mnemonic);                  \
-  uint64_t off = S(3);                                \
-  TRY(b->CheckRange(mnemonic, off, sizeof(T), true)); \
-  T v = static_cast<T>(S(5));                         \
+  BUFFER_OPERAND(b, R(0));                            \
+  uint64_t off = S(1);                                \
+  TRY(b->CheckRange(MNEMONIC, off, sizeof(T), true)); \
+  T v = static_cast<T>(S(2));                         \
   std::memcpy(b->data() + off, &v, sizeof(T));        \
-  NEXT(7);                                            \
+  NEXT();                                             \
 }
-BUFFER_STORE(BUFFER_STORE_I8, "buffer.store.i8", uint8_t)
-BUFFER_STORE(BUFFER_STORE_I16, "buffer.store.i16", uint16_t)
-BUFFER_STORE(BUFFER_STORE_I32, "buffer.store.i32", uint32_t)
-BUFFER_STORE(BUFFER_STORE_I64, "buffer.store.i64", uint64_t)
-BUFFER_STORE(BUFFER_STORE_F32, "buffer.store.f32", uint32_t)
-BUFFER_STORE(BUFFER_STORE_F64, "buffer.store.f64", uint64_t)
+BUFFER_STORE(BUFFER_STORE_I8, uint8_t)
+BUFFER_STORE(BUFFER_STORE_I16, uint16_t)
+BUFFER_STORE(BUFFER_STORE_I32, uint32_t)
+BUFFER_STORE(BUFFER_STORE_I64, uint64_t)
+BUFFER_STORE(BUFFER_STORE_F32, uint32_t)
+BUFFER_STORE(BUFFER_STORE_F64, uint64_t)
 
 // ---- lists ----
-#define LIST_OPERAND(var, reg, mnemonic)                                \
-List* var = RefCast<List>(reg);                                         \
-if (STRATA_UNLIKELY(!var)) {                                            \
-  FAIL_WITH(InvalidArgumentError(mnemonic ": expected a vm.list, got ", \
-                                 reg ? reg->type_name() : "null"));     \
+#define LIST_OPERAND(var, reg)                                           \
+List* var = RefCast<List>(reg);                                          \
+if (STRATA_UNLIKELY(!var)) {                                             \
+  FAIL_WITH(InvalidArgumentError(MNEMONIC, ": expected a vm.list, got ", \
+                                 reg ? reg->type_name() : "null"));      \
 }
 OP(LIST_ALLOC) {
-  TRY(AllocateList(RD_I32(S(3)), &ix->allocation_budget, &R(1)));
-  NEXT(5);
+  TRY(AllocateList(RD_I32(S(1)), &ix->allocation_budget, &R(0)));
+  NEXT();
 }
 OP(LIST_SIZE) {
-  LIST_OPERAND(l, R(3), "list.size");
-  S(1) = l->size();
-  NEXT(5);
+  LIST_OPERAND(l, R(1));
+  S(0) = l->size();
+  NEXT();
 }
 OP(LIST_RESIZE) {
-  LIST_OPERAND(l, R(1), "list.resize");
-  TRY(ChargeAllocation("list.resize", uint64_t(static_cast<uint32_t>(S(3))) * sizeof(Value),
+  LIST_OPERAND(l, R(0));
+  TRY(ChargeAllocation(MNEMONIC, uint64_t(static_cast<uint32_t>(S(1))) * sizeof(Value),
                        &ix->allocation_budget));
-  TRY(l->Resize(RD_I32(S(3))));
-  NEXT(5);
+  TRY(l->Resize(RD_I32(S(1))));
+  NEXT();
 }
-#define LIST_GET(name, mnemonic, type)              \
+#define LIST_GET(name, type)                        \
 OP(name) {                                          \
-  LIST_OPERAND(l, R(3), mnemonic);                  \
-  TRY(ListGetScalar(l, RD_I32(S(5)), type, &S(1))); \
-  NEXT(7);                                          \
+  LIST_OPERAND(l, R(1));                            \
+  TRY(ListGetScalar(l, RD_I32(S(2)), type, &S(0))); \
+  NEXT();                                           \
 }
-LIST_GET(LIST_GET_I32, "list.get.i32", ValueType::kI32)
-LIST_GET(LIST_GET_I64, "list.get.i64", ValueType::kI64)
-LIST_GET(LIST_GET_F32, "list.get.f32", ValueType::kF32)
-LIST_GET(LIST_GET_F64, "list.get.f64", ValueType::kF64)
+LIST_GET(LIST_GET_I32, ValueType::kI32)
+LIST_GET(LIST_GET_I64, ValueType::kI64)
+LIST_GET(LIST_GET_F32, ValueType::kF32)
+LIST_GET(LIST_GET_F64, ValueType::kF64)
 OP(LIST_GET_REF) {
-  LIST_OPERAND(l, R(3), "list.get.ref");
-  TRY(ListGetRef(l, RD_I32(S(5)), &R(1)));
-  NEXT(7);
+  LIST_OPERAND(l, R(1));
+  TRY(ListGetRef(l, RD_I32(S(2)), &R(0)));
+  NEXT();
 }
-#define LIST_SET(name, mnemonic, type)                    \
+#define LIST_SET(name, type)                              \
 OP(name) {                                                \
-  LIST_OPERAND(l, R(1), mnemonic);                        \
-  TRY(l->Set(RD_I32(S(3)), Value::FromSlot(type, S(5)))); \
-  NEXT(7);                                                \
+  LIST_OPERAND(l, R(0));                                  \
+  TRY(l->Set(RD_I32(S(1)), Value::FromSlot(type, S(2)))); \
+  NEXT();                                                 \
 }
-LIST_SET(LIST_SET_I32, "list.set.i32", ValueType::kI32)
-LIST_SET(LIST_SET_I64, "list.set.i64", ValueType::kI64)
-LIST_SET(LIST_SET_F32, "list.set.f32", ValueType::kF32)
-LIST_SET(LIST_SET_F64, "list.set.f64", ValueType::kF64)
+LIST_SET(LIST_SET_I32, ValueType::kI32)
+LIST_SET(LIST_SET_I64, ValueType::kI64)
+LIST_SET(LIST_SET_F32, ValueType::kF32)
+LIST_SET(LIST_SET_F64, ValueType::kF64)
 OP(LIST_SET_REF) {
-  LIST_OPERAND(l, R(1), "list.set.ref");
-  TRY(l->Set(RD_I32(S(3)), Value::FromRef(Ref<RefObject>::Borrow(R(5)))));
-  NEXT(7);
+  LIST_OPERAND(l, R(0));
+  TRY(l->Set(RD_I32(S(1)), Value::FromRef(Ref<RefObject>::Borrow(R(2)))));
+  NEXT();
 }
 
 
@@ -874,10 +913,15 @@ STRATA_HANDLER_CC void Refill(HANDLER_PARAMS) {
   DISPATCH();
 }
 
+// Where the argument list of call and call.import starts.
+constexpr size_t kCallArgumentsOffset = OperandAt(bytecode::Opcode::CALL, 1, "v");
+static_assert(kCallArgumentsOffset == OperandAt(bytecode::Opcode::CALL_IMPORT, 1, "v"));
+
 // Pushes a frame for ix->callee and enters it. The call instruction is at pc;
-// its argument list starts at pc + 3 for both call and call.import. This is
-// the path for callees without ref registers (so every argument is a scalar):
-// no calls, so no stack frame. DoCallWithRefs takes the others.
+// its argument list starts at kCallArgumentsOffset for both call and
+// call.import. This is the path for callees without ref registers (so every
+// argument is a scalar): no calls, so no stack frame. DoCallWithRefs takes
+// the others.
 STRATA_HANDLER_CC void DoCall(HANDLER_PARAMS) {
   const FunctionInfo* callee = ix->callee;
   if (STRATA_UNLIKELY(callee->ref_register_count != 0)) TAIL(DoCallWithRefs);
@@ -886,7 +930,7 @@ STRATA_HANDLER_CC void DoCall(HANDLER_PARAMS) {
   if (STRATA_UNLIKELY(ix->fp + 1 == ix->frames_end || ns > ix->scalar_guard)) {
     TAIL(CallOverflow);
   }
-  const uint8_t* arg_list = pc + 3;
+  const uint8_t* arg_list = pc + kCallArgumentsOffset;
   uint16_t argc = ReadLE<uint16_t>(arg_list);
   STRATA_SHORT_LOOP
   for (uint32_t k = 0; k < argc; ++k) {
@@ -908,7 +952,7 @@ STRATA_HANDLER_CC void DoCallWithRefs(HANDLER_PARAMS) {
     TAIL(CallOverflow);
   }
   std::memset(nr, 0, sizeof(RefObject*) * callee->ref_register_count);
-  const uint8_t* arg_list = pc + 3;
+  const uint8_t* arg_list = pc + kCallArgumentsOffset;
   uint16_t argc = ReadLE<uint16_t>(arg_list);
   uint32_t si = 0, ri = 0;
   for (uint32_t k = 0; k < argc; ++k) {
@@ -946,11 +990,13 @@ STRATA_HANDLER_CC void ReturnGeneral(HANDLER_PARAMS) {
     ReturnFromEntry(ix, pc, s, r, fn);
     return;
   }
-  uint16_t count = U16(1);
+  constexpr bytecode::Opcode kOp = bytecode::Opcode::RETURN;
+  const uint8_t* src_list = LIST(0);
+  uint16_t count = ReadLE<uint16_t>(src_list);
   const VMStack::Frame& caller = ix->fp[-1];
   const uint8_t* dst_list = caller.results + 2;
   for (uint32_t k = 0; k < count; ++k) {
-    uint16_t src = U16(3 + 2 * k);
+    uint16_t src = ReadLE<uint16_t>(src_list + 2 + 2 * k);
     uint16_t dst = ReadLE<uint16_t>(dst_list + 2 * k);
     if (src & kRefTag) {
       AssignRef(caller.refs[dst & ~kRefTag], r[src & ~kRefTag]);
@@ -978,7 +1024,7 @@ STRATA_HANDLER_CC void Fail(HANDLER_PARAMS) {
 }
 
 constexpr HandlerTable kHandlers = {{
-#define STRATA_OP(name, mnemonic, operands) &Op_##name,
+#define STRATA_OP(name, mnemonic, operands) &Op_##name<>,
 #include "schemas/bytecode_ops.def"
 #undef STRATA_OP
 }};
