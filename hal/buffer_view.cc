@@ -6,29 +6,6 @@ namespace strata::hal {
 
 const RefTypeInfo BufferView::kType = {"hal.buffer_view"};
 
-const char* ElementTypeName(ElementType type) {
-  switch (type) {
-    case ElementType::kInt8: return "i8";
-    case ElementType::kInt16: return "i16";
-    case ElementType::kInt32: return "i32";
-    case ElementType::kInt64: return "i64";
-    case ElementType::kUint8: return "ui8";
-    case ElementType::kUint16: return "ui16";
-    case ElementType::kUint32: return "ui32";
-    case ElementType::kUint64: return "ui64";
-    case ElementType::kFloat16: return "f16";
-    case ElementType::kFloat32: return "f32";
-    case ElementType::kFloat64: return "f64";
-    case ElementType::kBFloat16: return "bf16";
-    case ElementType::kBool8: return "i1";
-  }
-  return nullptr;
-}
-
-uint32_t ElementTypeByteSize(ElementType type) {
-  return ElementTypeName(type) ? (static_cast<uint32_t>(type) & 0xFF) / 8 : 0;
-}
-
 StatusOr<Ref<BufferView>> BufferView::Create(Ref<Buffer> buffer, uint64_t byte_offset,
                                                  ElementType element_type, std::span<const int64_t> shape) {
   if (!buffer) return InvalidArgumentError("buffer view: the buffer is null");

@@ -24,12 +24,8 @@
 
 namespace strata::hal {
 
-using ElementType = ::strata::ElementType;  // schemas/element_type.h
-
-// "f32", "i8", ...; null for a value that is no known element type.
-const char* ElementTypeName(ElementType type);
-// Bytes per element (0 for an unknown type).
-uint32_t ElementTypeByteSize(ElementType type);
+// schemas/element_type.h: the types, their names and sizes.
+using ElementType = ::strata::ElementType;
 
 class BufferView final : public RefObject {
  public:

@@ -7,44 +7,19 @@ namespace strata::vm {
 using bytecode::ReadLE;
 
 Status DecodeInstruction(const uint8_t* code, uint32_t length, uint32_t pc, DecodedInstruction* out) {
-  if (pc >= length) return OutOfRangeError("pc ", pc, " is past the end (", length, " bytes)");
-  uint8_t op = code[pc];
-  if (op >= bytecode::kOpcodeCount) {
-    return InvalidArgumentError("unknown opcode 0x", Hex(op), " at pc ", pc,
-                                " (this runtime knows ", bytecode::kOpcodeCount, " opcodes)");
+  switch (bytecode::Decode(code, length, pc, out)) {
+    case bytecode::DecodeResult::kOk:
+      return OkStatus();
+    case bytecode::DecodeResult::kPastEnd:
+      return OutOfRangeError("pc ", pc, " is past the end (", length, " bytes)");
+    case bytecode::DecodeResult::kUnknownOpcode:
+      return InvalidArgumentError("unknown opcode 0x", Hex(code[pc]), " at pc ", pc, " (this runtime knows ",
+                                  bytecode::kOpcodeCount, " opcodes)");
+    case bytecode::DecodeResult::kTruncated:
+      break;
   }
-  out->opcode = static_cast<bytecode::Opcode>(op);
-  out->pc = pc;
-  out->operand_count = 0;
-  const char* letters = bytecode::kOpInfo[op].operands;
-  uint64_t cursor = pc + 1;
-  auto truncated = [&]() {
-    return DataLossError("instruction ", bytecode::kOpInfo[op].mnemonic, " at pc ", pc,
-                         " runs past the end of the function (", length, " bytes)");
-  };
-  for (const char* l = letters; *l; ++l) {
-    DecodedOperand& operand = out->operands[out->operand_count++];
-    operand.kind = *l;
-    operand.list = nullptr;
-    size_t fixed = bytecode::FixedOperandSize(*l);
-    if (fixed) {
-      if (cursor + fixed > length) return truncated();
-      operand.value = fixed == 2 ? ReadLE<uint16_t>(code + cursor)
-                    : fixed == 4 ? ReadLE<uint32_t>(code + cursor)
-                                 : ReadLE<uint64_t>(code + cursor);
-      cursor += fixed;
-      continue;
-    }
-    // Lists: u16 count then entries of 2 bytes ('v', 'V') or 4 ('x').
-    if (cursor + 2 > length) return truncated();
-    operand.value = ReadLE<uint16_t>(code + cursor);
-    cursor += 2;
-    operand.list = code + cursor;
-    cursor += operand.value * (*l == 'x' ? 4 : 2);
-    if (cursor > length) return truncated();
-  }
-  out->size = static_cast<uint32_t>(cursor - pc);
-  return OkStatus();
+  return DataLossError("instruction ", bytecode::Mnemonic(out->opcode), " at pc ", pc,
+                       " runs past the end of the function (", length, " bytes)");
 }
 
 std::string FormatTaggedRegister(uint16_t tagged) {

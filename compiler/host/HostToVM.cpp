@@ -35,25 +35,19 @@ constexpr int32_t kUsageTransferSource = buffer_bits::kTransferSource,
                   kUsageMapping = buffer_bits::kMapping,
                   kUsageAll = buffer_bits::kAllUsages;
 
-/// The element type code of schemas/element_type.h, or 0.
+/// The element type code of schemas/element_types.def, or 0: found by the
+/// name the table gives the type ("f32", "bf16", "i1", "ui8"; signless
+/// integers are signed).
 uint32_t elementTypeCode(Type type) {
-  if (type.isF32())
-    return uint32_t(ElementType::kFloat32);
-  if (type.isF64())
-    return uint32_t(ElementType::kFloat64);
-  if (type.isF16())
-    return uint32_t(ElementType::kFloat16);
-  if (type.isBF16())
-    return uint32_t(ElementType::kBFloat16);
-  if (type.isInteger(1))
-    return uint32_t(ElementType::kBool8);
-  if (auto integer = dyn_cast<IntegerType>(type)) {
-    unsigned bits = integer.getWidth();
-    if (bits != 8 && bits != 16 && bits != 32 && bits != 64)
-      return 0;
-    return (integer.isUnsigned() ? 0x0200u : 0x0100u) | bits;
-  }
-  return 0;
+  std::string name;
+  if (auto integer = dyn_cast<IntegerType>(type))
+    name = (integer.isUnsigned() ? "ui" : "i") + std::to_string(integer.getWidth());
+  else if (type.isBF16())
+    name = "bf16";
+  else if (isa<FloatType>(type))
+    name = "f" + std::to_string(type.getIntOrFloatBitWidth());
+  std::optional<ElementType> code = ElementTypeFromName(name);
+  return code ? uint32_t(*code) : 0;
 }
 
 int64_t elementBytes(Type type) {

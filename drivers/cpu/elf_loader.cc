@@ -667,37 +667,31 @@ _Float16 TruncateDoubleToHalf(double value) { return std::bit_cast<_Float16>(Dou
 
 }  // namespace
 
-// The f32 and f64 forms of every libm function MLIR's math-to-libm lowering
-// calls, plus the memory functions compilers emit for loops they recognise
-// and the half-precision conversions of CPUs without them.
-// The explicit function types pick the C overload where <math.h> also brings
-// C++ overloads into the global namespace.
+// Every row of schemas/kernel_imports.def. The explicit function types pick
+// the C overload where <math.h> also brings C++ overloads into the global
+// namespace.
 std::span<const ImportSymbol> RuntimeImports() {
-#define STRATA_LIBM_1(name) Import<float(float)>(#name "f", ::name##f), Import<double(double)>(#name, ::name)
-#define STRATA_LIBM_2(name) \
-  Import<float(float, float)>(#name "f", ::name##f), Import<double(double, double)>(#name, ::name)
-  static const ImportSymbol kImports[] = {
-      STRATA_LIBM_1(acos),  STRATA_LIBM_1(acosh), STRATA_LIBM_1(asin),  STRATA_LIBM_1(asinh),
-      STRATA_LIBM_1(atan),  STRATA_LIBM_2(atan2), STRATA_LIBM_1(atanh), STRATA_LIBM_1(cbrt),
-      STRATA_LIBM_1(ceil),  STRATA_LIBM_1(cos),   STRATA_LIBM_1(cosh),  STRATA_LIBM_1(erf),
-      STRATA_LIBM_1(erfc),  STRATA_LIBM_1(exp),   STRATA_LIBM_1(exp2),  STRATA_LIBM_1(expm1),
-      STRATA_LIBM_1(fabs),  STRATA_LIBM_1(floor), STRATA_LIBM_2(fmod),  STRATA_LIBM_1(log),
-      STRATA_LIBM_1(log10), STRATA_LIBM_1(log1p), STRATA_LIBM_1(log2),  STRATA_LIBM_2(pow),
-      STRATA_LIBM_1(round), STRATA_LIBM_1(roundeven), STRATA_LIBM_1(sin), STRATA_LIBM_1(sinh),
-      STRATA_LIBM_1(sqrt),  STRATA_LIBM_1(tan),   STRATA_LIBM_1(tanh),  STRATA_LIBM_1(trunc),
-      Import<float(float, float, float)>("fmaf", ::fmaf),
-      Import<double(double, double, double)>("fma", ::fma),
-      Import<void*(void*, const void*, size_t)>("memcpy", ::memcpy),
-      Import<void*(void*, const void*, size_t)>("memmove", ::memmove),
-      Import<void*(void*, int, size_t)>("memset", ::memset),
+#define STRATA_LIBM_TYPE_1(T) T(T)
+#define STRATA_LIBM_TYPE_2(T) T(T, T)
+#define STRATA_LIBM_TYPE_3(T) T(T, T, T)
+#define STRATA_KERNEL_LIBM(name, arity)                                   \
+  Import<STRATA_LIBM_TYPE_##arity(float)>(#name "f", ::name##f),          \
+      Import<STRATA_LIBM_TYPE_##arity(double)>(#name, ::name),
+#define STRATA_KERNEL_MEMORY(name, ...) Import<__VA_ARGS__>(#name, ::name),
 #if defined(__x86_64__)
-      Import<float(_Float16)>("__extendhfsf2", ExtendHalfToFloat),
-      Import<_Float16(float)>("__truncsfhf2", TruncateFloatToHalf),
-      Import<_Float16(double)>("__truncdfhf2", TruncateDoubleToHalf),
+#define STRATA_KERNEL_HALF(name, impl, type) Import<type>(#name, impl),
+#else
+#define STRATA_KERNEL_HALF(name, impl, type)
 #endif
+  static const ImportSymbol kImports[] = {
+#include "schemas/kernel_imports.def"
   };
-#undef STRATA_LIBM_1
-#undef STRATA_LIBM_2
+#undef STRATA_KERNEL_LIBM
+#undef STRATA_KERNEL_MEMORY
+#undef STRATA_KERNEL_HALF
+#undef STRATA_LIBM_TYPE_1
+#undef STRATA_LIBM_TYPE_2
+#undef STRATA_LIBM_TYPE_3
   return kImports;
 }
 

@@ -29,19 +29,9 @@ using vm::ValueType;
 strata_source_type ParseSourceType(std::string_view text) {
   strata_source_type type;
   auto element_type = [](std::string_view name, ElementType* out) {
-    static constexpr ElementType kAll[] = {
-        ElementType::kInt8,    ElementType::kInt16,   ElementType::kInt32,   ElementType::kInt64,
-        ElementType::kUint8,   ElementType::kUint16,  ElementType::kUint32,  ElementType::kUint64,
-        ElementType::kFloat16, ElementType::kFloat32, ElementType::kFloat64, ElementType::kBFloat16,
-        ElementType::kBool8,
-    };
-    for (ElementType candidate : kAll) {
-      if (name == hal::ElementTypeName(candidate)) {
-        *out = candidate;
-        return true;
-      }
-    }
-    return false;
+    std::optional<ElementType> type = ElementTypeFromName(name);
+    if (type) *out = *type;
+    return type.has_value();
   };
   constexpr std::string_view kPrefix = "tensor<";
   if (text.substr(0, kPrefix.size()) != kPrefix || text.empty() || text.back() != '>') {
@@ -247,7 +237,7 @@ StatusOr<Value> InputValue(const strata_function& fn, size_t i, strata_tensor* t
   const ElementType want = ScalarElementType(vm_type, expected);
   if (view.rank() != 0 || view.element_type() != want) {
     return InvalidArgumentError(fn.name, ": input ", i, ": expected ", fn.input_types[i], " (a tensor<",
-                                hal::ElementTypeName(want), "> of rank 0), got ", DescribeTensor(view));
+                                ElementTypeName(want), "> of rank 0), got ", DescribeTensor(view));
   }
   uint8_t bytes[8] = {};
   STRATA_RETURN_IF_ERROR(ReadTensor(*tensor, bytes));
@@ -290,7 +280,7 @@ StatusOr<strata_tensor*> OutputTensor(const strata_function& fn, size_t i, const
     case ElementType::kFloat64: Store<double>(bytes, value.f64()); break;
     default: Store<int32_t>(bytes, value.i32()); break;  // i32, ui32
   }
-  return CreateTensor(device, type, {}, bytes, hal::ElementTypeByteSize(type));
+  return CreateTensor(device, type, {}, bytes, ElementTypeByteSize(type));
 }
 
 Status Call(strata_function* fn, strata_tensor* const* inputs, size_t input_count, strata_tensor** outputs,

@@ -9,27 +9,20 @@
 namespace strata::api {
 namespace {
 
-static_assert(STRATA_ELEMENT_TYPE_I8 == static_cast<int>(ElementType::kInt8) &&
-                  STRATA_ELEMENT_TYPE_I16 == static_cast<int>(ElementType::kInt16) &&
-                  STRATA_ELEMENT_TYPE_I32 == static_cast<int>(ElementType::kInt32) &&
-                  STRATA_ELEMENT_TYPE_I64 == static_cast<int>(ElementType::kInt64) &&
-                  STRATA_ELEMENT_TYPE_U8 == static_cast<int>(ElementType::kUint8) &&
-                  STRATA_ELEMENT_TYPE_U16 == static_cast<int>(ElementType::kUint16) &&
-                  STRATA_ELEMENT_TYPE_U32 == static_cast<int>(ElementType::kUint32) &&
-                  STRATA_ELEMENT_TYPE_U64 == static_cast<int>(ElementType::kUint64) &&
-                  STRATA_ELEMENT_TYPE_F16 == static_cast<int>(ElementType::kFloat16) &&
-                  STRATA_ELEMENT_TYPE_F32 == static_cast<int>(ElementType::kFloat32) &&
-                  STRATA_ELEMENT_TYPE_F64 == static_cast<int>(ElementType::kFloat64) &&
-                  STRATA_ELEMENT_TYPE_BF16 == static_cast<int>(ElementType::kBFloat16) &&
-                  STRATA_ELEMENT_TYPE_BOOL == static_cast<int>(ElementType::kBool8),
-              "strata_element_type mirrors strata::ElementType");
+// strata.h stands alone (C, installed), so it spells the codes out; they
+// must be schemas/element_types.def's, row for row.
+#define STRATA_ELEMENT_TYPE(e, code, name, numpy, c_name)                  \
+  static_assert(STRATA_ELEMENT_TYPE_##c_name == static_cast<int>(ElementType::e), \
+                "STRATA_ELEMENT_TYPE_" #c_name " mirrors strata::ElementType::" #e);
+#include "schemas/element_types.def"
+#undef STRATA_ELEMENT_TYPE
 static_assert(STRATA_MAX_RANK == hal::BufferView::kMaxRank);
 
 // "tensor<2x784xf32>" for a shape and element type known to be valid.
 std::string DescribeShape(std::span<const int64_t> shape, ElementType element_type) {
   std::string out = "tensor<";
   for (int64_t dim : shape) out += StrCat(dim, "x");
-  return out + hal::ElementTypeName(element_type) + ">";
+  return out + ElementTypeName(element_type) + ">";
 }
 
 // Checks what strata_tensor_create and strata_tensor_wrap are given: a known
@@ -41,7 +34,7 @@ Status CheckTensorArguments(const char* function, strata_device* device, strata_
   if (!device) return InvalidArgumentError(function, ": device is null");
   if (!out_tensor) return InvalidArgumentError(function, ": out_tensor is null");
   const auto type = static_cast<ElementType>(element_type);
-  const uint64_t element_size = hal::ElementTypeByteSize(type);
+  const uint64_t element_size = ElementTypeByteSize(type);
   if (element_size == 0) {
     return InvalidArgumentError(function, ": unknown element type 0x", Hex(static_cast<uint32_t>(element_type)));
   }
@@ -110,11 +103,11 @@ namespace vm = strata::vm;
 extern "C" {
 
 const char* strata_element_type_name(strata_element_type type) {
-  return hal::ElementTypeName(static_cast<ElementType>(type));
+  return ElementTypeName(static_cast<ElementType>(type));
 }
 
 size_t strata_element_type_size(strata_element_type type) {
-  return hal::ElementTypeByteSize(static_cast<ElementType>(type));
+  return ElementTypeByteSize(static_cast<ElementType>(type));
 }
 
 strata_status* strata_tensor_create(strata_device* device, strata_element_type element_type, const int64_t* shape,
@@ -136,10 +129,10 @@ strata_status* strata_tensor_wrap(strata_device* device, strata_element_type ele
     STRATA_RETURN_IF_ERROR(strata::api::CheckTensorArguments("strata_tensor_wrap", device, element_type, shape, rank,
                                                              data, byte_length, out_tensor));
     const auto type = static_cast<ElementType>(element_type);
-    const uint32_t element_size = hal::ElementTypeByteSize(type);
+    const uint32_t element_size = ElementTypeByteSize(type);
     if (reinterpret_cast<uintptr_t>(data) % element_size != 0) {
       return InvalidArgumentError("strata_tensor_wrap: data at 0x", strata::Hex(reinterpret_cast<uintptr_t>(data)), " is not aligned to the ", element_size,
-                                  "-byte elements of ", hal::ElementTypeName(type));
+                                  "-byte elements of ", ElementTypeName(type));
     }
     // Read-only to the device: dispatches may only read it, and nothing
     // writes the caller's memory behind its back.

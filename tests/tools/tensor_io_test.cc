@@ -111,7 +111,7 @@ TEST_CASE("every element type, at its limits") {
                            "ui64"}) {
     auto type = ParseElementType(name);
     REQUIRE(type.ok());
-    CHECK(std::string(hal::ElementTypeName(*type)) == name);
+    CHECK(std::string(ElementTypeName(*type)) == name);
   }
 }
 
@@ -271,14 +271,14 @@ TEST_CASE("printed tensors parse back to the same bits") {
     Tensor t;
     t.element_type = type;
     t.shape = {3, 5, 7};
-    t.bytes.resize(t.element_count() * hal::ElementTypeByteSize(type));
+    t.bytes.resize(t.element_count() * ElementTypeByteSize(type));
     for (uint8_t& b : t.bytes) b = static_cast<uint8_t>(random());
     if (type == ElementType::kFloat32 || type == ElementType::kFloat64 || type == ElementType::kBFloat16 ||
         type == ElementType::kFloat16) {
       // Random bits include NaNs, whose payloads do not print; clear them.
       for (uint64_t i = 0; i < t.element_count(); ++i) {
         if (FormatElement(t, i).find("nan") != std::string::npos) {
-          std::memset(t.bytes.data() + i * hal::ElementTypeByteSize(type), 0, hal::ElementTypeByteSize(type));
+          std::memset(t.bytes.data() + i * ElementTypeByteSize(type), 0, ElementTypeByteSize(type));
         }
       }
     }
@@ -407,7 +407,7 @@ TEST_CASE("damaged npy files and literals fail cleanly or parse, never crash") {
     for (int flips = 1 + random() % 4; flips > 0; --flips) bytes[random() % bytes.size()] = random();
     auto tensor = ParseNpy(bytes);
     if (tensor.ok()) {
-      CHECK(tensor->bytes.size() == tensor->element_count() * hal::ElementTypeByteSize(tensor->element_type));
+      CHECK(tensor->bytes.size() == tensor->element_count() * ElementTypeByteSize(tensor->element_type));
     }
   }
   const std::string alphabet = "0123456789x[], .-+=efinbtruai";
@@ -417,7 +417,7 @@ TEST_CASE("damaged npy files and literals fail cleanly or parse, never crash") {
     for (int n = random() % 24; n > 0; --n) text += alphabet[random() % alphabet.size()];
     auto tensor = ParseTensor(text);
     if (tensor.ok()) {
-      CHECK(tensor->bytes.size() == tensor->element_count() * hal::ElementTypeByteSize(tensor->element_type));
+      CHECK(tensor->bytes.size() == tensor->element_count() * ElementTypeByteSize(tensor->element_type));
     }
   }
 }

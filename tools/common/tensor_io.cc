@@ -25,27 +25,9 @@ namespace {
 
 using hal::ElementType;
 
-struct ElementTypeInfo {
-  ElementType type;
-  const char* name;
-  const char* npy_descr;  // what EncodeNpy writes
-};
-
-constexpr ElementTypeInfo kElementTypes[] = {
-    {ElementType::kFloat16, "f16", "<f2"},  {ElementType::kBFloat16, "bf16", "<u2"},
-    {ElementType::kFloat32, "f32", "<f4"},  {ElementType::kFloat64, "f64", "<f8"},
-    {ElementType::kBool8, "i1", "|b1"},     {ElementType::kInt8, "i8", "|i1"},
-    {ElementType::kInt16, "i16", "<i2"},    {ElementType::kInt32, "i32", "<i4"},
-    {ElementType::kInt64, "i64", "<i8"},    {ElementType::kUint8, "ui8", "|u1"},
-    {ElementType::kUint16, "ui16", "<u2"},  {ElementType::kUint32, "ui32", "<u4"},
-    {ElementType::kUint64, "ui64", "<u8"},
-};
-
-const ElementTypeInfo* FindElementType(ElementType type) {
-  for (const auto& info : kElementTypes) {
-    if (info.type == type) return &info;
-  }
-  return nullptr;
+// The byte-order character and code of a .npy dtype: "<f4", "|b1".
+std::string NpyDescr(const ElementTypeInfo& info) {
+  return StrCat(ElementTypeByteSize(info.type) == 1 ? "|" : "<", info.numpy);
 }
 
 std::string ElementTypeNames() {
@@ -58,7 +40,7 @@ std::string ElementTypeNames() {
 enum class Kind { kSigned = 1, kUnsigned = 2, kFloat = 3, kBFloat = 4, kBool = 5 };
 Kind KindOf(ElementType type) { return static_cast<Kind>(static_cast<uint32_t>(type) >> 8); }
 bool IsFloat(ElementType type) { return KindOf(type) == Kind::kFloat || KindOf(type) == Kind::kBFloat; }
-size_t ByteSize(ElementType type) { return hal::ElementTypeByteSize(type); }
+size_t ByteSize(ElementType type) { return ElementTypeByteSize(type); }
 
 template <typename T>
 T Load(const uint8_t* p) {
@@ -166,7 +148,7 @@ IntegerLiteral ParseIntegerLiteral(std::string_view token, bool* negative, uint6
 
 // Parses one element of `type` from `token` into `out`.
 Status ParseElement(std::string_view token, ElementType type, uint8_t* out) {
-  const char* name = hal::ElementTypeName(type);
+  const char* name = ElementTypeName(type);
   auto bad = [&](const char* why) {
     return InvalidArgumentError("cannot parse '", token, "' as ", name, why);
   };
@@ -507,30 +489,26 @@ class HeaderParser {
 
 StatusOr<ElementType> ElementTypeFromDescr(const std::string& descr) {
   auto unsupported = [&]() {
-    return InvalidArgumentError("unsupported .npy dtype '", descr,
-                                "' (supported: <f2 <f4 <f8 |b1 |i1 <i2 <i4 <i8 |u1 <u2 <u4 <u8)");
+    std::string supported;
+    for (const ElementTypeInfo& info : kElementTypes) {
+      // bf16 travels as uint16: its code reads as ui16.
+      if (info.type != ElementType::kBFloat16) supported += StrCat(supported.empty() ? "" : " ", NpyDescr(info));
+    }
+    return InvalidArgumentError("unsupported .npy dtype '", descr, "' (supported: ", supported, ")");
   };
   if (descr.size() != 3) return unsupported();
   const char order = descr[0];
   const std::string code = descr.substr(1);
-  static constexpr struct {
-    const char* code;
-    ElementType type;
-  } kCodes[] = {
-      {"f2", ElementType::kFloat16}, {"f4", ElementType::kFloat32}, {"f8", ElementType::kFloat64},
-      {"b1", ElementType::kBool8},   {"i1", ElementType::kInt8},    {"i2", ElementType::kInt16},
-      {"i4", ElementType::kInt32},   {"i8", ElementType::kInt64},   {"u1", ElementType::kUint8},
-      {"u2", ElementType::kUint16},  {"u4", ElementType::kUint32},  {"u8", ElementType::kUint64},
-  };
-  for (const auto& entry : kCodes) {
-    if (code != entry.code) continue;
-    const bool one_byte = ByteSize(entry.type) == 1;
+  for (const ElementTypeInfo& info : kElementTypes) {
+    // bf16 travels as uint16: its code reads as ui16.
+    if (code != info.numpy || info.type == ElementType::kBFloat16) continue;
+    const bool one_byte = ElementTypeByteSize(info.type) == 1;
     if (order == '>' && !one_byte) {
       return InvalidArgumentError("big-endian .npy data ('", descr, "') is not supported; save it with ",
                                   "a.astype(a.dtype.newbyteorder('<'))");
     }
     if (order != '<' && order != '|' && order != '=' && !(order == '>' && one_byte)) return unsupported();
-    return entry.type;
+    return info.type;
   }
   return unsupported();
 }
@@ -546,14 +524,12 @@ uint64_t Tensor::element_count() const {
 }
 
 std::string Tensor::DescribeType() const {
-  const char* name = hal::ElementTypeName(element_type);
+  const char* name = ElementTypeName(element_type);
   return FormatDims(shape, "x") + (shape.empty() ? "" : "x") + (name ? name : "?");
 }
 
 StatusOr<hal::ElementType> ParseElementType(std::string_view name) {
-  for (const auto& info : kElementTypes) {
-    if (name == info.name) return info.type;
-  }
+  if (auto type = ElementTypeFromName(name)) return *type;
   return InvalidArgumentError("unknown element type '", name, "' (expected one of ", ElementTypeNames(), ")");
 }
 
@@ -743,7 +719,7 @@ StatusOr<Tensor> ReadNpyFile(const std::string& path) {
 
 std::vector<uint8_t> EncodeNpy(const Tensor& tensor) {
   std::string shape = "(" + FormatDims(tensor.shape, ", ") + (tensor.shape.size() == 1 ? ",)" : ")");
-  std::string header = StrCat("{'descr': '", FindElementType(tensor.element_type)->npy_descr,
+  std::string header = StrCat("{'descr': '", NpyDescr(*FindElementType(tensor.element_type)),
                               "', 'fortran_order': False, 'shape': ", shape, ", }");
   // Pad with spaces and a newline so the data starts 64-byte aligned.
   const size_t preamble = kNpyMagicSize + 4;

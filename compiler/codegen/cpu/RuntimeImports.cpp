@@ -7,23 +7,17 @@
 namespace strata::cpu {
 
 llvm::ArrayRef<llvm::StringRef> runtimeImportNames() {
-  // Each libm function in its float and double form, in the order of
-  // RuntimeImports().
+  // The rows of schemas/kernel_imports.def, the table the runtime's loader
+  // binds.
   static const llvm::StringRef kNames[] = {
-      "acosf",  "acos",    "acoshf",     "acosh",     "asinf",  "asin",
-      "asinhf", "asinh",   "atanf",      "atan",      "atan2f", "atan2",
-      "atanhf", "atanh",   "cbrtf",      "cbrt",      "ceilf",  "ceil",
-      "cosf",   "cos",     "coshf",      "cosh",      "erff",   "erf",
-      "erfcf",  "erfc",    "expf",       "exp",       "exp2f",  "exp2",
-      "expm1f", "expm1",   "fabsf",      "fabs",      "floorf", "floor",
-      "fmodf",  "fmod",    "logf",       "log",       "log10f", "log10",
-      "log1pf", "log1p",   "log2f",      "log2",      "powf",   "pow",
-      "roundf", "round",   "roundevenf", "roundeven", "sinf",   "sin",
-      "sinhf",  "sinh",    "sqrtf",      "sqrt",      "tanf",   "tan",
-      "tanhf",  "tanh",    "truncf",     "trunc",     "fmaf",   "fma",
-      "memcpy", "memmove", "memset",
-      // Half-precision conversions (CPUs without F16C).
-      "__extendhfsf2", "__truncsfhf2", "__truncdfhf2"};
+#define STRATA_KERNEL_LIBM(name, arity) #name "f", #name,
+#define STRATA_KERNEL_MEMORY(name, ...) #name,
+#define STRATA_KERNEL_HALF(name, impl, type) #name,
+#include "schemas/kernel_imports.def"
+#undef STRATA_KERNEL_LIBM
+#undef STRATA_KERNEL_MEMORY
+#undef STRATA_KERNEL_HALF
+  };
   return kNames;
 }
 

@@ -9,7 +9,7 @@
 #include <map>
 #include <string>
 
-#include "schemas/bytecode.h"
+#include "schemas/bytecode_decoder.h"
 #include "strata/schemas/module_generated.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -17,7 +17,6 @@
 namespace strata::vm {
 namespace {
 
-using bytecode::kOpInfo;
 using bytecode::ReadLE;
 
 llvm::StringRef view(const flatbuffers::String *string) {
@@ -51,18 +50,11 @@ public:
   llvm::Error print(const schema::FunctionDef &function);
 
 private:
-  /// Decodes the instruction at `pc` into its text, advancing `pc`.
+  /// Decodes the instruction at `pc` (schemas/bytecode_decoder.h) into its
+  /// text, advancing `pc`.
   llvm::Expected<std::string> decode(uint32_t &pc);
-
-  template <typename T> llvm::Expected<T> read(uint32_t &pc) {
-    if (pc + sizeof(T) > code.size())
-      return llvm::createStringError("instruction at %u runs past the end of "
-                                     "the function",
-                                     instructionStart);
-    T value = ReadLE<T>(code.data() + pc);
-    pc += sizeof(T);
-    return value;
-  }
+  /// The text of operand `i` of `inst`.
+  std::string operandText(const bytecode::DecodedInstruction &inst, int i);
 
   template <typename T, typename Vector>
   std::string nameIn(const Vector *vector, T index, llvm::StringRef what) {
@@ -74,157 +66,119 @@ private:
   const schema::ModuleDef &module;
   llvm::ArrayRef<uint8_t> code;
   llvm::raw_ostream &os;
-  uint32_t instructionStart = 0;
 };
 
-llvm::Expected<std::string> FunctionListing::decode(uint32_t &pc) {
-  instructionStart = pc;
-  auto opcode = read<uint8_t>(pc);
-  if (!opcode)
-    return opcode.takeError();
-  if (*opcode >= bytecode::kOpcodeCount)
-    return llvm::createStringError("unknown opcode %u at %u", *opcode,
-                                   instructionStart);
-  const bytecode::OpInfo &row = kOpInfo[*opcode];
+std::string FunctionListing::operandText(const bytecode::DecodedInstruction &inst,
+                                         int i) {
+  const bytecode::DecodedOperand &operand = inst.operands[i];
+  const char c = operand.kind;
   // Float immediates print as floats: the rows that take them define an
   // f32 or f64 register first.
-  char firstLetter = row.operands[0];
-
-  llvm::SmallVector<std::string> results, operands;
-  for (const char *letter = row.operands; *letter; ++letter) {
-    char c = *letter;
-    bool isResult = std::isupper(static_cast<unsigned char>(c));
-    std::string text;
-    switch (c) {
-    case 'i':
-    case 'l':
-    case 'f':
-    case 'd':
-    case 'r':
-    case 'I':
-    case 'L':
-    case 'F':
-    case 'D':
-    case 'R': {
-      auto index = read<uint16_t>(pc);
-      if (!index)
-        return index.takeError();
-      char lower = std::tolower(static_cast<unsigned char>(c));
-      text = registerName(lower == 'r' ? 'r' : 's', *index);
-      break;
+  const char firstLetter = inst.info().operands[0];
+  switch (c) {
+  case 'i':
+  case 'l':
+  case 'f':
+  case 'd':
+  case 'r':
+  case 'I':
+  case 'L':
+  case 'F':
+  case 'D':
+  case 'R':
+    return registerName(c == 'r' || c == 'R' ? 'r' : 's',
+                        static_cast<uint16_t>(operand.value));
+  case '4': {
+    uint32_t bits = static_cast<uint32_t>(operand.value);
+    if (firstLetter == 'F') {
+      float value;
+      std::memcpy(&value, &bits, sizeof(value));
+      return floatText(value);
     }
-    case '4': {
-      auto bits = read<uint32_t>(pc);
-      if (!bits)
-        return bits.takeError();
-      if (firstLetter == 'F') {
-        float value;
-        std::memcpy(&value, &*bits, sizeof(value));
-        text = floatText(value);
-      } else {
-        text = std::to_string(static_cast<int32_t>(*bits));
-      }
-      break;
-    }
-    case '8': {
-      auto bits = read<uint64_t>(pc);
-      if (!bits)
-        return bits.takeError();
-      if (firstLetter == 'D') {
-        double value;
-        std::memcpy(&value, &*bits, sizeof(value));
-        text = floatText(value);
-      } else {
-        text = std::to_string(static_cast<int64_t>(*bits));
-      }
-      break;
-    }
-    case 'b': {
-      auto target = read<uint32_t>(pc);
-      if (!target)
-        return target.takeError();
-      text = llvm::formatv("^{0:x-4}", *target).str();
-      break;
-    }
-    case 'x':
-    case 'v':
-    case 'V': {
-      auto count = read<uint16_t>(pc);
-      if (!count)
-        return count.takeError();
-      llvm::SmallVector<std::string> items;
-      for (uint16_t i = 0; i < *count; ++i) {
-        auto first = read<uint16_t>(pc);
-        if (!first)
-          return first.takeError();
-        if (c != 'x') {
-          items.push_back(taggedRegisterName(*first));
-          continue;
-        }
-        auto second = read<uint16_t>(pc);
-        if (!second)
-          return second.takeError();
-        items.push_back(taggedRegisterName(*first) + " -> " +
-                        taggedRegisterName(*second));
-      }
-      text = c == 'x' ? "[" + llvm::join(items, ", ") + "]"
-                      : "(" + llvm::join(items, ", ") + ")";
-      break;
-    }
-    case 'k':
-    case 'm': {
-      auto ordinal = read<uint16_t>(pc);
-      if (!ordinal)
-        return ordinal.takeError();
-      if (c == 'k') {
-        text = "@" + nameIn(module.functions(), *ordinal, "function");
-      } else if (module.imports() && *ordinal < module.imports()->size()) {
-        const schema::ImportDef *import = module.imports()->Get(*ordinal);
-        text = ("@" + view(import->module_name()) + "." +
-                view(import->function_name()))
-                   .str();
-      } else {
-        text = "<bad import " + std::to_string(*ordinal) + ">";
-      }
-      break;
-    }
-    case 's':
-    case 'o':
-    case 'g':
-    case 'h': {
-      auto value = read<uint32_t>(pc);
-      if (!value)
-        return value.takeError();
-      if (c == 'o') {
-        text = "@" + nameIn(module.rodata(), *value, "rodata");
-      } else if (c == 'g') {
-        text = "global[" + std::to_string(*value) + "]";
-      } else if (c == 'h') {
-        text = "ref_global[" + std::to_string(*value) + "]";
-      } else if (module.strings() && *value < module.strings()->size()) {
-        llvm::raw_string_ostream quoted(text);
-        quoted << '"';
-        llvm::printEscapedString(view(module.strings()->Get(*value)), quoted);
-        quoted << '"';
-      } else {
-        text = "<bad string " + std::to_string(*value) + ">";
-      }
-      break;
-    }
-    default:
-      return llvm::createStringError("row '%s' has unknown operand letter '%c'",
-                                     row.mnemonic, c);
-    }
-    // A call without results has an empty result list; leave it out.
-    if (c == 'V' && text == "()")
-      continue;
-    (isResult ? results : operands).push_back(std::move(text));
+    return std::to_string(static_cast<int32_t>(bits));
   }
+  case '8': {
+    if (firstLetter == 'D') {
+      double value;
+      std::memcpy(&value, &operand.value, sizeof(value));
+      return floatText(value);
+    }
+    return std::to_string(static_cast<int64_t>(operand.value));
+  }
+  case 'b':
+    return llvm::formatv("^{0:x-4}", operand.value).str();
+  case 'x':
+  case 'v':
+  case 'V': {
+    llvm::SmallVector<std::string> items;
+    for (uint32_t k = 0; k < operand.value; ++k) {
+      if (c != 'x') {
+        items.push_back(taggedRegisterName(inst.ListEntry(i, k)));
+        continue;
+      }
+      items.push_back(taggedRegisterName(inst.ListEntry(i, 2 * k)) + " -> " +
+                      taggedRegisterName(inst.ListEntry(i, 2 * k + 1)));
+    }
+    return c == 'x' ? "[" + llvm::join(items, ", ") + "]"
+                    : "(" + llvm::join(items, ", ") + ")";
+  }
+  case 'k':
+    return "@" + nameIn(module.functions(), operand.value, "function");
+  case 'm':
+    if (module.imports() && operand.value < module.imports()->size()) {
+      const schema::ImportDef *import = module.imports()->Get(operand.value);
+      return ("@" + view(import->module_name()) + "." +
+              view(import->function_name()))
+          .str();
+    }
+    return "<bad import " + std::to_string(operand.value) + ">";
+  case 'o':
+    return "@" + nameIn(module.rodata(), operand.value, "rodata");
+  case 'g':
+    return "global[" + std::to_string(operand.value) + "]";
+  case 'h':
+    return "ref_global[" + std::to_string(operand.value) + "]";
+  case 's':
+    if (module.strings() && operand.value < module.strings()->size()) {
+      std::string text;
+      llvm::raw_string_ostream quoted(text);
+      quoted << '"';
+      llvm::printEscapedString(view(module.strings()->Get(operand.value)),
+                               quoted);
+      quoted << '"';
+      return text;
+    }
+    return "<bad string " + std::to_string(operand.value) + ">";
+  }
+  return (llvm::Twine("<operand letter '") + llvm::Twine(c) + "'>").str();
+}
 
+llvm::Expected<std::string> FunctionListing::decode(uint32_t &pc) {
+  bytecode::DecodedInstruction inst;
+  switch (bytecode::Decode(code.data(), code.size(), pc, &inst)) {
+  case bytecode::DecodeResult::kOk:
+    break;
+  case bytecode::DecodeResult::kUnknownOpcode:
+    return llvm::createStringError("unknown opcode %u at %u", code[pc], pc);
+  case bytecode::DecodeResult::kPastEnd:
+  case bytecode::DecodeResult::kTruncated:
+    return llvm::createStringError(
+        "instruction at %u runs past the end of the function", pc);
+  }
+  pc += inst.size;
+  llvm::SmallVector<std::string> results, operands;
+  for (int i = 0; i < inst.operand_count; ++i) {
+    const char c = inst.operands[i].kind;
+    // A call without results has an empty result list; leave it out.
+    if (c == 'V' && inst.operands[i].value == 0)
+      continue;
+    bool isResult = std::isupper(static_cast<unsigned char>(c));
+    (isResult ? results : operands).push_back(operandText(inst, i));
+  }
   std::string line;
   if (!results.empty())
     line = llvm::join(results, ", ") + " = ";
-  line += row.mnemonic;
+  line += inst.info().mnemonic;
   if (!operands.empty())
     line += " " + llvm::join(operands, ", ");
   return line;
