@@ -21,6 +21,8 @@ if(STRATA_SIZE_OPTIMIZED)
   if(NOT _strata_ipo)
     message(FATAL_ERROR "STRATA_SIZE_OPTIMIZED needs link-time optimization, which this toolchain lacks: ${_strata_ipo_error}")
   endif()
+  include(CheckLinkerFlag)
+  check_linker_flag(CXX "-Wl,-z,pack-relative-relocs" _strata_relr)
   # clang's LTO objects need lld to link, in the library and in every
   # program that links the runtime's archives.
   if(CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
@@ -40,6 +42,11 @@ function(strata_runtime_library target)
     get_target_property(_type ${target} TYPE)
     if(_type STREQUAL "SHARED_LIBRARY" OR _type STREQUAL "EXECUTABLE")
       target_link_options(${target} PRIVATE -Wl,--gc-sections -Wl,-O1)
+      # Relative relocations (vtables, the handler and op tables) packed as
+      # RELR: a bitmap instead of 24 bytes each.
+      if(_strata_relr)
+        target_link_options(${target} PRIVATE -Wl,-z,pack-relative-relocs)
+      endif()
       if(CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
         target_link_options(${target} PRIVATE -Wl,--icf=all)
       endif()

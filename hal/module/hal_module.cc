@@ -232,26 +232,28 @@ std::string VMSignature(std::string_view name) {
 }
 
 Status AddFunctions(vm::NativeModule& module, std::shared_ptr<ModuleState> state) {
-  auto add = [&module](const char* name, std::function<Status(const Args&, CallResults)> body) {
+  // Every body is a plain function of the module's state: one wrapper type
+  // for all of them, not one std::function per function.
+  using Body = Status (*)(ModuleState& state, const Args& args, CallResults results);
+  auto add = [&module, &state](const char* name, Body body) {
     std::string signature = VMSignature(name);
     if (signature.empty()) return InternalError("hal.", name, " is not in schemas/hal_functions.def");
-    return module.AddFunction(name, std::move(signature),
-                              [name, body = std::move(body)](CallArgs args, CallResults results) {
-                                return body(Args(name, args), results);
-                              });
+    return module.AddFunction(name, std::move(signature), [name, body, state](CallArgs args, CallResults results) {
+      return body(*state, Args(name, args), results);
+    });
   };
 
   // ---- device ----
-  STRATA_RETURN_IF_ERROR(add("device.default", [state](const Args&, CallResults results) {
-    results[0] = RefValue(state->device);
+  STRATA_RETURN_IF_ERROR(add("device.default", [](ModuleState& state, const Args&, CallResults results) {
+    results[0] = RefValue(state.device);
     return OkStatus();
   }));
-  STRATA_RETURN_IF_ERROR(add("device.allocator", [](const Args& args, CallResults results) {
+  STRATA_RETURN_IF_ERROR(add("device.allocator", [](ModuleState& state, const Args& args, CallResults results) {
     STRATA_ASSIGN_OR_RETURN(Device * device, args.Get<Device>(0, "device"));
     results[0] = RefValue(Ref<Allocator>::Borrow(device->allocator()));
     return OkStatus();
   }));
-  STRATA_RETURN_IF_ERROR(add("device.query_i64", [](const Args& args, CallResults results) {
+  STRATA_RETURN_IF_ERROR(add("device.query_i64", [](ModuleState& state, const Args& args, CallResults results) {
     STRATA_ASSIGN_OR_RETURN(Device * device, args.Get<Device>(0, "device"));
     STRATA_ASSIGN_OR_RETURN(std::string_view category, args.Text(1, "category"));
     STRATA_ASSIGN_OR_RETURN(std::string_view key, args.Text(2, "key"));
@@ -262,7 +264,7 @@ Status AddFunctions(vm::NativeModule& module, std::shared_ptr<ModuleState> state
   }));
 
   // ---- allocator ----
-  STRATA_RETURN_IF_ERROR(add("allocator.allocate", [](const Args& args, CallResults results) {
+  STRATA_RETURN_IF_ERROR(add("allocator.allocate", [](ModuleState& state, const Args& args, CallResults results) {
     STRATA_ASSIGN_OR_RETURN(Allocator * allocator, args.Get<Allocator>(0, "allocator"));
     if (args.I64(3) < 0) return InvalidArgumentError("hal.allocator.allocate: negative length ", args.I64(3));
     BufferParams params;
@@ -273,7 +275,7 @@ Status AddFunctions(vm::NativeModule& module, std::shared_ptr<ModuleState> state
     results[0] = RefValue(std::move(buffer).value());
     return OkStatus();
   }));
-  STRATA_RETURN_IF_ERROR(add("allocator.import", [](const Args& args, CallResults results) {
+  STRATA_RETURN_IF_ERROR(add("allocator.import", [](ModuleState& state, const Args& args, CallResults results) {
     STRATA_ASSIGN_OR_RETURN(Allocator * allocator, args.Get<Allocator>(0, "allocator"));
     STRATA_ASSIGN_OR_RETURN(vm::Buffer * source, args.Get<vm::Buffer>(3, "source"));
     uint64_t offset = static_cast<uint64_t>(args.I64(4));
@@ -294,19 +296,19 @@ Status AddFunctions(vm::NativeModule& module, std::shared_ptr<ModuleState> state
   }));
 
   // ---- buffer ----
-  STRATA_RETURN_IF_ERROR(add("buffer.length", [](const Args& args, CallResults results) {
+  STRATA_RETURN_IF_ERROR(add("buffer.length", [](ModuleState& state, const Args& args, CallResults results) {
     STRATA_ASSIGN_OR_RETURN(Buffer * buffer, args.Get<Buffer>(0, "buffer"));
     results[0] = Value::I64(static_cast<int64_t>(buffer->byte_length()));
     return OkStatus();
   }));
-  STRATA_RETURN_IF_ERROR(add("buffer.subspan", [](const Args& args, CallResults results) {
+  STRATA_RETURN_IF_ERROR(add("buffer.subspan", [](ModuleState& state, const Args& args, CallResults results) {
     STRATA_ASSIGN_OR_RETURN(Buffer * buffer, args.Get<Buffer>(0, "buffer"));
     auto subspan = buffer->Subspan(static_cast<uint64_t>(args.I64(1)), args.Length(2));
     if (!subspan.ok()) return args.Annotate(std::move(subspan).status());
     results[0] = RefValue(std::move(subspan).value());
     return OkStatus();
   }));
-  STRATA_RETURN_IF_ERROR(add("buffer.map", [](const Args& args, CallResults results) {
+  STRATA_RETURN_IF_ERROR(add("buffer.map", [](ModuleState& state, const Args& args, CallResults results) {
     STRATA_ASSIGN_OR_RETURN(Buffer * buffer, args.Get<Buffer>(0, "buffer"));
     const bool writable = buffer->allowed_access() & kAccessWrite;
     auto range = buffer->Map(writable ? kAccessReadWrite : kAccessRead, static_cast<uint64_t>(args.I64(1)),
@@ -319,7 +321,7 @@ Status AddFunctions(vm::NativeModule& module, std::shared_ptr<ModuleState> state
   }));
 
   // ---- buffer_view ----
-  STRATA_RETURN_IF_ERROR(add("buffer_view.create", [](const Args& args, CallResults results) {
+  STRATA_RETURN_IF_ERROR(add("buffer_view.create", [](ModuleState& state, const Args& args, CallResults results) {
     STRATA_ASSIGN_OR_RETURN(Buffer * buffer, args.Get<Buffer>(0, "buffer"));
     STRATA_ASSIGN_OR_RETURN(vm::List * shape_list, args.Get<vm::List>(3, "shape"));
     if (shape_list->size() > BufferView::kMaxRank) {
@@ -338,32 +340,32 @@ Status AddFunctions(vm::NativeModule& module, std::shared_ptr<ModuleState> state
     results[0] = RefValue(std::move(view).value());
     return OkStatus();
   }));
-  STRATA_RETURN_IF_ERROR(add("buffer_view.buffer", [](const Args& args, CallResults results) {
+  STRATA_RETURN_IF_ERROR(add("buffer_view.buffer", [](ModuleState& state, const Args& args, CallResults results) {
     STRATA_ASSIGN_OR_RETURN(BufferView * view, args.Get<BufferView>(0, "view"));
     results[0] = RefValue(Ref<Buffer>::Borrow(view->buffer()));
     return OkStatus();
   }));
-  STRATA_RETURN_IF_ERROR(add("buffer_view.byte_offset", [](const Args& args, CallResults results) {
+  STRATA_RETURN_IF_ERROR(add("buffer_view.byte_offset", [](ModuleState& state, const Args& args, CallResults results) {
     STRATA_ASSIGN_OR_RETURN(BufferView * view, args.Get<BufferView>(0, "view"));
     results[0] = Value::I64(static_cast<int64_t>(view->byte_offset()));
     return OkStatus();
   }));
-  STRATA_RETURN_IF_ERROR(add("buffer_view.byte_length", [](const Args& args, CallResults results) {
+  STRATA_RETURN_IF_ERROR(add("buffer_view.byte_length", [](ModuleState& state, const Args& args, CallResults results) {
     STRATA_ASSIGN_OR_RETURN(BufferView * view, args.Get<BufferView>(0, "view"));
     results[0] = Value::I64(static_cast<int64_t>(view->byte_length()));
     return OkStatus();
   }));
-  STRATA_RETURN_IF_ERROR(add("buffer_view.element_type", [](const Args& args, CallResults results) {
+  STRATA_RETURN_IF_ERROR(add("buffer_view.element_type", [](ModuleState& state, const Args& args, CallResults results) {
     STRATA_ASSIGN_OR_RETURN(BufferView * view, args.Get<BufferView>(0, "view"));
     results[0] = Value::I32(static_cast<int32_t>(view->element_type()));
     return OkStatus();
   }));
-  STRATA_RETURN_IF_ERROR(add("buffer_view.rank", [](const Args& args, CallResults results) {
+  STRATA_RETURN_IF_ERROR(add("buffer_view.rank", [](ModuleState& state, const Args& args, CallResults results) {
     STRATA_ASSIGN_OR_RETURN(BufferView * view, args.Get<BufferView>(0, "view"));
     results[0] = Value::I32(static_cast<int32_t>(view->rank()));
     return OkStatus();
   }));
-  STRATA_RETURN_IF_ERROR(add("buffer_view.dim", [](const Args& args, CallResults results) {
+  STRATA_RETURN_IF_ERROR(add("buffer_view.dim", [](ModuleState& state, const Args& args, CallResults results) {
     STRATA_ASSIGN_OR_RETURN(BufferView * view, args.Get<BufferView>(0, "view"));
     int32_t index = args.I32(1);
     if (index < 0 || static_cast<uint32_t>(index) >= view->rank()) {
@@ -374,7 +376,7 @@ Status AddFunctions(vm::NativeModule& module, std::shared_ptr<ModuleState> state
     return OkStatus();
   }));
 
-  STRATA_RETURN_IF_ERROR(add("buffer_view.assert", [](const Args& args, CallResults) {
+  STRATA_RETURN_IF_ERROR(add("buffer_view.assert", [](ModuleState& state, const Args& args, CallResults) {
     STRATA_ASSIGN_OR_RETURN(std::string_view what, args.Text(1, "what"));
     STRATA_ASSIGN_OR_RETURN(vm::List * shape_list, args.Get<vm::List>(3, "shape"));
     const auto element_type = static_cast<ElementType>(args.I32(2));
@@ -404,31 +406,31 @@ Status AddFunctions(vm::NativeModule& module, std::shared_ptr<ModuleState> state
   }));
 
   // ---- executable ----
-  STRATA_RETURN_IF_ERROR(add("executable.create", [state](const Args& args, CallResults results) {
+  STRATA_RETURN_IF_ERROR(add("executable.create", [](ModuleState& state, const Args& args, CallResults results) {
     STRATA_ASSIGN_OR_RETURN(Device * device, args.Get<Device>(0, "device"));
     STRATA_ASSIGN_OR_RETURN(std::string_view name, args.Text(1, "name"));
-    STRATA_ASSIGN_OR_RETURN(Ref<Executable> executable, CreateExecutable(*state, device, name));
+    STRATA_ASSIGN_OR_RETURN(Ref<Executable> executable, CreateExecutable(state, device, name));
     results[0] = RefValue(std::move(executable));
     return OkStatus();
   }));
 
   // ---- command_buffer ----
-  STRATA_RETURN_IF_ERROR(add("command_buffer.create", [](const Args& args, CallResults results) {
+  STRATA_RETURN_IF_ERROR(add("command_buffer.create", [](ModuleState& state, const Args& args, CallResults results) {
     STRATA_ASSIGN_OR_RETURN(Device * device, args.Get<Device>(0, "device"));
     auto command_buffer = device->CreateCommandBuffer();
     if (!command_buffer.ok()) return args.Annotate(std::move(command_buffer).status());
     results[0] = RefValue(std::move(command_buffer).value());
     return OkStatus();
   }));
-  STRATA_RETURN_IF_ERROR(add("command_buffer.begin", [](const Args& args, CallResults) {
+  STRATA_RETURN_IF_ERROR(add("command_buffer.begin", [](ModuleState& state, const Args& args, CallResults) {
     STRATA_ASSIGN_OR_RETURN(CommandBuffer * command_buffer, args.Get<CommandBuffer>(0, "command_buffer"));
     return args.Annotate(command_buffer->Begin());
   }));
-  STRATA_RETURN_IF_ERROR(add("command_buffer.end", [](const Args& args, CallResults) {
+  STRATA_RETURN_IF_ERROR(add("command_buffer.end", [](ModuleState& state, const Args& args, CallResults) {
     STRATA_ASSIGN_OR_RETURN(CommandBuffer * command_buffer, args.Get<CommandBuffer>(0, "command_buffer"));
     return args.Annotate(command_buffer->End());
   }));
-  STRATA_RETURN_IF_ERROR(add("command_buffer.dispatch", [](const Args& args, CallResults) {
+  STRATA_RETURN_IF_ERROR(add("command_buffer.dispatch", [](ModuleState& state, const Args& args, CallResults) {
     STRATA_ASSIGN_OR_RETURN(CommandBuffer * command_buffer, args.Get<CommandBuffer>(0, "command_buffer"));
     STRATA_ASSIGN_OR_RETURN(Executable * executable, args.Get<Executable>(1, "executable"));
     STRATA_ASSIGN_OR_RETURN(vm::List * constant_list, args.Get<vm::List>(6, "constants", /*allow_null=*/true));
@@ -474,21 +476,21 @@ Status AddFunctions(vm::NativeModule& module, std::shared_ptr<ModuleState> state
     return args.Annotate(command_buffer->Dispatch(executable, static_cast<uint32_t>(args.I32(2)), workgroups,
                                                   {constants, constant_count}, {bindings, binding_elements / 3}));
   }));
-  STRATA_RETURN_IF_ERROR(add("command_buffer.fill", [](const Args& args, CallResults) {
+  STRATA_RETURN_IF_ERROR(add("command_buffer.fill", [](ModuleState& state, const Args& args, CallResults) {
     STRATA_ASSIGN_OR_RETURN(CommandBuffer * command_buffer, args.Get<CommandBuffer>(0, "command_buffer"));
     STRATA_ASSIGN_OR_RETURN(Buffer * target, args.Get<Buffer>(1, "target"));
     return args.Annotate(command_buffer->Fill(target, static_cast<uint64_t>(args.I64(2)), args.Length(3),
                                               static_cast<uint32_t>(args.I32(4)),
                                               static_cast<uint32_t>(args.I32(5))));
   }));
-  STRATA_RETURN_IF_ERROR(add("command_buffer.copy", [](const Args& args, CallResults) {
+  STRATA_RETURN_IF_ERROR(add("command_buffer.copy", [](ModuleState& state, const Args& args, CallResults) {
     STRATA_ASSIGN_OR_RETURN(CommandBuffer * command_buffer, args.Get<CommandBuffer>(0, "command_buffer"));
     STRATA_ASSIGN_OR_RETURN(Buffer * source, args.Get<Buffer>(1, "source"));
     STRATA_ASSIGN_OR_RETURN(Buffer * target, args.Get<Buffer>(3, "target"));
     return args.Annotate(command_buffer->Copy(source, static_cast<uint64_t>(args.I64(2)), target,
                                               static_cast<uint64_t>(args.I64(4)), args.Length(5)));
   }));
-  STRATA_RETURN_IF_ERROR(add("command_buffer.update", [](const Args& args, CallResults) {
+  STRATA_RETURN_IF_ERROR(add("command_buffer.update", [](ModuleState& state, const Args& args, CallResults) {
     STRATA_ASSIGN_OR_RETURN(CommandBuffer * command_buffer, args.Get<CommandBuffer>(0, "command_buffer"));
     STRATA_ASSIGN_OR_RETURN(vm::Buffer * source, args.Get<vm::Buffer>(1, "source"));
     STRATA_ASSIGN_OR_RETURN(Buffer * target, args.Get<Buffer>(3, "target"));
@@ -499,31 +501,31 @@ Status AddFunctions(vm::NativeModule& module, std::shared_ptr<ModuleState> state
     return args.Annotate(command_buffer->Update({source->data() + offset, static_cast<size_t>(length)}, target,
                                                 static_cast<uint64_t>(args.I64(4))));
   }));
-  STRATA_RETURN_IF_ERROR(add("command_buffer.barrier", [](const Args& args, CallResults) {
+  STRATA_RETURN_IF_ERROR(add("command_buffer.barrier", [](ModuleState& state, const Args& args, CallResults) {
     STRATA_ASSIGN_OR_RETURN(CommandBuffer * command_buffer, args.Get<CommandBuffer>(0, "command_buffer"));
     return args.Annotate(command_buffer->Barrier());
   }));
 
   // ---- semaphore ----
-  STRATA_RETURN_IF_ERROR(add("semaphore.create", [](const Args& args, CallResults results) {
+  STRATA_RETURN_IF_ERROR(add("semaphore.create", [](ModuleState& state, const Args& args, CallResults results) {
     STRATA_ASSIGN_OR_RETURN(Device * device, args.Get<Device>(0, "device"));
     auto semaphore = device->CreateSemaphore(static_cast<uint64_t>(args.I64(1)));
     if (!semaphore.ok()) return args.Annotate(std::move(semaphore).status());
     results[0] = RefValue(std::move(semaphore).value());
     return OkStatus();
   }));
-  STRATA_RETURN_IF_ERROR(add("semaphore.query", [](const Args& args, CallResults results) {
+  STRATA_RETURN_IF_ERROR(add("semaphore.query", [](ModuleState& state, const Args& args, CallResults results) {
     STRATA_ASSIGN_OR_RETURN(Semaphore * semaphore, args.Get<Semaphore>(0, "semaphore"));
     StatusOr<uint64_t> value = semaphore->Query();
     results[0] = Value::I32(static_cast<int32_t>(value.status().code()));
     results[1] = Value::I64(value.ok() ? static_cast<int64_t>(*value) : 0);
     return OkStatus();
   }));
-  STRATA_RETURN_IF_ERROR(add("semaphore.signal", [](const Args& args, CallResults) {
+  STRATA_RETURN_IF_ERROR(add("semaphore.signal", [](ModuleState& state, const Args& args, CallResults) {
     STRATA_ASSIGN_OR_RETURN(Semaphore * semaphore, args.Get<Semaphore>(0, "semaphore"));
     return args.Annotate(semaphore->Signal(static_cast<uint64_t>(args.I64(1))));
   }));
-  STRATA_RETURN_IF_ERROR(add("semaphore.wait", [state](const Args& args, CallResults results) {
+  STRATA_RETURN_IF_ERROR(add("semaphore.wait", [](ModuleState& state, const Args& args, CallResults results) {
     STRATA_ASSIGN_OR_RETURN(Semaphore * semaphore, args.Get<Semaphore>(0, "semaphore"));
     auto timeout = args.I64(2) < 0 ? Semaphore::kInfiniteTimeout : std::chrono::nanoseconds(args.I64(2));
     // No wait outlasts the call's deadline.
@@ -537,7 +539,7 @@ Status AddFunctions(vm::NativeModule& module, std::shared_ptr<ModuleState> state
         bounded_by_deadline = true;
       }
     }
-    Tracer* const tracer = state->device->tracer();
+    Tracer* const tracer = state.device->tracer();
     const uint64_t trace_begin = tracer ? Tracer::Now() : 0;
     Status status = semaphore->Wait(static_cast<uint64_t>(args.I64(1)), timeout);
     if (tracer) {
@@ -567,7 +569,7 @@ Status AddFunctions(vm::NativeModule& module, std::shared_ptr<ModuleState> state
   }));
 
   // ---- queue ----
-  STRATA_RETURN_IF_ERROR(add("queue.execute", [](const Args& args, CallResults) {
+  STRATA_RETURN_IF_ERROR(add("queue.execute", [](ModuleState& state, const Args& args, CallResults) {
     STRATA_ASSIGN_OR_RETURN(Device * device, args.Get<Device>(0, "device"));
     STRATA_ASSIGN_OR_RETURN(vm::List * wait_list, args.Get<vm::List>(1, "waits", /*allow_null=*/true));
     STRATA_ASSIGN_OR_RETURN(vm::List * signal_list, args.Get<vm::List>(2, "signals", /*allow_null=*/true));
