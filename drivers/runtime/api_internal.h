@@ -16,9 +16,7 @@
 #include "drivers/runtime/strata.h"
 #include "hal/buffer_view.h"
 #include "hal/device.h"
-#include "vm/bytecode_module.h"
-#include "vm/context.h"
-#include "vm/native_module.h"
+#include "drivers/runtime/session.h"
 #include "vm/base/status.h"
 
 // A C object with an atomic reference count; the last release deletes it.
@@ -50,41 +48,19 @@ struct strata_tensor : strata_counted {
   std::optional<strata::hal::MappedRange> mapping;
 };
 
-// A source type recorded by the compiler, parsed: "tensor<?x784xf32>" is a
-// tensor of f32 with dimensions {-1, 784}; "i64" a scalar.
-struct strata_source_type {
-  bool known = false;  // false: no type recorded, or one this parser does not read
-  bool tensor = false;
-  strata::ElementType element_type = strata::ElementType::kFloat32;
-  std::vector<int64_t> shape;  // -1 for a dynamic dimension
-};
-
 struct strata_function {
   strata_module* module;  // the module this function belongs to (not a reference)
-  uint32_t index;         // in the module's functions and in each pooled context's handles
-  std::string name;
-  std::string signature;
-  std::string arg_types, result_types;  // VM signature characters
-  std::vector<std::string> input_types, output_types;
-  std::vector<strata_source_type> inputs, outputs;
-};
-
-// A context of the module's program with the handles of its functions,
-// used by one call at a time.
-struct strata_call_context {
-  std::unique_ptr<strata::vm::Context> context;
-  std::vector<strata::vm::FunctionHandle> handles;
+  uint32_t index;         // in the session's functions and in each pooled context's handles
+  const strata::runtime::Function* fn;
 };
 
 struct strata_module : strata_counted {
-  strata::Ref<strata::hal::Device> device;
-  strata::Ref<strata::vm::BytecodeModule> program;
-  strata::Ref<strata::vm::NativeModule> hal_module;
+  std::unique_ptr<strata::runtime::Session> session;
   std::vector<std::unique_ptr<strata_function>> functions;
   strata_call_limits call_limits = {0, 0};  // the default of every call
   // Idle contexts; a call takes one (or creates one) and puts it back.
   std::mutex pool_mutex;
-  std::vector<std::unique_ptr<strata_call_context>> idle_contexts;
+  std::vector<std::unique_ptr<strata::runtime::Session::CallContext>> idle_contexts;
 };
 
 namespace strata::api {
@@ -124,8 +100,8 @@ strata_status* Guard(F&& body) {
 #endif
 }
 
-// "tensor<2x784xf32>", "tensor<f32>".
-std::string DescribeTensor(const hal::BufferView& view);
+using runtime::DescribeTensor;
+using runtime::DescribeTensorType;
 
 // A new tensor over `view`.
 strata_tensor* NewTensor(Ref<hal::BufferView> view, Ref<hal::Device> device);

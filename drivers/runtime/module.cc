@@ -1,8 +1,8 @@
 // strata.h: modules and their functions, and calls.
 //
-// A loaded module is a BytecodeModule (the file, used in place), the `hal`
-// native module created for it on its device, and a pool of VM contexts over
-// the two. A context holds per-call mutable state (the VM stack, globals), so
+// A loaded module is a session (drivers/runtime/session.h: the file, used in
+// place, on its device with the `hal` module made for it) and a pool of VM
+// contexts over the two. A context holds per-call mutable state (the VM stack, globals), so
 // each running call needs one of its own; the pool keeps them between calls
 // so a call does not pay for linking, and grows to the number of calls that
 // ever ran at once.
@@ -13,7 +13,6 @@
 #include <string_view>
 
 #include "drivers/runtime/api_internal.h"
-#include "hal/module/hal_module.h"
 #include "schemas/integrity.h"
 #include "vm/value.h"
 
@@ -23,48 +22,11 @@ namespace {
 using vm::Value;
 using vm::ValueType;
 
-// Parses a recorded source type: "tensor<1x784xf32>", "tensor<?x10xf32>",
-// "tensor<f32>", "i64". Anything else stays unknown (and unchecked before
-// the call; the program checks its inputs itself).
-strata_source_type ParseSourceType(std::string_view text) {
-  strata_source_type type;
-  auto element_type = [](std::string_view name, ElementType* out) {
-    std::optional<ElementType> type = ElementTypeFromName(name);
-    if (type) *out = *type;
-    return type.has_value();
-  };
-  constexpr std::string_view kPrefix = "tensor<";
-  if (text.substr(0, kPrefix.size()) != kPrefix || text.empty() || text.back() != '>') {
-    type.known = element_type(text, &type.element_type);
-    return type;
-  }
-  std::string_view body = text.substr(kPrefix.size(), text.size() - kPrefix.size() - 1);
-  for (size_t x; (x = body.find('x')) != std::string_view::npos;) {
-    std::string_view dim = body.substr(0, x);
-    body.remove_prefix(x + 1);
-    if (dim == "?") {
-      type.shape.push_back(-1);
-      continue;
-    }
-    if (dim.empty() || dim.size() > 18) return {};
-    int64_t value = 0;
-    for (char c : dim) {
-      if (c < '0' || c > '9') return {};
-      value = value * 10 + (c - '0');
-    }
-    type.shape.push_back(value);
-  }
-  if (type.shape.size() > STRATA_MAX_RANK || !element_type(body, &type.element_type)) return {};
-  type.known = true;
-  type.tensor = true;
-  return type;
-}
-
 // The element type a scalar of VM type `vm_type` travels as, given its
 // recorded source type: i1, i8, i16, ui8, ui16 and ui32 travel in the VM's
 // i32 and ui64 in its i64, keeping their own element type; anything else is
 // the VM type's own.
-ElementType ScalarElementType(char vm_type, const strata_source_type& source) {
+ElementType ScalarElementType(char vm_type, const runtime::SourceType& source) {
   if (source.known && !source.tensor && vm_type == 'i') {
     switch (source.element_type) {
       case ElementType::kBool8:
@@ -100,73 +62,21 @@ void Store(uint8_t* bytes, U value) {
   std::memcpy(bytes, &typed, sizeof(T));
 }
 
-// "i32" etc. for a VM signature character; "ref" for a reference.
-const char* VmTypeName(char vm_type) {
-  return vm_type == 'r' ? "ref" : vm::ValueTypeName(vm::ValueTypeFromSignatureChar(vm_type));
-}
+using CallContext = runtime::Session::CallContext;
 
-// Builds the function table of a loaded program.
-Status DescribeFunctions(strata_module* module) {
-  const vm::BytecodeModule& program = *module->program;
-  for (const vm::ExportedFunction& exported : program.exports()) {
-    const vm::FunctionInfo& info = program.functions()[exported.ordinal];
-    auto fn = std::make_unique<strata_function>();
-    fn->module = module;
-    fn->index = static_cast<uint32_t>(module->functions.size());
-    fn->name = std::string(exported.name);
-    fn->signature = std::string(exported.signature);
-    std::string_view args, results;
-    if (!vm::SplitSignature(exported.signature, &args, &results)) {
-      return InvalidArgumentError("function '", exported.name, "' has a malformed signature '",
-                                  exported.signature, "'");
-    }
-    fn->arg_types = std::string(args);
-    fn->result_types = std::string(results);
-    auto describe = [](std::string_view vm_types, const std::vector<std::string_view>& source_types,
-                       std::vector<std::string>* names, std::vector<strata_source_type>* parsed) {
-      for (size_t i = 0; i < vm_types.size(); ++i) {
-        const bool recorded = source_types.size() == vm_types.size();
-        names->push_back(recorded ? std::string(source_types[i]) : VmTypeName(vm_types[i]));
-        parsed->push_back(recorded ? ParseSourceType(source_types[i]) : strata_source_type());
-        // A source type that contradicts the VM type (a tensor passed as a
-        // scalar) is not used for checks.
-        if (parsed->back().tensor != (vm_types[i] == 'r')) parsed->back() = strata_source_type();
-      }
-    };
-    describe(args, info.source_arg_types, &fn->input_types, &fn->inputs);
-    describe(results, info.source_result_types, &fn->output_types, &fn->outputs);
-    module->functions.push_back(std::move(fn));
-  }
-  return OkStatus();
-}
-
-StatusOr<std::unique_ptr<strata_call_context>> CreateCallContext(strata_module& module) {
-  auto call = std::make_unique<strata_call_context>();
-  STRATA_ASSIGN_OR_RETURN(call->context, vm::Context::Create({module.hal_module, module.program}));
-  const std::string_view program_name = module.program->name();
-  for (const auto& fn : module.functions) {
-    // A name with a dot would read as "module.function".
-    const std::string name =
-        fn->name.find('.') == std::string::npos ? fn->name : StrCat(program_name, ".", fn->name);
-    STRATA_ASSIGN_OR_RETURN(vm::FunctionHandle handle, call->context->LookupFunction(name));
-    call->handles.push_back(handle);
-  }
-  return call;
-}
-
-StatusOr<std::unique_ptr<strata_call_context>> AcquireCallContext(strata_module& module) {
+StatusOr<std::unique_ptr<CallContext>> AcquireCallContext(strata_module& module) {
   {
     std::lock_guard<std::mutex> lock(module.pool_mutex);
     if (!module.idle_contexts.empty()) {
-      std::unique_ptr<strata_call_context> call = std::move(module.idle_contexts.back());
+      std::unique_ptr<CallContext> call = std::move(module.idle_contexts.back());
       module.idle_contexts.pop_back();
       return call;
     }
   }
-  return CreateCallContext(module);
+  return module.session->CreateContext();
 }
 
-void ReturnCallContext(strata_module& module, std::unique_ptr<strata_call_context> call) {
+void ReturnCallContext(strata_module& module, std::unique_ptr<CallContext> call) {
   std::lock_guard<std::mutex> lock(module.pool_mutex);
   module.idle_contexts.push_back(std::move(call));
 }
@@ -186,13 +96,14 @@ Status LoadModule(strata_device* device, StatusOr<Ref<vm::BytecodeModule>> progr
   STRATA_RETURN_IF_ERROR(program.status());
   auto module = std::make_unique<strata_module>();
   if (options) module->call_limits = options->call_limits;
-  module->device = device->device;
-  module->program = std::move(program).value();
-  STRATA_RETURN_IF_ERROR(DescribeFunctions(module.get()));
-  STRATA_ASSIGN_OR_RETURN(module->hal_module, hal::CreateHalModule(module->device, {module->program}));
+  STRATA_ASSIGN_OR_RETURN(module->session, runtime::Session::Create(device->device, std::move(program).value()));
+  for (const runtime::Function& fn : module->session->functions()) {
+    module->functions.push_back(std::make_unique<strata_function>(
+        strata_function{module.get(), static_cast<uint32_t>(module->functions.size()), &fn}));
+  }
   // Linking now reports a module that imports what this runtime lacks at
   // load time rather than at the first call; the context is the pool's first.
-  STRATA_ASSIGN_OR_RETURN(std::unique_ptr<strata_call_context> first, CreateCallContext(*module));
+  STRATA_ASSIGN_OR_RETURN(std::unique_ptr<CallContext> first, module->session->CreateContext());
   module->idle_contexts.push_back(std::move(first));
   *out_module = module.release();
   return OkStatus();
@@ -216,22 +127,13 @@ class CallerBytes final : public RefObject {
 const RefTypeInfo CallerBytes::kType = {"strata.caller_bytes"};
 
 // An input tensor as the VM value of signature type `vm_type`.
-StatusOr<Value> InputValue(const strata_function& fn, size_t i, strata_tensor* tensor) {
+StatusOr<Value> InputValue(const runtime::Function& fn, size_t i, strata_tensor* tensor) {
   const char vm_type = fn.arg_types[i];
-  const strata_source_type& expected = fn.inputs[i];
+  const runtime::SourceType& expected = fn.inputs[i];
   if (!tensor) return InvalidArgumentError(fn.name, ": input ", i, " is null");
   const hal::BufferView& view = *tensor->view;
   if (vm_type == 'r') {
-    if (expected.known) {
-      bool match = expected.element_type == view.element_type() && expected.shape.size() == view.rank();
-      for (size_t d = 0; match && d < expected.shape.size(); ++d) {
-        match = expected.shape[d] < 0 || expected.shape[d] == view.shape()[d];
-      }
-      if (!match) {
-        return InvalidArgumentError(fn.name, ": input ", i, ": expected ", fn.input_types[i], ", got ",
-                                    DescribeTensor(view));
-      }
-    }
+    STRATA_RETURN_IF_ERROR(runtime::Session::CheckTensorInput(fn, i, view));
     return Value::FromRef(tensor->view);
   }
   const ElementType want = ScalarElementType(vm_type, expected);
@@ -256,7 +158,7 @@ StatusOr<Value> InputValue(const strata_function& fn, size_t i, strata_tensor* t
 }
 
 // A result of the program as a new tensor.
-StatusOr<strata_tensor*> OutputTensor(const strata_function& fn, size_t i, const Value& value,
+StatusOr<strata_tensor*> OutputTensor(const runtime::Function& fn, size_t i, const Value& value,
                                       const Ref<hal::Device>& device) {
   if (value.type() == ValueType::kRef) {
     auto* view = RefCast<hal::BufferView>(value.ref().get());
@@ -283,13 +185,11 @@ StatusOr<strata_tensor*> OutputTensor(const strata_function& fn, size_t i, const
   return CreateTensor(device, type, {}, bytes, ElementTypeByteSize(type));
 }
 
-Status Call(strata_function* fn, strata_tensor* const* inputs, size_t input_count, strata_tensor** outputs,
+Status Call(strata_function* function, strata_tensor* const* inputs, size_t input_count, strata_tensor** outputs,
             size_t output_count, const strata_call_limits* limits) {
-  if (!fn) return InvalidArgumentError("strata_function_call: function is null");
-  if (input_count != fn->arg_types.size()) {
-    return InvalidArgumentError(fn->name, ": expected ", fn->arg_types.size(), " input",
-                                fn->arg_types.size() == 1 ? "" : "s", ", got ", input_count);
-  }
+  if (!function) return InvalidArgumentError("strata_function_call: function is null");
+  const runtime::Function* fn = function->fn;
+  STRATA_RETURN_IF_ERROR(runtime::Session::CheckInputCount(*fn, input_count));
   if (output_count != fn->result_types.size()) {
     return InvalidArgumentError(fn->name, ": returns ", fn->result_types.size(), " output",
                                 fn->result_types.size() == 1 ? "" : "s", ", got room for ", output_count);
@@ -303,15 +203,15 @@ Status Call(strata_function* fn, strata_tensor* const* inputs, size_t input_coun
     args.push_back(std::move(arg));
   }
 
-  strata_module& module = *fn->module;
-  STRATA_ASSIGN_OR_RETURN(std::unique_ptr<strata_call_context> call, AcquireCallContext(module));
+  strata_module& module = *function->module;
+  STRATA_ASSIGN_OR_RETURN(std::unique_ptr<CallContext> call, AcquireCallContext(module));
   const strata_call_limits& applied = limits ? *limits : module.call_limits;
   vm::InvocationOptions invocation;
   invocation.max_steps = applied.max_steps;
   if (applied.timeout_us) {
     invocation.deadline = std::chrono::steady_clock::now() + std::chrono::microseconds(applied.timeout_us);
   }
-  auto results = call->context->Invoke(call->handles[fn->index], args, invocation);
+  auto results = call->context->Invoke(call->handles[function->index], args, invocation);
   // A context whose call failed may hold half-updated globals; drop it.
   if (!results.ok()) return results.status();
   ReturnCallContext(module, std::move(call));
@@ -319,7 +219,7 @@ Status Call(strata_function* fn, strata_tensor* const* inputs, size_t input_coun
   std::vector<strata_tensor*> tensors;
   tensors.reserve(output_count);
   for (size_t i = 0; i < output_count; ++i) {
-    auto tensor = OutputTensor(*fn, i, (*results)[i], module.device);
+    auto tensor = OutputTensor(*fn, i, (*results)[i], module.session->device());
     if (!tensor.ok()) {
       for (strata_tensor* t : tensors) ReleaseObject(t);
       return tensor.status();
@@ -391,7 +291,8 @@ void strata_module_release(strata_module* module) { strata::api::ReleaseObject(m
 const char* strata_module_name(const strata_module* module) {
   // The name is a view into the module's FlatBuffer, which stores strings
   // NUL-terminated.
-  return module && !module->program->name().empty() ? module->program->name().data() : "";
+  const std::string_view name = module ? module->session->program()->name() : std::string_view();
+  return !name.empty() ? name.data() : "";
 }
 
 size_t strata_module_function_count(const strata_module* module) { return module ? module->functions.size() : 0; }
@@ -406,39 +307,32 @@ strata_status* strata_module_lookup_function(const strata_module* module, const 
     if (!module) return InvalidArgumentError("strata_module_lookup_function: module is null");
     if (!name) return InvalidArgumentError("strata_module_lookup_function: name is null");
     if (!out_function) return InvalidArgumentError("strata_module_lookup_function: out_function is null");
-    std::string available;
-    for (const auto& fn : module->functions) {
-      if (fn->name == name) {
-        *out_function = fn.get();
-        return OkStatus();
-      }
-      available += strata::StrCat(available.empty() ? "" : ", ", fn->name);
-    }
-    return strata::NotFoundError("function '", name, "' not found in module '", module->program->name(),
-                                 "'; available: ", available.empty() ? "none" : available);
+    STRATA_ASSIGN_OR_RETURN(const strata::runtime::Function* fn, module->session->FindFunction(name));
+    *out_function = module->functions[fn - module->session->functions().data()].get();
+    return strata::OkStatus();
   });
 }
 
-const char* strata_function_name(const strata_function* function) { return function ? function->name.c_str() : ""; }
+const char* strata_function_name(const strata_function* function) { return function ? function->fn->name.c_str() : ""; }
 
 const char* strata_function_signature(const strata_function* function) {
-  return function ? function->signature.c_str() : "";
+  return function ? function->fn->signature.c_str() : "";
 }
 
 size_t strata_function_input_count(const strata_function* function) {
-  return function ? function->input_types.size() : 0;
+  return function ? function->fn->input_types.size() : 0;
 }
 
 size_t strata_function_output_count(const strata_function* function) {
-  return function ? function->output_types.size() : 0;
+  return function ? function->fn->output_types.size() : 0;
 }
 
 const char* strata_function_input_type(const strata_function* function, size_t index) {
-  return function && index < function->input_types.size() ? function->input_types[index].c_str() : nullptr;
+  return function && index < function->fn->input_types.size() ? function->fn->input_types[index].c_str() : nullptr;
 }
 
 const char* strata_function_output_type(const strata_function* function, size_t index) {
-  return function && index < function->output_types.size() ? function->output_types[index].c_str() : nullptr;
+  return function && index < function->fn->output_types.size() ? function->fn->output_types[index].c_str() : nullptr;
 }
 
 strata_status* strata_function_call(strata_function* function, strata_tensor* const* inputs, size_t input_count,

@@ -18,12 +18,6 @@ namespace {
 #undef STRATA_ELEMENT_TYPE
 static_assert(STRATA_MAX_RANK == hal::BufferView::kMaxRank);
 
-// "tensor<2x784xf32>" for a shape and element type known to be valid.
-std::string DescribeShape(std::span<const int64_t> shape, ElementType element_type) {
-  std::string out = "tensor<";
-  for (int64_t dim : shape) out += StrCat(dim, "x");
-  return out + ElementTypeName(element_type) + ">";
-}
 
 // Checks what strata_tensor_create and strata_tensor_wrap are given: a known
 // element type, a shape of at most STRATA_MAX_RANK non-negative dimensions,
@@ -49,7 +43,7 @@ Status CheckTensorArguments(const char* function, strata_device* device, strata_
       return InvalidArgumentError(function, ": the byte size of the shape overflows 64 bits");
     }
   }
-  const std::string described = DescribeShape({shape, rank}, type);
+  const std::string described = runtime::DescribeTensorType({shape, rank}, type);
   if (needed != byte_length) {
     return InvalidArgumentError(function, ": ", described, " needs ", needed, " bytes, got ", byte_length);
   }
@@ -59,7 +53,6 @@ Status CheckTensorArguments(const char* function, strata_device* device, strata_
 
 }  // namespace
 
-std::string DescribeTensor(const hal::BufferView& view) { return DescribeShape(view.shape(), view.element_type()); }
 
 strata_tensor* NewTensor(Ref<hal::BufferView> view, Ref<hal::Device> device) {
   auto* tensor = new strata_tensor();

@@ -276,7 +276,8 @@ TEST_CASE("a module from memory: functions, signatures and the release callback"
 
   strata_function* missing = nullptr;
   CHECK(Take(strata_module_lookup_function(module, "predict", &missing)) ==
-        "NOT_FOUND: function 'predict' not found in module 'test'; available: sum, div, identity, swap");
+        "NOT_FOUND: function 'predict' not found in module 'test'; available: sum(i64) -> (i64), "
+        "div(i64, i64) -> (i64), identity(ref) -> (ref), swap(i32, f32) -> (f32, i32)");
 
   // The bytes stay in use until the module goes.
   strata_module_retain(module);
@@ -410,7 +411,7 @@ TEST_CASE("a call checks its inputs and outputs") {
   strata_function* sum = f.Function("sum");
   strata_tensor* n = Scalar(f.device, 3);
   strata_tensor* result = nullptr;
-  CHECK(Take(strata_function_call(sum, nullptr, 0, &result, 1)) == "INVALID_ARGUMENT: sum: expected 1 input, got 0");
+  CHECK(Take(strata_function_call(sum, nullptr, 0, &result, 1)) == "INVALID_ARGUMENT: function sum(i64) -> (i64) expects 1 input, got 0");
   CHECK(Take(strata_function_call(sum, &n, 1, &result, 2)) ==
         "INVALID_ARGUMENT: sum: returns 1 output, got room for 2");
   strata_tensor* null_input = nullptr;

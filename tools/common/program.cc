@@ -23,28 +23,6 @@ const char* const kProgramFlagsHelp =
 
 namespace {
 
-// "i64, f32" from signature characters, or the source types when recorded.
-std::string DescribeTypes(std::string_view vm_types, const std::vector<std::string_view>& source_types) {
-  std::string out;
-  if (!source_types.empty()) {
-    for (std::string_view type : source_types) out += StrCat(out.empty() ? "" : ", ", type);
-    return out;
-  }
-  for (char c : vm_types) {
-    vm::ValueType type = vm::ValueTypeFromSignatureChar(c);
-    out += StrCat(out.empty() ? "" : ", ", vm::ValueTypeName(type));
-  }
-  return out;
-}
-
-std::string ListFunctions(const vm::BytecodeModule& module) {
-  std::string out;
-  for (const auto& fn : module.exports()) {
-    out += StrCat(out.empty() ? "" : ", ", DescribeFunction(fn.name, module.functions()[fn.ordinal]));
-  }
-  return out.empty() ? "none" : out;
-}
-
 // Every driver of the build, and whether it can create a device here.
 void ListDevices() {
   hal::DriverRegistry& registry = drivers::DefaultRegistry();
@@ -62,11 +40,6 @@ void ListDevices() {
 }
 
 }  // namespace
-
-std::string DescribeFunction(std::string_view name, const vm::FunctionInfo& fn) {
-  return StrCat(name, "(", DescribeTypes(fn.arg_types, fn.source_arg_types), ") -> (",
-                DescribeTypes(fn.result_types, fn.source_result_types), ")");
-}
 
 bool ParseProgramFlag(const std::string& arg, ProgramOptions* options) {
   std::string value;
@@ -118,7 +91,7 @@ StatusOr<bool> PrintListing(const ProgramOptions& options) {
   if (!options.list_functions) return false;
   STRATA_ASSIGN_OR_RETURN(Ref<vm::BytecodeModule> module, LoadModule(options));
   for (const auto& fn : module->exports()) {
-    std::printf("%s\n", DescribeFunction(fn.name, module->functions()[fn.ordinal]).c_str());
+    std::printf("%s\n", runtime::DescribeFunction(fn.name, module->functions()[fn.ordinal]).c_str());
   }
   return true;
 }
@@ -133,37 +106,38 @@ std::string DefaultDevice() {
 
 StatusOr<std::unique_ptr<Program>> Program::Load(const ProgramOptions& options) {
   auto program = std::make_unique<Program>();
-  STRATA_ASSIGN_OR_RETURN(program->module, LoadModule(options));
-  const vm::BytecodeModule& module = *program->module;
-  std::string function = options.function;
-  if (function.empty()) {
-    if (module.exports().size() != 1) {
-      return InvalidArgumentError("missing --function=NAME; the module exports ", ListFunctions(module));
-    }
-    function = std::string(module.exports().front().name);
-  }
-  if (function.find('.') == std::string::npos && !module.LookupExport(function)) {
-    return NotFoundError("function '", function, "' not found in module '", module.name(),
-                         "'; available: ", ListFunctions(module));
-  }
-
+  STRATA_ASSIGN_OR_RETURN(Ref<vm::BytecodeModule> module, LoadModule(options));
   const std::string device = options.device.empty() ? DefaultDevice() : options.device;
   STRATA_ASSIGN_OR_RETURN(program->device, drivers::DefaultRegistry().CreateDevice(device));
-  STRATA_ASSIGN_OR_RETURN(Ref<vm::NativeModule> hal_module,
-                          hal::CreateHalModule(program->device, {program->module}));
-  STRATA_ASSIGN_OR_RETURN(program->context, vm::Context::Create({hal_module, program->module}));
-  STRATA_ASSIGN_OR_RETURN(program->function, program->context->LookupFunction(function));
-  vm::SplitSignature(program->function.signature, &program->arg_types, &program->result_types);
-  if (auto fn = module.LookupExport(program->function.name); fn && fn->signature == program->function.signature) {
-    program->info = &module.functions()[fn->ordinal];
+  STRATA_ASSIGN_OR_RETURN(program->session, runtime::Session::Create(program->device, std::move(module)));
+  const runtime::Session& session = *program->session;
+  std::string function = options.function;
+  if (function.empty()) {
+    if (session.functions().size() != 1) {
+      return InvalidArgumentError("missing --function=NAME; the module exports ", session.ListFunctions());
+    }
+    function = session.functions().front().name;
   }
-  program->description = program->info ? DescribeFunction(program->function.name, *program->info)
-                                        : std::string(program->function.name);
+  STRATA_ASSIGN_OR_RETURN(program->call, session.CreateContext());
+  program->context = program->call->context.get();
+  if (function.find('.') == std::string::npos) {
+    STRATA_ASSIGN_OR_RETURN(program->exported, session.FindFunction(function));
+    program->function = program->call->handles[program->exported - session.functions().data()];
+    program->info = program->exported->info;
+    program->description = program->exported->description;
+  } else {
+    // MODULE.NAME: a function of another module of the context.
+    STRATA_ASSIGN_OR_RETURN(program->function, program->context->LookupFunction(function));
+    program->description = std::string(program->function.name);
+  }
+  vm::SplitSignature(program->function.signature, &program->arg_types, &program->result_types);
   return program;
 }
 
 StatusOr<std::vector<vm::Value>> Program::ParseInputs(std::span<const std::string> inputs) const {
-  if (inputs.size() != arg_types.size()) {
+  if (exported) {
+    STRATA_RETURN_IF_ERROR(runtime::Session::CheckInputCount(*exported, inputs.size()));
+  } else if (inputs.size() != arg_types.size()) {
     return InvalidArgumentError("function ", description, " expects ", arg_types.size(), " input",
                                 arg_types.size() == 1 ? "" : "s", ", got ", inputs.size());
   }

@@ -14,11 +14,15 @@
 //                        create a device here and, if so, the device with
 //                        its memory, limits and features
 //
-// A Program is the module loaded (in place, verified), a device, the `hal`
-// module on that device, and a context linking the two with the function
-// resolved. Every failure names what was expected and what was found: an
-// unknown function lists those that exist, a wrong number of inputs names
-// the function with its types.
+// A Program is a session (drivers/runtime/session.h: the module loaded in
+// place and verified, a device, the `hal` module on that device, as the C API
+// assembles them) and a context of it with the function resolved. Every
+// failure names what was expected and what was found: an unknown function
+// lists those that exist, a wrong number of inputs names the function with
+// its types. A tensor of the wrong shape is left to the program's own check
+// (hal.buffer_view.assert), whose error carries the backtrace to the line of
+// the model; the C API checks shapes before the call instead
+// (Session::CheckTensorInput), as an application has no use for a backtrace.
 //
 // Thread safety: a Program is one context, so one call at a time.
 #pragma once
@@ -29,10 +33,10 @@
 #include <string_view>
 #include <vector>
 
+#include "drivers/runtime/session.h"
 #include "hal/device.h"
-#include "vm/bytecode_module.h"
-#include "vm/context.h"
 #include "vm/base/status.h"
+#include "vm/context.h"
 #include "vm/value.h"
 
 namespace strata::tools {
@@ -60,25 +64,24 @@ StatusOr<bool> PrintListing(const ProgramOptions& options);
 // cpu-task where the build has it, else the first driver registered.
 std::string DefaultDevice();
 
-// "main(tensor<1x784xf32>) -> (tensor<1x10xf32>)" with the recorded source
-// types, "scale(i64, f32) -> (i64, f32)" from the signature otherwise.
-std::string DescribeFunction(std::string_view name, const vm::FunctionInfo& fn);
-
 struct Program {
   // Loads --module, creates --device and links them, resolving --function.
   static StatusOr<std::unique_ptr<Program>> Load(const ProgramOptions& options);
 
   // The call's arguments from --input values, one per argument of the
-  // function (checked here, before anything runs); tensors become buffer
+  // function (counted here, before anything runs); tensors become buffer
   // views allocated from the device. A bare f32=2.5 is a scalar, unless the
   // function's recorded source type for that argument is tensor<f32>.
   StatusOr<std::vector<vm::Value>> ParseInputs(std::span<const std::string> inputs) const;
 
-  Ref<vm::BytecodeModule> module;
-  Ref<hal::Device> device;
-  std::unique_ptr<vm::Context> context;
+  std::unique_ptr<runtime::Session> session;
+  Ref<hal::Device> device;  // the session's
+  std::unique_ptr<runtime::Session::CallContext> call;
+  vm::Context* context = nullptr;  // call's
   vm::FunctionHandle function;
   std::string_view arg_types, result_types;  // signature characters
+  // The program's export; null for a function of the hal module.
+  const runtime::Function* exported = nullptr;
   // What the module recorded about the function (source types, transient
   // bytes); null for a function of the hal module.
   const vm::FunctionInfo* info = nullptr;

@@ -186,7 +186,7 @@ Status Run(int argc, char** argv) {
     std::printf("  func#%zu %s (%s): %u bytes, %u scalar + %u ref registers\n", i, std::string(fn.name).c_str(),
                 std::string(fn.signature).c_str(), fn.code_length, fn.scalar_register_count, fn.ref_register_count);
     if (!fn.source_arg_types.empty() || !fn.source_result_types.empty()) {
-      std::printf("    source types: %s\n", DescribeFunction("", fn).c_str());
+      std::printf("    source types: %s\n", runtime::DescribeFunction("", fn).c_str());
     }
     std::printf("    transient memory: %llu bytes\n", static_cast<unsigned long long>(fn.transient_bytes));
     if (!disassemble) continue;
