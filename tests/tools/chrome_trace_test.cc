@@ -13,7 +13,11 @@
 #include <vector>
 
 #include "tools/common/chrome_trace.h"
-#include "tools/common/tensor_io.h"
+#include "tools/common/file_io.h"
+#include "tools/common/numpy_io.h"
+#include "tools/common/tensor_compare.h"
+#include "tools/common/tensor_text.h"
+#include "tools/common/tensor_values.h"
 
 namespace strata::tools {
 namespace {

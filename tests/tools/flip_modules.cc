@@ -18,7 +18,11 @@
 #include "drivers/registry.h"
 #include "hal/module/hal_module.h"
 #include "tests/vm/default_inputs.h"
-#include "tools/common/tensor_io.h"
+#include "tools/common/file_io.h"
+#include "tools/common/numpy_io.h"
+#include "tools/common/tensor_compare.h"
+#include "tools/common/tensor_text.h"
+#include "tools/common/tensor_values.h"
 #include "vm/bytecode_module.h"
 #include "vm/context.h"
 

@@ -12,7 +12,12 @@
 #include <unistd.h>
 
 #include "drivers/registry.h"
-#include "tools/common/tensor_io.h"
+#include "tools/common/file_io.h"
+#include "vm/base/float16.h"
+#include "tools/common/numpy_io.h"
+#include "tools/common/tensor_compare.h"
+#include "tools/common/tensor_text.h"
+#include "tools/common/tensor_values.h"
 
 namespace strata::tools {
 namespace {

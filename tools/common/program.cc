@@ -6,7 +6,11 @@
 #include "hal/module/hal_module.h"
 #include "schemas/integrity.h"
 #include "tools/common/flags.h"
-#include "tools/common/tensor_io.h"
+#include "tools/common/file_io.h"
+#include "tools/common/numpy_io.h"
+#include "tools/common/tensor_compare.h"
+#include "tools/common/tensor_text.h"
+#include "tools/common/tensor_values.h"
 
 namespace strata::tools {
 

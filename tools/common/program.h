@@ -8,7 +8,7 @@
 //                        the context (the hal module: hal.device.query_i64)
 //   --device=SPEC        a driver with options (default cpu-task where the
 //                        build has it, e.g. cpu-sync, cpu-task?threads=2)
-//   --input=VALUE        one per argument, in the syntax of tensor_io.h
+//   --input=VALUE        one per argument, in the syntax of tensor_text.h
 //   --list-functions     prints the module's exports with their types
 //   --list-devices       prints every driver of the build, whether it can
 //                        create a device here and, if so, the device with

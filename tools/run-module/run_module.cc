@@ -9,7 +9,7 @@
 // The program runs in a context of two modules, the `hal` module on the
 // device named by --device and the program itself (tools/common/program.h).
 // Inputs, printed results and expected outputs share one syntax
-// (tools/common/tensor_io.h), so a printed result can be pasted back as an
+// (tools/common/tensor_text.h), so a printed result can be pasted back as an
 // input; tensors travel as buffer views. A bare TYPE=VALUE is a scalar,
 // except for an argument whose recorded source type is that 0-d tensor
 // (f32=2.5 for a tensor<f32>). Flags also accept IREE's spelling with
@@ -31,7 +31,11 @@
 #include "tools/common/chrome_trace.h"
 #include "tools/common/flags.h"
 #include "tools/common/program.h"
-#include "tools/common/tensor_io.h"
+#include "tools/common/file_io.h"
+#include "tools/common/numpy_io.h"
+#include "tools/common/tensor_compare.h"
+#include "tools/common/tensor_text.h"
+#include "tools/common/tensor_values.h"
 #include "tools/common/tool_main.h"
 #include "vm/value.h"
 
