@@ -13,7 +13,7 @@ namespace strata::bytecode {
 // Module format version written by this compiler and accepted by this
 // runtime. A runtime refuses modules with a newer major version.
 inline constexpr uint16_t kVersionMajor = 1;
-inline constexpr uint16_t kVersionMinor = 1;
+inline constexpr uint16_t kVersionMinor = 2;
 
 // External data (rodata, executables) is aligned to this many bytes.
 inline constexpr uint64_t kExternalAlignment = 64;
@@ -59,7 +59,7 @@ constexpr size_t FixedOperandSize(char c) {
     case 'i': case 'I': case 'l': case 'L': case 'f': case 'F':
     case 'd': case 'D': case 'r': case 'R': case 'k': case 'm':
       return 2;
-    case '4': case 'b': case 's': case 'o': case 'g': case 'h':
+    case '4': case 'b': case 's': case 'o': case 'g': case 'h': case 'e':
       return 4;
     case '8':
       return 8;

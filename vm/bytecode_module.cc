@@ -14,6 +14,8 @@
 #include "vm/verifier.h"
 
 namespace strata::vm {
+
+const RefTypeInfo EmbeddedExecutable::kType = {"vm.executable"};
 namespace {
 
 // Keeps a read-only file mapping alive.
@@ -257,6 +259,10 @@ Status BytecodeModule::Parse() {
       }
       STRATA_RETURN_IF_ERROR(external(exe->data(), "executable", info.name, &info.data));
       if (exe->metadata()) info.metadata = {exe->metadata()->data(), exe->metadata()->size()};
+      auto group = std::find_if(executable_groups_.begin(), executable_groups_.end(),
+                                [&](const ExecutableGroup& g) { return g.name == info.name; });
+      if (group == executable_groups_.end()) group = executable_groups_.insert(group, {info.name, {}});
+      group->variants.push_back(static_cast<uint32_t>(executables_.size()));
       executables_.push_back(info);
     }
   }

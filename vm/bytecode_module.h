@@ -75,6 +75,13 @@ struct ExecutableInfo {
   std::span<const uint8_t> metadata;
 };
 
+// The embedded executables of one name: the variants of one executable, one
+// per format (and per CPU feature level) it was compiled for.
+struct ExecutableGroup {
+  std::string_view name;
+  std::vector<uint32_t> variants;  // indices into executables()
+};
+
 class BytecodeModule final : public Module {
  public:
   // Maps the file read-only; the mapping lives as long as the module.
@@ -95,6 +102,9 @@ class BytecodeModule final : public Module {
   const std::vector<ImportInfo>& imports() const { return imports_; }
   const std::vector<RodataInfo>& rodata() const { return rodata_; }
   const std::vector<ExecutableInfo>& executables() const { return executables_; }
+  // The executables grouped by name, in the order each name first appears:
+  // what the operand of const.ref.executable numbers.
+  const std::vector<ExecutableGroup>& executable_groups() const { return executable_groups_; }
   const std::vector<std::string_view>& strings() const { return strings_; }
   uint32_t global_scalar_bytes() const { return global_scalar_bytes_; }
   std::span<const uint8_t> global_scalar_init() const { return global_scalar_init_; }
@@ -122,10 +132,30 @@ class BytecodeModule final : public Module {
   std::vector<ExportedFunction> exports_;
   std::vector<RodataInfo> rodata_;
   std::vector<ExecutableInfo> executables_;
+  std::vector<ExecutableGroup> executable_groups_;
   std::vector<std::string_view> strings_;
   uint32_t global_scalar_bytes_ = 0;
   std::span<const uint8_t> global_scalar_init_;
   uint32_t global_ref_count_ = 0;
+};
+
+// An embedded executable as a VM value (const.ref.executable): its module,
+// kept alive by the ref, and its group there. The VM knows nothing of what
+// the bytes are; the hal module prepares them (hal.executable.create).
+class EmbeddedExecutable final : public RefObject {
+ public:
+  static const RefTypeInfo kType;
+  EmbeddedExecutable(Ref<BytecodeModule> module, uint32_t group)
+      : RefObject(&kType), module_(std::move(module)), group_(group) {}
+
+  const BytecodeModule& module() const { return *module_; }
+  std::string_view name() const { return module_->executable_groups()[group_].name; }
+  // The variants, each an index into module().executables().
+  std::span<const uint32_t> variants() const { return module_->executable_groups()[group_].variants; }
+
+ private:
+  Ref<BytecodeModule> module_;
+  uint32_t group_;
 };
 
 }  // namespace strata::vm

@@ -63,6 +63,7 @@ std::string FormatInstruction(const DecodedInstruction& inst) {
       case 'm': out += StrCat("import#", o.value); break;
       case 's': out += StrCat("string#", o.value); break;
       case 'o': out += StrCat("rodata#", o.value); break;
+      case 'e': out += StrCat("executable#", o.value); break;
       case 'g': out += StrCat("global+", o.value); break;
       case 'h': out += StrCat("refglobal#", o.value); break;
       case 'v': case 'V': {

@@ -126,6 +126,12 @@ void MakeRodataView(ModuleInstance* instance, uint32_t ordinal, RefObject** slot
   StoreOwned(slot, view.Detach());
 }
 
+void MakeExecutableRef(ModuleInstance* instance, uint32_t group, RefObject** slot) {
+  Ref<EmbeddedExecutable> executable =
+      MakeRef<EmbeddedExecutable>(Ref<BytecodeModule>::Borrow(instance->bytecode), group);
+  StoreOwned(slot, executable.Detach());
+}
+
 // What a program allocates is charged against the invocation's
 // max_allocation_bytes, so an untrusted module cannot exhaust memory.
 Status ChargeAllocation(const char* what, uint64_t bytes, uint64_t* budget) {
@@ -313,7 +319,7 @@ consteval size_t InstructionSize(bytecode::Opcode op) {
     DISPATCH();                 \
   } while (0)
 #define U16(k) ReadLE<uint16_t>(pc + OperandAt(kOp, k, "kmvVx"))
-#define U32(k) ReadLE<uint32_t>(pc + OperandAt(kOp, k, "4bsogh"))
+#define U32(k) ReadLE<uint32_t>(pc + OperandAt(kOp, k, "4bsoghe"))
 #define U64(k) ReadLE<uint64_t>(pc + OperandAt(kOp, k, "8"))
 #define S(k) (*RegisterAddress(s, ReadLE<uint16_t>(pc + OperandAt(kOp, k, "iIlLfFdD"))))
 #define R(k) (*RegisterAddress(r, ReadLE<uint16_t>(pc + OperandAt(kOp, k, "rR"))))
@@ -470,6 +476,10 @@ OP(CONST_F64) { S(0) = U64(1); NEXT(); }
 OP(CONST_REF_ZERO) { AssignRef(R(0), nullptr); NEXT(); }
 OP(CONST_REF_RODATA) {
   MakeRodataView(ix->fp->instance, U32(1), &R(0));
+  NEXT();
+}
+OP(CONST_REF_EXECUTABLE) {
+  MakeExecutableRef(ix->fp->instance, U32(1), &R(0));
   NEXT();
 }
 

@@ -131,6 +131,12 @@ class FunctionVerifier {
           return Error(inst.pc, "rodata segment ", o.value, " but the module has ", module_.rodata().size());
         }
         return OkStatus();
+      case 'e':
+        if (o.value >= module_.executable_groups().size()) {
+          return Error(inst.pc, "executable ", o.value, " but the module embeds ",
+                       module_.executable_groups().size());
+        }
+        return OkStatus();
       case 'g': {
         // The access width comes from the value operand's type letter.
         char value_kind = inst.operands[0].kind;

@@ -641,8 +641,11 @@ LogicalResult FunctionLowering::run() {
   bool dispatches = false;
   source.walk([&](flow::DispatchOp) { dispatches = true; });
   if (dispatches)
-    executable = call1("executable.create",
-                       {device, text(module.options.executableName)});
+    executable = call1(
+        "executable.create",
+        {device, vm::ConstRefExecutableOp::create(
+                     b, loc, vm::RefType::get(b.getContext()),
+                     b.getStringAttr(module.options.executableName))});
   for (BlockArgument arg : entry.getArguments()) {
     Value vmArg = blocks[&entry]->getArgument(arg.getArgNumber());
     auto tensor = dyn_cast<RankedTensorType>(arg.getType());

@@ -109,7 +109,7 @@ StatusOr<std::unique_ptr<Session>> Session::Create(Ref<hal::Device> device, Ref<
     fn.description = DescribeFunction(fn.name, info);
     session->functions_.push_back(std::move(fn));
   }
-  STRATA_ASSIGN_OR_RETURN(session->hal_module_, hal::CreateHalModule(session->device_, {session->program_}));
+  STRATA_ASSIGN_OR_RETURN(session->hal_module_, hal::CreateHalModule(session->device_));
   return session;
 }
 

@@ -25,11 +25,16 @@ using vm::ValueType;
 // What every function of one hal module shares.
 struct ModuleState {
   Ref<Device> device;
-  std::vector<Ref<vm::BytecodeModule>> programs;
-  // Prepared executables by (device, name); holding the device keeps its
-  // address from being reused by another device while cached.
+  // Prepared executables by (device, module, executable group); holding the
+  // device and the module keeps their addresses from being reused while
+  // cached.
+  struct Prepared {
+    Ref<Device> device;
+    Ref<RefObject> module;
+    Ref<Executable> executable;
+  };
   std::mutex mutex;
-  std::map<std::pair<const Device*, std::string>, std::pair<Ref<Device>, Ref<Executable>>> executables;
+  std::map<std::tuple<const Device*, const vm::BytecodeModule*, std::string_view>, Prepared> executables;
 };
 
 // Keeps a buffer range mapped for as long as the vm.buffer viewing it lives.
@@ -133,33 +138,17 @@ struct SubmitLists {
   std::vector<CommandBuffer*> command_buffers;
 };
 
-StatusOr<Ref<Executable>> CreateExecutable(ModuleState& state, Device* device, std::string_view name) {
+StatusOr<Ref<Executable>> CreateExecutable(ModuleState& state, Device* device,
+                                           const vm::EmbeddedExecutable& embedded) {
+  const vm::BytecodeModule& owner = embedded.module();
+  const std::string_view name = embedded.name();
   std::lock_guard<std::mutex> lock(state.mutex);
-  auto key = std::make_pair(static_cast<const Device*>(device), std::string(name));
+  auto key = std::make_tuple(static_cast<const Device*>(device), &owner, name);
   auto it = state.executables.find(key);
-  if (it != state.executables.end()) return it->second.second;
+  if (it != state.executables.end()) return it->second.executable;
 
-  // Every embedding of `name` across the programs; they must all come from
-  // one program.
-  const vm::BytecodeModule* owner = nullptr;
   std::vector<const vm::ExecutableInfo*> candidates;
-  std::string all_names;
-  for (const auto& program : state.programs) {
-    for (const vm::ExecutableInfo& info : program->executables()) {
-      all_names += StrCat(all_names.empty() ? "" : ", ", program->name(), ".", info.name, " (", info.format, ")");
-      if (info.name != name) continue;
-      if (owner && owner != program.get()) {
-        return InvalidArgumentError("executable '", name, "' is embedded in both '",
-                                    owner->name(), "' and '", program->name(), "'");
-      }
-      owner = program.get();
-      candidates.push_back(&info);
-    }
-  }
-  if (candidates.empty()) {
-    return NotFoundError("no embedded executable named '", name,
-                         "' (embedded: ", all_names.empty() ? "none" : all_names, ")");
-  }
+  for (uint32_t variant : embedded.variants()) candidates.push_back(&owner.executables()[variant]);
   Status unsuitable;
   for (const std::string& format : device->info().executable_formats) {
     for (const vm::ExecutableInfo* info : candidates) {
@@ -169,7 +158,7 @@ StatusOr<Ref<Executable>> CreateExecutable(ModuleState& state, Device* device, s
       params.format = info->format;
       params.data = info->data;
       params.metadata = info->metadata;
-      params.owner = Ref<RefObject>::Borrow(const_cast<vm::BytecodeModule*>(owner));
+      params.owner = Ref<RefObject>::Borrow(const_cast<vm::BytecodeModule*>(&owner));
       StatusOr<Ref<Executable>> executable = device->PrepareExecutable(params);
       if (!executable.ok()) {
         // Another embedding of the same format may suit this device (one
@@ -180,15 +169,15 @@ StatusOr<Ref<Executable>> CreateExecutable(ModuleState& state, Device* device, s
         }
         return std::move(executable).status();
       }
-      state.executables.emplace(key, std::make_pair(Ref<Device>::Borrow(device), *executable));
+      state.executables.emplace(key, ModuleState::Prepared{Ref<Device>::Borrow(device), params.owner, *executable});
       return executable;
     }
   }
   if (!unsuitable.ok()) return unsuitable;
-  std::string embedded, runs;
-  for (const vm::ExecutableInfo* info : candidates) embedded += StrCat(embedded.empty() ? "" : ", ", info->format);
+  std::string formats, runs;
+  for (const vm::ExecutableInfo* info : candidates) formats += StrCat(formats.empty() ? "" : ", ", info->format);
   for (const std::string& f : device->info().executable_formats) runs += (runs.empty() ? "" : ", ") + f;
-  return IncompatibleError("executable '", name, "' is embedded as ", embedded,
+  return IncompatibleError("executable '", name, "' is embedded as ", formats,
                            " but device '", device->info().name, "' runs ", runs);
 }
 
@@ -408,8 +397,8 @@ Status AddFunctions(vm::NativeModule& module, std::shared_ptr<ModuleState> state
   // ---- executable ----
   STRATA_RETURN_IF_ERROR(add("executable.create", [](ModuleState& state, const Args& args, CallResults results) {
     STRATA_ASSIGN_OR_RETURN(Device * device, args.Get<Device>(0, "device"));
-    STRATA_ASSIGN_OR_RETURN(std::string_view name, args.Text(1, "name"));
-    STRATA_ASSIGN_OR_RETURN(Ref<Executable> executable, CreateExecutable(state, device, name));
+    STRATA_ASSIGN_OR_RETURN(vm::EmbeddedExecutable * embedded, args.Get<vm::EmbeddedExecutable>(1, "executable"));
+    STRATA_ASSIGN_OR_RETURN(Ref<Executable> executable, CreateExecutable(state, device, *embedded));
     results[0] = RefValue(std::move(executable));
     return OkStatus();
   }));
@@ -598,11 +587,10 @@ Status AddFunctions(vm::NativeModule& module, std::shared_ptr<ModuleState> state
 
 }  // namespace
 
-StatusOr<Ref<vm::NativeModule>> CreateHalModule(Ref<Device> device, std::vector<Ref<vm::BytecodeModule>> programs) {
+StatusOr<Ref<vm::NativeModule>> CreateHalModule(Ref<Device> device) {
   if (!device) return InvalidArgumentError("hal module: the device is null");
   auto state = std::make_shared<ModuleState>();
   state->device = std::move(device);
-  state->programs = std::move(programs);
   Ref<vm::NativeModule> module = vm::NativeModule::Create("hal");
   STRATA_RETURN_IF_ERROR(AddFunctions(*module, std::move(state)));
   return module;

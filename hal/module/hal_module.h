@@ -52,9 +52,10 @@
 //                                       a vm.buffer of text, shape a vm.list of i64 where -1
 //                                       matches any size
 //
-//   executable.create         rr_r     (device, name) -> executable: the executable of that
-//                                       name embedded in the module(s) this hal module was
-//                                       created for, in the first format (by the device's
+//   executable.create         rr_r     (device, executable) -> executable: a vm.executable
+//                                       (vm.const.ref.executable: an executable the calling
+//                                       module embeds, in every format it was compiled for)
+//                                       prepared in the first format (by the device's
 //                                       preference) the device runs; prepared once per
 //                                       device and then shared
 //
@@ -87,12 +88,9 @@
 //                                       pairs, flat; command_buffers a vm.list of command
 //                                       buffers; any of the three may be null for none
 //
-// Why the module is created for its programs: the VM does not tell a native
-// function which module called it, so `executable.create` cannot look in "the
-// calling module". Instead the hal module is created for the bytecode modules
-// whose embedded executables it serves (normally the one program of a
-// context) and looks names up in them; a name found in two of them is an
-// error naming both.
+// Executables arrive as values: the program hands over the vm.executable
+// the VM made from its own module, so the hal module never looks anything up
+// by name, and one hal module serves every program of a context.
 //
 // Tracing: besides the event the VM records for every call into this module,
 // semaphore.wait reports the host wait itself ("semaphore.wait", with the
@@ -103,8 +101,6 @@
 // by one thread at a time).
 #pragma once
 
-#include <vector>
-
 #include "hal/device.h"
 #include "vm/bytecode_module.h"
 #include "vm/native_module.h"
@@ -112,7 +108,6 @@
 
 namespace strata::hal {
 
-StatusOr<Ref<vm::NativeModule>> CreateHalModule(Ref<Device> device,
-                                                    std::vector<Ref<vm::BytecodeModule>> programs);
+StatusOr<Ref<vm::NativeModule>> CreateHalModule(Ref<Device> device);
 
 }  // namespace strata::hal

@@ -5,7 +5,7 @@
 // RUN: compile-module %s --emit=bytecode-listing | FileCheck %s
 
 // Imports split at the first '.'; signatures are type characters.
-// CHECK:      module @emit version 1.1
+// CHECK:      module @emit version 1.2
 // CHECK-NEXT: import #0 @check.expect_eq_i32 ii_
 // CHECK-NEXT: import #1 @hal.buffer.view rI_ri
 // CHECK-NEXT: export "branches" = function #2

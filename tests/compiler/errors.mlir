@@ -7,6 +7,7 @@
 // RUN: not compile-module %t/unknown-op.mlir 2>&1 | FileCheck %s --check-prefix=UNKNOWN-OP
 // RUN: not compile-module %t/two-modules.mlir 2>&1 | FileCheck %s --check-prefix=TWO-MODULES
 // RUN: not compile-module %t/no-such-file.mlir 2>&1 | FileCheck %s --check-prefix=NO-FILE
+// RUN: not compile-module %t/missing-executable.mlir -o %t/missing.smod 2>&1 | FileCheck %s --check-prefix=MISSING-EXECUTABLE
 
 //--- unsupported.mlir
 vm.module @m {
@@ -51,3 +52,14 @@ vm.module @b {
 // TWO-MODULES: two-modules.mlir:3:1: error: expected the input to hold one vm.module only
 
 // NO-FILE: compile-module: cannot open input file '{{.*}}no-such-file.mlir': No such file or directory
+
+//--- missing-executable.mlir
+// A program can name only an executable the module embeds.
+vm.module @m {
+  vm.func @f() -> !vm.ref {
+    // MISSING-EXECUTABLE: missing-executable.mlir:{{[0-9]+}}:{{[0-9]+}}: error: 'vm.const.ref.executable' op names executable 'kernels', which the module does not embed
+    %e = vm.const.ref.executable "kernels" : !vm.ref
+    vm.return %e : !vm.ref
+  }
+  vm.export @f
+}

@@ -102,7 +102,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     device->PrepareExecutable(params).status().IgnoreError();
   }
   if (!trusted) return 0;
-  auto hal_module = hal::CreateHalModule(device, {*module});
+  auto hal_module = hal::CreateHalModule(device);
   if (!hal_module.ok()) return 0;
   auto context = vm::Context::Create({check, *hal_module, *module});
   if (!context.ok()) return 0;

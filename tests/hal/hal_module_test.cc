@@ -93,7 +93,8 @@ class Program {
     executables.push_back({"foreign", foreign_format_, HostKernelElf("fail_if"), {}});
     auto module = vm::BytecodeModule::LoadOwned(BuildProgram(executables));
     REQUIRE_MESSAGE(module.ok(), module.status().ToString());
-    auto hal = hal::CreateHalModule(device_, {module.value()});
+    module_ = module.value();
+    auto hal = hal::CreateHalModule(device_);
     REQUIRE_MESSAGE(hal.ok(), hal.status().ToString());
     auto context = vm::Context::Create({Ref<vm::Module>(hal.value()), Ref<vm::Module>(module.value())});
     REQUIRE_MESSAGE(context.ok(), context.status().ToString());
@@ -112,11 +113,23 @@ class Program {
     return std::move(results).value();
   }
 
+  // The program's embedded executable `name`, as vm.const.ref.executable
+  // makes it.
+  Value Executable(std::string_view name) const {
+    const auto& groups = module_->executable_groups();
+    for (uint32_t i = 0; i < groups.size(); ++i) {
+      if (groups[i].name == name) return Value::FromRef(MakeRef<vm::EmbeddedExecutable>(module_, i));
+    }
+    FAIL("no executable named ", std::string(name));
+    return Value::FromRef(nullptr);
+  }
+
   hal::Device* device() const { return device_.get(); }
   const std::string& foreign_format() const { return foreign_format_; }
 
  private:
   Ref<hal::Device> device_;
+  Ref<vm::BytecodeModule> module_;
   std::string foreign_format_;
   std::unique_ptr<vm::Context> context_;
 };
@@ -164,10 +177,10 @@ TEST_CASE("hal module: a dispatch from allocation to read-back") {
     Ref<vm::Buffer> source = vm::Buffer::Allocate(64).value();
     for (int i = 0; i < 16; ++i) reinterpret_cast<float*>(source->data())[i] = float(i);
 
-    Value executable = program.Must("executable.create", {device, RefArg(Text("kernels"))})[0];
+    Value executable = program.Must("executable.create", {device, program.Executable("kernels")})[0];
     CHECK(static_cast<hal::Executable*>(executable.ref().get())->format() == info.executable_formats[0]);
     // Prepared once, then shared.
-    CHECK(program.Must("executable.create", {device, RefArg(Text("kernels"))})[0].ref().get() ==
+    CHECK(program.Must("executable.create", {device, program.Executable("kernels")})[0].ref().get() ==
           executable.ref().get());
 
     Value command_buffer = program.Must("command_buffer.create", {device})[0];
@@ -251,9 +264,10 @@ TEST_CASE("hal module: errors name the function, the argument and the types") {
                {"hal.command_buffer.dispatch: argument 1 (executable) must be a hal.executable, got hal.buffer"});
     CheckError(program.Call("buffer.length", {Value::FromRef(nullptr)}).status(), StatusCode::kInvalidArgument,
                {"hal.buffer.length: argument 0 (buffer) must be a hal.buffer, got null"});
-    CheckError(program.Call("executable.create", {device, RefArg(Text("missing"))}).status(),
-               StatusCode::kNotFound, {"no embedded executable named 'missing'", "program.kernels (cpu-elf-riscv64)"});
-    CheckError(program.Call("executable.create", {device, RefArg(Text("foreign"))}).status(),
+    CheckError(program.Call("executable.create", {device, RefArg(Text("kernels"))}).status(),
+               StatusCode::kInvalidArgument,
+               {"hal.executable.create: argument 1 (executable) must be a vm.executable, got vm.buffer"});
+    CheckError(program.Call("executable.create", {device, program.Executable("foreign")}).status(),
                StatusCode::kIncompatible,
                {"'foreign' is embedded as " + program.foreign_format(),
                 "runs " + program.device()->info().executable_formats[0]});
@@ -265,7 +279,7 @@ TEST_CASE("hal module: errors name the function, the argument and the types") {
                                                     Value::I32(0), Value::I32(1)})
                    .status(),
                StatusCode::kOutOfRange, {"hal.command_buffer.fill: ", "[0, 128)", "64-byte buffer"});
-    Value executable = program.Must("executable.create", {device, RefArg(Text("kernels"))})[0];
+    Value executable = program.Must("executable.create", {device, program.Executable("kernels")})[0];
     CheckError(program.Call("command_buffer.dispatch",
                             {command_buffer, executable, Value::I32(0), Value::I32(1), Value::I32(1), Value::I32(1),
                              RefArg(MakeList({Value::I32(16)})), RefArg(MakeList({buffer, Value::I64(0)}))})
@@ -294,7 +308,7 @@ TEST_CASE("hal module: errors name the function, the argument and the types") {
     Value semaphore = program.Must("semaphore.create", {device, Value::I64(0)})[0];
     CHECK(program.Must("semaphore.wait", {semaphore, Value::I64(5), Value::I64(1000)})[0].i32() ==
           static_cast<int32_t>(StatusCode::kDeadlineExceeded));
-    Value failing = program.Must("executable.create", {device, RefArg(Text("failing"))})[0];
+    Value failing = program.Must("executable.create", {device, program.Executable("failing")})[0];
     Value fail_buffer = program.Must("command_buffer.create", {device})[0];
     program.Must("command_buffer.begin", {fail_buffer});
     program.Must("command_buffer.dispatch", {fail_buffer, failing, Value::I32(0), Value::I32(2), Value::I32(1),

@@ -41,7 +41,7 @@ struct Sample {
 StatusOr<std::vector<std::vector<uint8_t>>> RunAll(std::span<const uint8_t> bytes, hal::Device& device_ref,
                                                    Ref<hal::Device> device) {
   STRATA_ASSIGN_OR_RETURN(Ref<vm::BytecodeModule> module, vm::BytecodeModule::LoadBytes(bytes));
-  STRATA_ASSIGN_OR_RETURN(auto hal_module, hal::CreateHalModule(device, {module}));
+  STRATA_ASSIGN_OR_RETURN(auto hal_module, hal::CreateHalModule(device));
   STRATA_ASSIGN_OR_RETURN(auto context, vm::Context::Create({hal_module, module}));
   std::vector<std::vector<uint8_t>> outputs;
   for (const auto& fn : module->exports()) {

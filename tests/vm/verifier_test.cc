@@ -217,6 +217,15 @@ TEST_CASE("string index out of range") {
   ExpectRejected(BuildModule(m), StatusCode::kInvalidArgument, "string 3 but the module has 0");
 }
 
+TEST_CASE("executable index out of range") {
+  TestModule m;
+  Assembler a;
+  a.Op(Opcode::CONST_REF_EXECUTABLE).U16(0).U32(2);
+  a.Op(Opcode::RETURN).U16(0);
+  m.functions = {{"f", "_", a.bytes(), 0, 1}};
+  ExpectRejected(BuildModule(m), StatusCode::kInvalidArgument, "executable 2 but the module embeds 0");
+}
+
 TEST_CASE("global access out of range") {
   TestModule m;
   Assembler a;

@@ -40,7 +40,7 @@ int main(int argc, char** argv) {
   std::vector<Ref<vm::Module>> modules = {testing::CreateCheckModule()};
   if (!device_spec.empty()) {
     auto device = drivers::DefaultRegistry().CreateDevice(device_spec);
-    auto hal_module = device.ok() ? hal::CreateHalModule(*device, {*module}) : device.status();
+    auto hal_module = device.ok() ? hal::CreateHalModule(*device) : device.status();
     if (!hal_module.ok()) {
       std::fprintf(stderr, "vm-test-runner: %s\n", hal_module.status().ToString().c_str());
       return 1;

@@ -374,6 +374,20 @@ def VM_ConstRefRodataOp : VM_BytecodeOp<"const.ref.rodata", [
   let assemblyFormat = "$rodata attr-dict `:` type($result)";
 }
 
+def VM_ConstRefExecutableOp : VM_BytecodeOp<"const.ref.executable", [Pure]> {
+  let summary = "an executable embedded in the module, as a ref";
+  let description = [{
+    The device executable the module file embeds under the name `executable`,
+    in every format it was compiled for, as a ref for `hal.executable.create`:
+    the program hands its executables to the HAL as values. The name is
+    resolved when the module is written, against the executables embedded
+    with it.
+  }];
+  let arguments = (ins StrAttr:$executable);
+  let results = (outs VM_RefType:$result);
+  let assemblyFormat = "$executable attr-dict `:` type($result)";
+}
+
 //===----------------------------------------------------------------------===//
 // Integer and float arithmetic
 //===----------------------------------------------------------------------===//

@@ -386,6 +386,17 @@ LogicalResult FunctionEncoder::encodeInstruction(Opcode opcode, Operation *op,
       emit(*value, 4);
       break;
     }
+    case 'e': {
+      auto name = op->getAttrOfType<StringAttr>("executable");
+      if (!name)
+        return mismatch("no string attribute 'executable'");
+      auto it = symbols.executableOrdinals.find(name.getValue());
+      if (it == symbols.executableOrdinals.end())
+        return op->emitOpError() << "names executable '" << name.getValue()
+                                 << "', which the module does not embed";
+      emit(it->second, 4);
+      break;
+    }
     default:
       return mismatch(Twine("unknown operand letter '") + Twine(letter) + "'");
     }

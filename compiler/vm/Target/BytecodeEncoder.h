@@ -39,6 +39,9 @@ struct ModuleSymbols {
   llvm::StringMap<uint32_t> rodataOrdinals;      // 'o'
   llvm::StringMap<uint32_t> scalarGlobalOffsets; // 'g'
   llvm::StringMap<uint32_t> refGlobalOrdinals;   // 'h'
+  /// Embedded executables by name, numbered in the order each name first
+  /// appears among those written with the module ('e').
+  llvm::StringMap<uint32_t> executableOrdinals;
 
   /// The module's string table ('s'), each string once.
   std::vector<std::string> strings;

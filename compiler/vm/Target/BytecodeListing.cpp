@@ -134,6 +134,17 @@ std::string FunctionListing::operandText(const bytecode::DecodedInstruction &ins
     return "<bad import " + std::to_string(operand.value) + ">";
   case 'o':
     return "@" + nameIn(module.rodata(), operand.value, "rodata");
+  case 'e': {
+    // Groups by name, in the order each name first appears.
+    llvm::SmallVector<llvm::StringRef> names;
+    if (module.executables())
+      for (const schema::ExecutableDef *executable : *module.executables())
+        if (!llvm::is_contained(names, view(executable->name())))
+          names.push_back(view(executable->name()));
+    if (operand.value < names.size())
+      return ("@" + names[operand.value]).str();
+    return "<bad executable " + std::to_string(operand.value) + ">";
+  }
   case 'g':
     return "global[" + std::to_string(operand.value) + "]";
   case 'h':

@@ -112,6 +112,9 @@ FailureOr<std::vector<uint8_t>>
 serializeModule(ModuleOp module, ArrayRef<EmbeddedExecutable> executables,
                 ArrayRef<uint8_t> signingKey) {
   ModuleSymbols symbols;
+  for (const EmbeddedExecutable &executable : executables)
+    symbols.executableOrdinals.try_emplace(executable.name,
+                                           symbols.executableOrdinals.size());
   SmallVector<FuncOp> functions;
   SmallVector<ImportOp> imports;
   SmallVector<ExportOp> exports;

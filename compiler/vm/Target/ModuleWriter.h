@@ -28,7 +28,7 @@ namespace strata::vm {
 /// go to the external data, 64-byte aligned, so the runtime loads them in
 /// place.
 struct EmbeddedExecutable {
-  std::string name;   ///< what hal.executable.create looks up
+  std::string name;   ///< what vm.const.ref.executable names
   std::string format; ///< "cpu-elf-x86_64", ...
   std::vector<uint8_t> data;
   std::vector<uint8_t> metadata;

@@ -12,7 +12,9 @@
 // CHECK: vm.func @chain(%[[X:.*]]: !vm.ref) -> !vm.ref attributes {strata.argument_types = ["tensor<4x16xf32>"], strata.result_types = ["tensor<4x16xf32>"], strata.transient_bytes = 1536 : i64}
 // CHECK: %[[ARENA:.*]] = vm.const.i64 1536
 // CHECK: vm.call.import @hal.device.default()
-// CHECK: vm.call.import @hal.executable.create
+// The executable travels as a value: the module's own, made by the VM.
+// CHECK: %[[EXE:.*]] = vm.const.ref.executable "kernels" : !vm.ref
+// CHECK: vm.call.import @hal.executable.create(%{{.*}}, %[[EXE]])
 // CHECK: vm.call.import @hal.buffer_view.assert(%[[X]],
 // CHECK: vm.call.import @hal.allocator.allocate(%{{.*}}, %{{.*}}, %{{.*}}, %[[ARENA]]) :
 // CHECK: vm.call.import @hal.allocator.import
@@ -27,6 +29,7 @@
 // DUMP: executables: 1
 // DUMP-NEXT: kernels [cpu-elf-x86_64]
 // DUMP: func#0 chain (r_r)
+// DUMP: const.ref.executable r{{[0-9]+}}, executable#0
 
 func.func @chain(%x: tensor<4x16xf32>) -> tensor<4x16xf32> {
   %w = arith.constant dense<[[0.5, 1.0, 2.0, 3.0, 0.5, 1.0, 2.0, 3.0, 0.5, 1.0, 2.0, 3.0, 0.5, 1.0, 2.0, 3.0]]> : tensor<1x16xf32>
