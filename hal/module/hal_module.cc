@@ -397,6 +397,10 @@ Status AddFunctions(vm::NativeModule& module, std::shared_ptr<ModuleState> state
   // ---- executable ----
   STRATA_RETURN_IF_ERROR(add("executable.create", [](ModuleState& state, const Args& args, CallResults results) {
     STRATA_ASSIGN_OR_RETURN(Device * device, args.Get<Device>(0, "device"));
+    if (args.As<vm::Buffer>(1)) {
+      return IncompatibleError("the module names its executable (module format 1.1 and "
+                               "older); this runtime takes it as a value (format 1.2): recompile the module");
+    }
     STRATA_ASSIGN_OR_RETURN(vm::EmbeddedExecutable * embedded, args.Get<vm::EmbeddedExecutable>(1, "executable"));
     STRATA_ASSIGN_OR_RETURN(Ref<Executable> executable, CreateExecutable(state, device, *embedded));
     results[0] = RefValue(std::move(executable));
