@@ -7,7 +7,7 @@ import sys
 
 # (part, what a symbol's demangled name contains), first match wins.
 PARTS = [
-    ("C API (drivers/runtime)", ("strata_", "strata::api")),
+    ("C API and session (drivers/runtime)", ("strata_", "strata::api", "strata::runtime")),
     ("hal module (hal/module)", ("AddFunctions", "CreateHalModule", "strata::hal::(anonymous namespace)::")),
     ("interpreter (vm)", ("vm::(anonymous namespace)::Op_", "vm::(anonymous namespace)::Interp", "kHandlers")),
     ("verifier + decoder (vm)", ("Verif", "Decode", "kOpInfo")),
@@ -34,8 +34,8 @@ def main():
         totals[part] += size
     grand = sum(totals.values())
     for part, size in totals.most_common():
-        print(f"  {part:34s} {size:8d} bytes  {100.0 * size / grand:5.1f} %")
-    print(f"  {'all symbols':34s} {grand:8d} bytes")
+        print(f"  {part:36s} {size:8d} bytes  {100.0 * size / grand:5.1f} %")
+    print(f"  {'all symbols':36s} {grand:8d} bytes")
 
 
 if __name__ == "__main__":
