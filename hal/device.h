@@ -14,6 +14,9 @@
 // family); errors while the work runs, such as a kernel returning failure, fail
 // the signal semaphores with the original error and reach whoever waits on
 // them. That holds on synchronous drivers too, so programs behave alike on all.
+// Where the work runs is the driver's choice: a CPU driver runs a ready
+// submission before QueueExecute returns (cpu-sync alone, cpu-task with its
+// workers), a GPU driver hands it to the device.
 //
 // Statistics and tracing, both off by default: with statistics enabled
 // (set_statistics_enabled) a device counts the submissions it accepts and the
