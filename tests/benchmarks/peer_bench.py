@@ -260,8 +260,11 @@ class Bench:
             np.save(x_path, x)
             np.save(expected_path, case.reference(blobs, x).astype(np.float32))
             module = os.path.join(self.work, case.sample + ".smod")
-            if not os.path.exists(module) or os.path.getmtime(module) < os.path.getmtime(mlir):
-                run([os.path.join(self.bin, "compile-module"), mlir, "-o", module])
+            # Compiled again when the model or the compiler is newer.
+            compiler = os.path.join(self.bin, "compile-module")
+            if not os.path.exists(module) or os.path.getmtime(module) < max(
+                    os.path.getmtime(mlir), os.path.getmtime(compiler)):
+                run([compiler, mlir, "-o", module])
             onnx = os.path.join(self.work, stem + ".onnx")
             function = case.torch_model(blobs)
 

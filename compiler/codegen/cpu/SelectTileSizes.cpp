@@ -224,8 +224,9 @@ struct CPUSelectTileSizesPass
   }
 
   /// Whether the op with the most iterations is a matmul (no batch loops)
-  /// with at most 4 register tiles of rows and at least 4 register tiles of
-  /// columns, both static, or a 2-D NHWC convolution whose filter is over
+  /// with at most 4 register tiles of rows, or at most kBlockedRows rows and
+  /// enough work per row to be blocked for the caches, and at least 4
+  /// register tiles of columns, all static, or a 2-D NHWC convolution whose filter is over
   /// kLargeFilterBytes with at least 4 registers of output channels.
   static constexpr int64_t kLargeFilterBytes = 1 << 20;
   bool prefersColumns(ArrayRef<linalg::LinalgOp> ops) const {
@@ -253,8 +254,19 @@ struct CPUSelectTileSizesPass
     int64_t m = ranges[dims->m.front()], n = ranges[dims->n.front()];
     int64_t lanes =
         vectorLanes(root.getDpsInitOperand(0)->get().getType(), vectorBits);
-    return !ShapedType::isDynamic(m) && !ShapedType::isDynamic(n) &&
-           m <= 4 * matmulRows && n >= 4 * matmulVectors * lanes;
+    if (ShapedType::isDynamic(m) || ShapedType::isDynamic(n) ||
+        n < 4 * matmulVectors * lanes)
+      return false;
+    if (m <= 4 * matmulRows)
+      return true;
+    // A matmul blocked for the caches takes kBlockedRows rows per workgroup
+    // (workgroupTile): with no more rows than that, a split by rows would
+    // leave it one workgroup (an encoder layer's 128 x 256 x 1024 matmuls).
+    int64_t k = iterationCount(
+        llvm::map_to_vector(dims->k,
+                            [&](unsigned loop) { return ranges[loop]; }),
+        dynamicExtent);
+    return m <= kBlockedRows && n * k >= 256 * 256;
   }
 
   /// The rows of the distributed loop one workgroup gets: about

@@ -95,6 +95,18 @@ func.func @few_rows(%a: memref<16x384xf32>, %b: memref<384x1536xf32>, %bias: mem
   return
 }
 
+// A matmul with no more rows than a cache-blocked workgroup takes (128) and
+// enough work per row to be blocked splits by columns too: by rows it would
+// be one workgroup (an encoder layer's 128 x 256 x 1024 feed-forward matmul).
+// 65536 / (128 x 256) iterations -> 2 columns -> 16, a whole register tile.
+// CHECK-LABEL: func.func @blocked_rows
+// CHECK-SAME: strata_cpu.split_columns
+// CHECK: linalg.matmul {strata_cpu.tile_sizes = {vector = array<i64: 8, 16, 1>, workgroup = array<i64: 0, 16, 0>}}
+func.func @blocked_rows(%a: memref<128x256xf32>, %b: memref<256x1024xf32>, %c: memref<128x1024xf32>) {
+  linalg.matmul ins(%a, %b : memref<128x256xf32>, memref<256x1024xf32>) outs(%c : memref<128x1024xf32>)
+  return
+}
+
 // With a row reduction after it (its 16 x 1 output has no columns to split),
 // the same matmul is split by rows; large enough to be blocked for the caches,
 // it takes up to 128 rows per workgroup, here all 16.
