@@ -140,10 +140,10 @@ StatusOr<std::unique_ptr<Session::CallContext>> Session::CreateContext() const {
   return call;
 }
 
-Status Session::CheckInputCount(const Function& fn, size_t count) {
-  if (count == fn.arg_types.size()) return OkStatus();
-  return InvalidArgumentError("function ", fn.description, " expects ", fn.arg_types.size(), " input",
-                              fn.arg_types.size() == 1 ? "" : "s", ", got ", count);
+Status Session::CheckInputCount(std::string_view description, std::string_view arg_types, size_t count) {
+  if (count == arg_types.size()) return OkStatus();
+  return InvalidArgumentError("function ", description, " expects ", arg_types.size(), " input",
+                              arg_types.size() == 1 ? "" : "s", ", got ", count);
 }
 
 Status Session::CheckTensorInput(const Function& fn, size_t index, const hal::BufferView& view) {

@@ -91,7 +91,13 @@ class Session {
   StatusOr<std::unique_ptr<CallContext>> CreateContext() const;
 
   // INVALID_ARGUMENT unless `count` inputs is what `fn` takes.
-  static Status CheckInputCount(const Function& fn, size_t count);
+  static Status CheckInputCount(const Function& fn, size_t count) {
+    return CheckInputCount(fn.description, fn.arg_types, count);
+  }
+  // The same for any function: `description` names it in the message,
+  // `arg_types` are its VM signature characters (a hal module function's
+  // too).
+  static Status CheckInputCount(std::string_view description, std::string_view arg_types, size_t count);
   // INVALID_ARGUMENT unless `view` has the element type and shape recorded
   // for input `index` of `fn` (a dynamic dimension matches any size).
   static Status CheckTensorInput(const Function& fn, size_t index, const hal::BufferView& view);

@@ -139,12 +139,7 @@ StatusOr<std::unique_ptr<Program>> Program::Load(const ProgramOptions& options) 
 }
 
 StatusOr<std::vector<vm::Value>> Program::ParseInputs(std::span<const std::string> inputs) const {
-  if (exported) {
-    STRATA_RETURN_IF_ERROR(runtime::Session::CheckInputCount(*exported, inputs.size()));
-  } else if (inputs.size() != arg_types.size()) {
-    return InvalidArgumentError("function ", description, " expects ", arg_types.size(), " input",
-                                arg_types.size() == 1 ? "" : "s", ", got ", inputs.size());
-  }
+  STRATA_RETURN_IF_ERROR(runtime::Session::CheckInputCount(description, arg_types, inputs.size()));
   std::vector<vm::Value> args;
   for (size_t i = 0; i < inputs.size(); ++i) {
     const std::string_view source_type =

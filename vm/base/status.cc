@@ -6,23 +6,18 @@
 namespace strata {
 namespace status_internal {
 
-void AppendHex(std::string& out, unsigned long long value) {
+namespace {
+template <typename T>
+void AppendDigits(std::string& out, T value, int base) {
   char digits[24];
-  auto end = std::to_chars(digits, digits + sizeof(digits), value, 16).ptr;
+  auto end = std::to_chars(digits, digits + sizeof(digits), value, base).ptr;
   out.append(digits, end);
 }
+}  // namespace
 
-void AppendSigned(std::string& out, long long value) {
-  char digits[24];
-  auto end = std::to_chars(digits, digits + sizeof(digits), value).ptr;
-  out.append(digits, end);
-}
-
-void AppendUnsigned(std::string& out, unsigned long long value) {
-  char digits[24];
-  auto end = std::to_chars(digits, digits + sizeof(digits), value).ptr;
-  out.append(digits, end);
-}
+void AppendHex(std::string& out, unsigned long long value) { AppendDigits(out, value, 16); }
+void AppendSigned(std::string& out, long long value) { AppendDigits(out, value, 10); }
+void AppendUnsigned(std::string& out, unsigned long long value) { AppendDigits(out, value, 10); }
 
 void AppendFloat(std::string& out, double value) {
   char digits[32];
