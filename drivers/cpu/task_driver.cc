@@ -132,8 +132,9 @@ class WorkerLimit {
 
  private:
   void Update() {
-    // The limit counts one application thread besides the workers.
-    size_t wanted = claims_.empty() ? 0 : size_t{*claims_.rbegin()} + 1;
+    // The limit counts the application thread that runs a submission in the
+    // arena's reserved slot, beside its threads - 1 workers.
+    size_t wanted = claims_.empty() ? 0 : size_t{*claims_.rbegin()};
     if (wanted <= static_cast<size_t>(tbb::info::default_concurrency())) wanted = 0;
     if (wanted == current_) return;
     // Destroy the old control first: while both live, the smaller one rules.
