@@ -283,21 +283,47 @@ compileModel(ModuleOp module, const ModelCompileOptions &options) {
                            std::move(executable->metadata))))
             return failure();
         }
+        // With CPU executables beside them, a GPU kernel must take the
+        // same bindings: the same temporaries go to scratch.
+        gpu::GPUCodegenPipelineOptions gpuOptions;
+        gpuOptions.copyOptionValuesFrom(options.gpuCodegen);
+        if (!executables.empty())
+          gpuOptions.maxPrivateBytes =
+              unsigned(options.codegen.maxStackAllocationBytes);
         if (options.vulkanTarget) {
           OwningOpRef<ModuleOp> copy = kernels->clone();
-          // With CPU executables beside it, a kernel must take the same
-          // bindings: the same temporaries go to scratch.
-          gpu::GPUCodegenPipelineOptions gpuOptions;
-          gpuOptions.copyOptionValuesFrom(options.gpuCodegen);
-          if (!executables.empty())
-            gpuOptions.maxPrivateBytes =
-                unsigned(options.codegen.maxStackAllocationBytes);
           FailureOr<gpu::SPIRVExecutable> executable =
               gpu::compileSPIRVExecutable(*copy, gpuOptions, options.configure);
           if (failed(executable))
             return failure();
           if (failed(embed(executable->format, executable->entryPoints, "spv",
                            std::move(executable->spirv),
+                           std::move(executable->metadata))))
+            return failure();
+        }
+        if (options.cudaTarget) {
+          OwningOpRef<ModuleOp> copy = kernels->clone();
+          FailureOr<gpu::CUDAExecutable> executable = gpu::compileCUDAExecutable(
+              *copy, gpuOptions, options.cuda, options.configure);
+          if (failed(executable))
+            return failure();
+          // Each image on its own too, for ptxas and cuobjdump.
+          if (!options.dumpExecutablesDir.empty())
+            for (const gpu::CUDAImage &image : executable->images) {
+              SmallString<256> path(options.dumpExecutablesDir);
+              llvm::sys::fs::create_directories(path);
+              llvm::sys::path::append(
+                  path, hostOptions.executableName + ".sm_" +
+                            std::to_string(image.arch) +
+                            (image.cubin ? ".cubin" : ".ptx"));
+              ArrayRef<uint8_t> bytes = image.bytes;
+              if (!image.cubin)
+                bytes = bytes.drop_back(); // the NUL the driver needs
+              if (failed(writeFile(path, bytes, loc)))
+                return failure();
+            }
+          if (failed(embed(executable->format, executable->entryPoints, "bin",
+                           std::move(executable->data),
                            std::move(executable->metadata))))
             return failure();
         }

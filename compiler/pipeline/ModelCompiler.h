@@ -5,7 +5,7 @@
 //   input       tosa -> linalg, aggregated ops decomposed, dialects checked
 //   global-opt  canonicalize, CSE, elementwise fusion, dead code removed
 //   dispatch    dispatch regions formed and outlined into kernels
-//   executables kernels compiled for each CPU target (ELF + metadata)
+//   executables kernels compiled for each target (CPU ELF, SPIR-V, PTX)
 //   vm          host functions lowered to a vm.module calling the hal module
 //   module      the module file
 //
@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "compiler/codegen/cpu/CPUExecutable.h"
+#include "compiler/codegen/gpu/CUDAExecutable.h"
 #include "compiler/codegen/gpu/Pipeline.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/PassManager.h"
@@ -45,6 +46,9 @@ struct ModelCompileOptions {
   std::vector<cpu::CPUTargetOptions> targets;
   /// A "vulkan-spirv" executable too (--target=vulkan).
   bool vulkanTarget = false;
+  /// A "cuda-ptx" executable too (--target=cuda), for these archs.
+  bool cudaTarget = false;
+  gpu::CUDATargetOptions cuda;
   cpu::CPUCodegenPipelineOptions codegen;
   gpu::GPUCodegenPipelineOptions gpuCodegen;
   /// Writes each executable (ELF) here when non-empty.

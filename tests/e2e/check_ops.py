@@ -2,6 +2,8 @@
 """End-to-end op coverage: each op at odd shapes, against NumPy references.
 
     check_ops.py --bin=DIR --work=DIR [--target=vulkan --devices=vulkan] [FAMILY...]
+    check_ops.py --bin=DIR --work=DIR --target=cuda --compile-only   (here, no GPU)
+    check_ops.py --bin=DIR --work=DIR --target=cuda --run-only --devices=cuda   (then, on a GPU)
 
 An op family is one small MLIR module (one function per shape) written here:
 an elementwise arith or math op in a linalg.generic, a linalg named op, a TOSA
@@ -34,6 +36,7 @@ transcendental function); exits 1 if any check fails.
 import argparse
 import math
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -103,6 +106,13 @@ KNOWN_FAILURES_VULKAN = {
               "CPU's repeated squaring (up to ~6 ulp)", "on vulkan"),
     "exp_f64": ("f64 math functions are not lowered for Vulkan yet", "'math.exp'"),
     "trunc": ("math.trunc has no SPIR-V lowering in MLIR 22 yet", "'math.trunc'"),
+}
+
+# On --target=cuda (compiled here with --compile-only; run on an NVIDIA GPU
+# where there is one).
+PTXAS = shutil.which("ptxas") or shutil.which("ptxas", path="/usr/local/cuda/bin")
+KNOWN_FAILURES_CUDA = {
+    "ipowi": KNOWN_FAILURES_VULKAN["ipowi"],
 }
 
 # Ops the compiler rejects by design: family -> text its diagnostic contains.
@@ -1818,21 +1828,37 @@ class Results:
 
 
 def check_family(fam, args, results):
-    KNOWN_FAILURES = KNOWN_FAILURES_VULKAN if args.target == "vulkan" else globals()["KNOWN_FAILURES"]
+    KNOWN_FAILURES = {"vulkan": KNOWN_FAILURES_VULKAN, "cuda": KNOWN_FAILURES_CUDA}.get(
+        args.target, globals()["KNOWN_FAILURES"])
     base = os.path.join(args.work, fam.name.replace(".", "_"))
     source, module = base + ".mlir", base + ".smod"
     with open(source, "w") as f:
         f.write(fam.source)
     executables = base + ".executables"
-    ok, output = run_tool([os.path.join(args.bin, "compile-module"), source, "-o", module,
-                           "--target=" + args.target, "--dump-executables=" + executables] + fam.flags)
-    if ok and args.target == "vulkan":
+    if args.run_only:
+        # Compiled by an earlier --compile-only (elsewhere); a family that
+        # did not compile there has no module.
+        if not os.path.exists(module):
+            print("skip %s: no module (the compile-only run checked it)" % fam.name)
+            return
+        ok, output = True, None
+    else:
+        ok, output = run_tool([os.path.join(args.bin, "compile-module"), source, "-o", module,
+                               "--target=" + args.target, "--dump-executables=" + executables] + fam.flags)
+    if ok and args.target == "vulkan" and not args.run_only:
         # Every SPIR-V kernel must validate for the Vulkan 1.3 environment.
         valid, message = run_tool(["spirv-val", "--target-env", "vulkan1.3",
                                    os.path.join(executables, "kernels.vulkan-spirv.spv")])
         if not valid:
             results.fail("%s: spirv-val refuses its SPIR-V:\n    %s" % (fam.name, first_lines(message[1])))
             return
+    if ok and args.target == "cuda" and not args.run_only and PTXAS:
+        # ptxas made a cubin of every PTX image: each kernel assembles for
+        # each arch.
+        for arch in ("sm_80", "sm_90"):
+            if not os.path.exists(os.path.join(executables, "kernels.%s.cubin" % arch)):
+                results.fail("%s: no %s cubin although ptxas is at %s" % (fam.name, arch, PTXAS))
+                return
     if fam.name in UNSUPPORTED:
         if ok or UNSUPPORTED[fam.name] not in output[1]:
             results.fail("%s: expected the diagnostic \"%s\", got %s" % (
@@ -1850,6 +1876,10 @@ def check_family(fam, args, results):
             results.known[fam.name] = known_family[0]
         else:
             results.fail("%s does not compile (%s):\n    %s" % (fam.name, source, first_lines(output)))
+        return
+    if args.compile_only:
+        print("ok %s: compiles for %s" % (fam.name, args.target))
+        results.passed += 1
         return
     family_failed = False
     rng = np.random.default_rng(zlib.crc32(fam.name.encode()))
@@ -1909,13 +1939,18 @@ def main():
     parser.add_argument("--work", required=True)
     parser.add_argument("--target", default="cpu", help="compile-module --target")
     parser.add_argument("--devices", default=",".join(DEVICES), help="run on each of these")
+    parser.add_argument("--compile-only", action="store_true",
+                        help="compile each family (for a target with no device here) without running it")
+    parser.add_argument("--run-only", action="store_true",
+                        help="run the modules an earlier --compile-only left in --work (on a machine "
+                             "with the device and no compiler)")
     parser.add_argument("family", nargs="*", help="only the families whose names start with one of these")
     args = parser.parse_args()
     os.makedirs(args.work, exist_ok=True)
     families = all_families()
     names = [f.name for f in families]
     assert len(set(names)) == len(names), "duplicate family names"
-    for key in list(KNOWN_FAILURES) + list(KNOWN_FAILURES_VULKAN) + list(UNSUPPORTED):
+    for key in list(KNOWN_FAILURES) + list(KNOWN_FAILURES_VULKAN) + list(KNOWN_FAILURES_CUDA) + list(UNSUPPORTED):
         assert key in names or key.rsplit(".", 1)[0] in names, "no family for " + key
     if args.family:
         families = [f for f in families if any(f.name.startswith(p) for p in args.family)]

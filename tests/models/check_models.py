@@ -376,7 +376,8 @@ def main():
     parser.add_argument("--devices", default=",".join(DEVICES),
                         help="comma-separated (default %(default)s)")
     parser.add_argument("--target", default="cpu",
-                        help="compile-module --target (cpu, vulkan, cpu,vulkan)")
+                        help="compile-module --target (cpu, vulkan, cuda, cpu,vulkan); with "
+                             "--devices= (none) the models are compiled and not run")
     parser.add_argument("--keep-modules", action="store_true",
                         help="keep the .smod files of models that passed (failures' are kept)")
     args = parser.parse_args()

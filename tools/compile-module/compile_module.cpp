@@ -72,8 +72,17 @@ cl::opt<Emit> emit(
         clEnumValN(Emit::kVM, "vm", "the vm dialect IR after the passes")));
 cl::list<std::string> targetBackends(
     "target", cl::CommaSeparated,
-    cl::desc("Device targets of the model's executables: cpu, vulkan, or "
-             "both in one file (cpu,vulkan); default cpu"));
+    cl::desc("Device targets of the model's executables: cpu, vulkan, cuda, "
+             "or several in one file (cpu,vulkan,cuda); default cpu"));
+cl::list<std::string> cudaArchs(
+    "cuda-arch", cl::CommaSeparated,
+    cl::desc("Compute capabilities of the cuda target, one PTX image each "
+             "(default sm_80,sm_90)"));
+cl::opt<std::string> cudaPtxas(
+    "cuda-ptxas", cl::value_desc("path|none"),
+    cl::desc("ptxas that makes a cubin beside each PTX image (default: "
+             "$CUDA_HOME/bin, /usr/local/cuda/bin, then PATH; none: PTX "
+             "only)"));
 cl::list<std::string> cpuTriples(
     "cpu-triple", cl::CommaSeparated,
     cl::desc("CPU triples to compile executables for (default: the host's "
@@ -262,12 +271,24 @@ int compileModel(mlir::ModuleOp top) {
         options.cpuTarget = true;
       } else if (target == "vulkan") {
         options.vulkanTarget = true;
+      } else if (target == "cuda") {
+        options.cudaTarget = true;
       } else {
         llvm::errs() << "compile-module: unknown --target='" << target
-                     << "'; expected cpu or vulkan\n";
+                     << "'; expected cpu, vulkan or cuda\n";
         return 1;
       }
     }
+  }
+  if (!cudaArchs.empty() || !cudaPtxas.empty()) {
+    if (!options.cudaTarget) {
+      llvm::errs() << "compile-module: --cuda-arch and --cuda-ptxas need "
+                      "--target to include cuda\n";
+      return 1;
+    }
+    if (!cudaArchs.empty())
+      options.cuda.archs.assign(cudaArchs.begin(), cudaArchs.end());
+    options.cuda.ptxas = cudaPtxas;
   }
   for (const std::string &triple : cpuTriples) {
     strata::cpu::CPUTargetOptions target;

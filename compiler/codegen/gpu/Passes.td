@@ -199,4 +199,27 @@ def SPIRVPushConstantsPass : Pass<"strata-spirv-push-constants",
   }];
 }
 
+def NVVMKernelABIPass : Pass<"strata-nvvm-kernel-abi",
+                             "::mlir::gpu::GPUModuleOp"> {
+  let summary = "Gives the outlined kernels the CUDA kernel ABI";
+  let description = [{
+    The outliner leaves each kernel with `memref<?xT>` bindings, one
+    `memref<Nxi32>` of constants and the memory spaces SPIR-V names
+    (schemas/cuda_executable.fbs states the ABI this pass implements):
+    - each binding becomes a global pointer (`!llvm.ptr<1>`), its loads,
+      stores and atomics addressed by `llvm.getelementptr` at their 1-D
+      index, so the parameter is one pointer (bare pointers need static
+      shapes, which bindings do not have);
+    - the constants become that many `i32` parameters after the pointers,
+      each load at a constant index replaced by its parameter;
+    - workgroup temporaries become workgroup attributions of the
+      `gpu.func` (shared memory), private ones plain allocas;
+    - the workgroup size becomes `known_block_size` (`.maxntid` in PTX),
+      and the SPIR-V attributes are dropped.
+    A use it cannot rewrite fails the pass, naming the op.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 #endif // STRATA_COMPILER_CODEGEN_GPU_PASSES_TD

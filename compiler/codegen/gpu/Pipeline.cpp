@@ -103,6 +103,21 @@ void buildSPIRVPipeline(OpPassManager &pm) {
   spirv.addPass(createCanonicalizerPass());
 }
 
+void buildNVVMPipeline(OpPassManager &pm) {
+  OpPassManager &kernels = pm.nest<mlir::gpu::GPUModuleOp>();
+  kernels.addPass(createNVVMKernelABIPass());
+  kernels.addPass(createSCFToControlFlowPass());
+  ConvertGpuOpsToNVVMOpsOptions nvvm;
+  nvvm.useBarePtrCallConv = true;
+  kernels.addPass(createConvertGpuOpsToNVVMOps(nvvm));
+  // What NVVM has no libdevice call for (math.trunc) becomes the LLVM
+  // intrinsic, which the NVPTX back end lowers.
+  kernels.addPass(createConvertMathToLLVMPass());
+  kernels.addPass(createReconcileUnrealizedCastsPass());
+  kernels.addPass(createCanonicalizerPass());
+  kernels.addPass(createCSEPass());
+}
+
 void registerGPUCodegenPasses() {
   registerGPUPasses();
   PassPipelineRegistration<GPUCodegenPipelineOptions>(
@@ -114,6 +129,10 @@ void registerGPUCodegenPasses() {
       "strata-spirv-codegen",
       "Lowers a gpu.module of Strata kernels to a spirv.module",
       buildSPIRVPipeline);
+  PassPipelineRegistration<>(
+      "strata-nvvm-codegen",
+      "Lowers a gpu.module of Strata kernels to NVVM with the CUDA kernel ABI",
+      buildNVVMPipeline);
 }
 
 } // namespace strata::gpu

@@ -70,8 +70,12 @@ void buildGPUCodegenPipeline(mlir::OpPassManager &pm,
 /// extensions.
 void buildSPIRVPipeline(mlir::OpPassManager &pm);
 
+/// The gpu.module to NVVM (LLVM dialect) with the CUDA kernel ABI of
+/// schemas/cuda_executable.fbs: pointer bindings, 32-bit constants.
+void buildNVVMPipeline(mlir::OpPassManager &pm);
+
 /// Registers the passes and the `strata-gpu-codegen` and
-/// `strata-spirv-codegen` pipelines.
+/// `strata-spirv-codegen` and `strata-nvvm-codegen` pipelines.
 void registerGPUCodegenPasses();
 
 } // namespace strata::gpu

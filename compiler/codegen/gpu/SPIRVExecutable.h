@@ -20,26 +20,11 @@
 #include <string>
 #include <vector>
 
-#include "compiler/codegen/DispatchInfo.h"
+#include "compiler/codegen/gpu/EntryPoints.h"
 #include "compiler/codegen/gpu/Pipeline.h"
 #include "mlir/IR/BuiltinOps.h"
 
 namespace strata::gpu {
-
-/// One entry point, as the metadata and the host compiler see it.
-struct EntryPointInfo {
-  std::string name;
-  uint32_t bindingCount = 0;
-  uint32_t constantCount = 0;
-  std::vector<bool> bindingReadOnly;
-  /// What each check of the kernel tests, with its model location.
-  std::vector<std::string> checkMessages;
-  /// Bytes of workgroup memory its temporaries take.
-  uint64_t workgroupMemoryBytes = 0;
-  codegen::DispatchInfo dispatch;
-
-  const codegen::DispatchInfo &dispatchInfo() const { return dispatch; }
-};
 
 struct SPIRVExecutable {
   std::string format = "vulkan-spirv";

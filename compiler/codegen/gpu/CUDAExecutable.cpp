@@ -1,0 +1,260 @@
+//===- CUDAExecutable.cpp - Dispatch kernels to a CUDA executable ---------===//
+
+#include "compiler/codegen/gpu/CUDAExecutable.h"
+
+#include "compiler/codegen/gpu/Passes.h"
+#include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/GPU/GPUToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
+#include "llvm/ADT/ScopeExit.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+#include "strata/schemas/cuda_executable_generated.h"
+
+using namespace mlir;
+
+namespace strata::gpu {
+namespace {
+
+/// The PTX ISA version the images declare: the lowest that every arch asked
+/// for accepts (times 10).
+unsigned ptxVersionFor(unsigned arch) {
+  if (arch >= 120)
+    return 87;
+  if (arch >= 100)
+    return 86;
+  return 80;
+}
+
+/// ptxas, as CUDATargetOptions::ptxas says; empty when there is none.
+std::string findPtxas(const std::string &option) {
+  if (option == "none")
+    return {};
+  if (!option.empty())
+    return option;
+  for (const char *variable : {"CUDA_HOME", "CUDA_PATH", "CUDA_ROOT"})
+    if (const char *home = std::getenv(variable)) {
+      SmallString<256> path(home);
+      llvm::sys::path::append(path, "bin", "ptxas");
+      if (llvm::sys::fs::can_execute(path))
+        return std::string(path);
+    }
+  if (llvm::sys::fs::can_execute("/usr/local/cuda/bin/ptxas"))
+    return "/usr/local/cuda/bin/ptxas";
+  if (llvm::ErrorOr<std::string> found = llvm::sys::findProgramByName("ptxas"))
+    return *found;
+  return {};
+}
+
+/// The cubin ptxas makes of `ptx` for `arch`.
+FailureOr<std::vector<uint8_t>> assemble(Location loc, StringRef ptxas,
+                                         StringRef ptx, unsigned arch) {
+  SmallString<128> input, output, log;
+  if (llvm::sys::fs::createTemporaryFile("strata-kernels", "ptx", input) ||
+      llvm::sys::fs::createTemporaryFile("strata-kernels", "cubin", output) ||
+      llvm::sys::fs::createTemporaryFile("strata-ptxas", "log", log))
+    return emitError(loc, "cannot create temporary files for ptxas");
+  auto cleanup = llvm::make_scope_exit([&] {
+    llvm::sys::fs::remove(input);
+    llvm::sys::fs::remove(output);
+    llvm::sys::fs::remove(log);
+  });
+  {
+    std::error_code error;
+    llvm::raw_fd_ostream file(input, error);
+    if (error)
+      return emitError(loc, "cannot write ") << input << ": " << error.message();
+    file << ptx;
+  }
+  std::string archFlag = "-arch=sm_" + std::to_string(arch);
+  SmallVector<StringRef> args = {ptxas, archFlag, "-O3", input, "-o", output};
+  std::optional<StringRef> redirects[] = {std::nullopt, log, log};
+  std::string message;
+  int code = llvm::sys::ExecuteAndWait(ptxas, args, std::nullopt, redirects,
+                                       /*SecondsToWait=*/300, 0, &message);
+  if (code != 0) {
+    auto text = llvm::MemoryBuffer::getFile(log);
+    return emitError(loc, "ptxas (")
+           << ptxas << ") failed for sm_" << arch << " with exit code "
+           << code << (message.empty() ? "" : ": ") << message << "\n"
+           << (text ? (*text)->getBuffer() : StringRef());
+  }
+  auto cubin = llvm::MemoryBuffer::getFile(output);
+  if (!cubin)
+    return emitError(loc, "ptxas wrote no cubin to ") << output;
+  StringRef bytes = (*cubin)->getBuffer();
+  return std::vector<uint8_t>(bytes.begin(), bytes.end());
+}
+
+std::vector<uint8_t> serializeMetadata(const CUDAExecutable &executable,
+                                       const std::vector<uint64_t> &offsets,
+                                       unsigned ptxVersion) {
+  namespace fb = flatbuffers;
+  fb::FlatBufferBuilder fbb;
+  std::vector<fb::Offset<schema::cuda::EntryPointDef>> entries;
+  for (const EntryPointInfo &entry : executable.entryPoints)
+    entries.push_back(serializeEntryPoint<schema::cuda::EntryPointDefBuilder>(
+        fbb, entry, [&](schema::cuda::EntryPointDefBuilder &builder) {
+          builder.add_shared_memory_bytes(uint32_t(entry.workgroupMemoryBytes));
+        }));
+  auto entryVector = fbb.CreateVector(entries);
+  std::vector<fb::Offset<schema::cuda::ImageDef>> images;
+  for (auto [image, offset] : llvm::zip_equal(executable.images, offsets))
+    images.push_back(schema::cuda::CreateImageDef(
+        fbb, image.cubin ? schema::cuda::ImageKind::Cubin
+                         : schema::cuda::ImageKind::Ptx,
+        image.arch, offset, image.bytes.size()));
+  auto imageVector = fbb.CreateVector(images);
+  fbb.Finish(schema::cuda::CreateCudaExecutableDef(fbb, entryVector,
+                                                   imageVector, ptxVersion),
+             schema::cuda::CudaExecutableDefIdentifier());
+  return {fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize()};
+}
+
+} // namespace
+
+FailureOr<unsigned> parseCUDAArch(StringRef arch) {
+  unsigned capability = 0;
+  if (!arch.consume_front("sm_") || arch.getAsInteger(10, capability) ||
+      capability < 50 || capability > 121)
+    return failure();
+  return capability;
+}
+
+std::string cudaTargetEnv() {
+  return "#spirv.target_env<#spirv.vce<v1.3, [Shader], []>, api=Vulkan, "
+         "#spirv.resource_limits<max_compute_shared_memory_size = 49152, "
+         "max_compute_workgroup_invocations = 1024, "
+         "max_compute_workgroup_size = [1024, 1024, 64], subgroup_size = 32>>";
+}
+
+FailureOr<CUDAExecutable> compileCUDAExecutable(
+    ModuleOp module, const GPUCodegenPipelineOptions &options,
+    const CUDATargetOptions &target,
+    llvm::function_ref<LogicalResult(PassManager &)> configure) {
+  MLIRContext *context = module.getContext();
+  Location loc = module.getLoc();
+  if (target.archs.empty())
+    return emitError(loc, "no CUDA arch to compile for; name one or more "
+                          "with --cuda-arch (sm_80,sm_90)");
+  std::vector<unsigned> archs;
+  for (const std::string &name : target.archs) {
+    FailureOr<unsigned> arch = parseCUDAArch(name);
+    if (failed(arch))
+      return emitError(loc, "unknown CUDA arch '")
+             << name << "'; expected sm_<major><minor> from sm_50 to "
+             << "sm_121, such as sm_80 or sm_90";
+    if (llvm::is_contained(archs, *arch))
+      return emitError(loc, "CUDA arch '") << name << "' is named twice";
+    archs.push_back(*arch);
+  }
+  unsigned ptxVersion = 0;
+  for (unsigned arch : archs)
+    ptxVersion = std::max(ptxVersion, ptxVersionFor(arch));
+
+  PassManager pm(context);
+  if (configure && failed(configure(pm)))
+    return failure();
+  GPUCodegenPipelineOptions cudaOptions;
+  cudaOptions.copyOptionValuesFrom(options);
+  if (options.targetEnv.empty())
+    cudaOptions.targetEnv = cudaTargetEnv();
+  if (cudaOptions.maxWorkgroupMemory == 32768)
+    cudaOptions.maxWorkgroupMemory = 49152;
+  buildGPUCodegenPipeline(pm, cudaOptions);
+  if (failed(pm.run(module)))
+    return failure();
+
+  auto kernelModules = module.getOps<mlir::gpu::GPUModuleOp>();
+  if (kernelModules.empty())
+    return module.emitError("GPU code generation left no gpu.module");
+  mlir::gpu::GPUModuleOp kernels = *kernelModules.begin();
+  CUDAExecutable executable;
+  FailureOr<std::vector<EntryPointInfo>> entries = collectEntryPoints(kernels);
+  if (failed(entries))
+    return failure();
+  executable.entryPoints = std::move(*entries);
+
+  PassManager nvvm(context);
+  if (configure && failed(configure(nvvm)))
+    return failure();
+  buildNVVMPipeline(nvvm);
+  if (failed(nvvm.run(module)))
+    return failure();
+
+  // One NVVM target per arch; gpu-module-to-binary writes PTX for each.
+  std::string features = "+ptx" + std::to_string(ptxVersion);
+  SmallVector<Attribute> targets;
+  for (unsigned arch : archs)
+    targets.push_back(NVVM::NVVMTargetAttr::get(
+        context, /*optLevel=*/3, "nvptx64-nvidia-cuda",
+        "sm_" + std::to_string(arch), features));
+  kernels.setTargetsAttr(ArrayAttr::get(context, targets));
+  DialectRegistry translations;
+  registerBuiltinDialectTranslation(translations);
+  registerLLVMDialectTranslation(translations);
+  registerNVVMDialectTranslation(translations);
+  registerGPUDialectTranslation(translations);
+  context->appendDialectRegistry(translations);
+  PassManager serialize(context);
+  if (configure && failed(configure(serialize)))
+    return failure();
+  GpuModuleToBinaryPassOptions binary;
+  binary.compilationTarget = "isa";
+  serialize.addPass(createGpuModuleToBinaryPass(binary));
+  if (failed(serialize.run(module)))
+    return failure();
+  auto binaries = module.getOps<mlir::gpu::BinaryOp>();
+  if (binaries.empty())
+    return module.emitError("NVVM serialization left no gpu.binary");
+  mlir::gpu::BinaryOp binaryOp = *binaries.begin();
+
+  std::string ptxas = findPtxas(target.ptxas);
+  for (auto [arch, attr] : llvm::zip_equal(archs, binaryOp.getObjects())) {
+    auto object = cast<mlir::gpu::ObjectAttr>(attr);
+    StringRef ptx = object.getObject().getValue();
+    // An undefined function (a libdevice call for a math function the
+    // pipeline left) would fail only when the driver loads the image.
+    for (StringRef line : llvm::split(ptx, '\n'))
+      if (line.starts_with(".extern .func"))
+        return emitError(loc, "the CUDA kernels call a function no image "
+                              "defines: ")
+               << line.drop_front(strlen(".extern .func")).trim();
+    CUDAImage image;
+    image.arch = arch;
+    image.bytes.assign(ptx.begin(), ptx.end());
+    image.bytes.push_back(0);
+    executable.images.push_back(std::move(image));
+    if (!ptxas.empty()) {
+      FailureOr<std::vector<uint8_t>> cubin = assemble(loc, ptxas, ptx, arch);
+      if (failed(cubin))
+        return failure();
+      CUDAImage assembled;
+      assembled.cubin = true;
+      assembled.arch = arch;
+      assembled.bytes = std::move(*cubin);
+      executable.images.push_back(std::move(assembled));
+    }
+  }
+  std::vector<uint64_t> offsets;
+  for (const CUDAImage &image : executable.images) {
+    // 8-byte aligned: cubins are ELF files.
+    executable.data.resize(llvm::alignTo(executable.data.size(), 8), 0);
+    offsets.push_back(executable.data.size());
+    executable.data.insert(executable.data.end(), image.bytes.begin(),
+                           image.bytes.end());
+  }
+  executable.metadata = serializeMetadata(executable, offsets, ptxVersion);
+  return executable;
+}
+
+} // namespace strata::gpu

@@ -1,0 +1,10 @@
+// Where ptxas is found, compile-module makes a cubin of each PTX image with
+// it, so a kernel ptxas refuses fails the compile; and ptxas run on its own
+// accepts the PTX for both archs.
+// REQUIRES: ptxas
+// RUN: rm -rf %t && compile-module %S/cuda.mlir --target=cuda --cuda-arch=sm_80,sm_90 --cuda-ptxas=ptxas --dump-executables=%t -o %t.smod
+// RUN: ptxas -arch=sm_80 %t/kernels.sm_80.ptx -o %t/check80.cubin
+// RUN: ptxas -arch=sm_90 %t/kernels.sm_90.ptx -o %t/check90.cubin
+// RUN: ls %t/kernels.sm_80.cubin %t/kernels.sm_90.cubin
+// RUN: not compile-module %S/cuda.mlir --target=cuda --cuda-ptxas=/bin/false -o %t.bad 2>&1 | FileCheck %s
+// CHECK: ptxas (/bin/false) failed for sm_80 with exit code 1
