@@ -153,6 +153,9 @@ struct NVVMKernelABIPass : impl::NVVMKernelABIPassBase<NVVMKernelABIPass> {
                << "; expected a 1-D binding";
       if (failed(bindPointer(binding)))
         return failure();
+      // The kernel ABI forbids a written binding to overlap another.
+      function.setArgAttr(i, LLVM::LLVMDialect::getNoAliasAttrName(),
+                          UnitAttr::get(context));
     }
     // The arguments' new types, before any workgroup attribution joins the
     // entry block.

@@ -206,7 +206,8 @@ def NVVMKernelABIPass : Pass<"strata-nvvm-kernel-abi",
     The outliner leaves each kernel with `memref<?xT>` bindings, one
     `memref<Nxi32>` of constants and the memory spaces SPIR-V names
     (schemas/cuda_executable.fbs states the ABI this pass implements):
-    - each binding becomes a global pointer (`!llvm.ptr<1>`), its loads,
+    - each binding becomes a global pointer (`!llvm.ptr<1>`, `noalias`:
+      the ABI forbids a written binding to overlap another), its loads,
       stores and atomics addressed by `llvm.getelementptr` at their 1-D
       index, so the parameter is one pointer (bare pointers need static
       shapes, which bindings do not have);
