@@ -1944,6 +1944,8 @@ def main():
     parser.add_argument("--run-only", action="store_true",
                         help="run the modules an earlier --compile-only left in --work (on a machine "
                              "with the device and no compiler)")
+    parser.add_argument("--shard", default="0/1", metavar="I/N",
+                        help="only every Nth family from the Ith (to run N processes side by side)")
     parser.add_argument("family", nargs="*", help="only the families whose names start with one of these")
     args = parser.parse_args()
     os.makedirs(args.work, exist_ok=True)
@@ -1954,6 +1956,8 @@ def main():
         assert key in names or key.rsplit(".", 1)[0] in names, "no family for " + key
     if args.family:
         families = [f for f in families if any(f.name.startswith(p) for p in args.family)]
+    shard, shards = (int(x) for x in args.shard.split("/"))
+    families = families[shard::shards]
     results = Results()
     for fam in families:
         check_family(fam, args, results)

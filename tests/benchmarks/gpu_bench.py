@@ -1,0 +1,158 @@
+#!/usr/bin/python3
+"""Strata on an NVIDIA GPU (the cuda driver) against PyTorch CUDA on the same GPU, in
+the same run: GEMM 4096^3 in f32 and bf16 (cuBLAS through torch.matmul) and the sample
+models (PyTorch eager with the same weights, as tests/benchmarks/model_bench.py builds
+them).
+
+The modules are compiled where the compiler is (the GPU machine has none):
+
+  tests/benchmarks/gpu_bench.py --compile --bin build/bin --models build/samples/models --work WORK
+
+then, on the GPU machine, with a runtime-only build (STRATA_BUILD_COMPILER=OFF):
+
+  python3 tests/benchmarks/gpu_bench.py --bin BUILD/bin --models MODELS --work WORK
+
+Strata: benchmark-module --device=cuda (Google Benchmark repetitions; the median of the
+real time, which includes the wait for the GPU). PyTorch: CUDA events around each call
+after warm-up, median of 20. Before timing, the f32 GEMM's result for random inputs is
+compared with torch.matmul in full f32 (TF32 off), and the bf16 GEMM's with its exact
+value for constant inputs. Times in milliseconds; ratio = Strata / PyTorch.
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+N = 4096
+SAMPLES = ["mlp", "encoder_block", "cnn"]
+
+
+def run(cmd):
+    result = subprocess.run(cmd, capture_output=True, text=True)
+    if result.returncode != 0:
+        sys.exit("%s failed (%d):\n%s" % (" ".join(cmd), result.returncode, result.stderr[-3000:]))
+    return result.stdout
+
+
+def module(args, name):
+    # The name tests/e2e/check_models.py --target=cuda gives its modules: one work
+    # folder serves both.
+    return os.path.join(args.work, name + ".cuda.smod")
+
+
+def compile_modules(args):
+    os.makedirs(args.work, exist_ok=True)
+    sources = [os.path.join(HERE, "gpu", "gemm_%s.mlir" % t) for t in ("f32", "bf16")]
+    sources += [os.path.join(args.models, s + ".mlir") for s in SAMPLES]
+    for source in sources:
+        name = os.path.splitext(os.path.basename(source))[0]
+        run([os.path.join(args.bin, "compile-module"), source, "--target=cuda", "-o", module(args, name)])
+        print("compiled", name)
+
+
+def strata_ms(args, module, function, inputs):
+    out = run([os.path.join(args.bin, "benchmark-module"), "--module=" + module, "--function=" + function,
+               "--device=cuda", "--benchmark_repetitions=5", "--benchmark_format=json"]
+              + ["--input=" + i for i in inputs])
+    report = json.loads(out)
+    times = [b["real_time"] * {"ns": 1e-6, "us": 1e-3, "ms": 1.0, "s": 1e3}[b["time_unit"]]
+             for b in report["benchmarks"] if b.get("run_type") == "iteration"]
+    return statistics.median(times)
+
+
+def torch_ms(call, repetitions=20):
+    import torch
+    for _ in range(3):
+        call()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(repetitions):
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        call()
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end))
+    return statistics.median(times)
+
+
+def row(name, ours, theirs, unit="ms"):
+    print("%-24s %10.3f %10.3f %8.2f" % (name, ours, theirs, ours / theirs), flush=True)
+
+
+def check_gemms(args):
+    import numpy as np
+    import torch
+    rng = np.random.default_rng(2026)
+    a = rng.uniform(-1, 1, (N, N)).astype(np.float32)
+    b = rng.uniform(-1, 1, (N, N)).astype(np.float32)
+    paths = [os.path.join(args.work, "gemm.%s.npy" % n) for n in ("a", "b", "out")]
+    np.save(paths[0], a)
+    np.save(paths[1], b)
+    run([os.path.join(args.bin, "run-module"), "--module=" + module(args, "gemm_f32"),
+         "--device=cuda", "--input=@" + paths[0], "--input=@" + paths[1], "--output=@" + paths[2]])
+    torch.backends.cuda.matmul.allow_tf32 = False
+    want = (torch.from_numpy(a).cuda() @ torch.from_numpy(b).cuda()).cpu().numpy()
+    error = float(np.abs(np.load(paths[2]) - want).max())
+    print("gemm f32 %d^3: max abs error %.3g against torch.matmul (f32)" % (N, error))
+    if not error < 1e-2:
+        sys.exit("gemm f32: wrong result")
+    run([os.path.join(args.bin, "run-module"), "--module=" + module(args, "gemm_bf16"),
+         "--device=cuda", "--input=%dx%dxbf16=0.5" % (N, N), "--input=%dx%dxbf16=0.5" % (N, N),
+         "--output=@" + paths[2]])
+    out = np.load(paths[2])
+    if not (out == 0.25 * N).all():
+        sys.exit("gemm bf16: expected every element %g, got values from %g to %g" % (
+            0.25 * N, out.min(), out.max()))
+    print("gemm bf16 %d^3: every element exact (%g)" % (N, 0.25 * N))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--bin", required=True)
+    parser.add_argument("--work", required=True)
+    parser.add_argument("--compile", action="store_true", help="compile the modules into --work, then stop")
+    parser.add_argument("--models", default=os.path.join(ROOT, "build", "samples", "models"),
+                        help="the sample models as the build generates them (PyTorch reads "
+                             "their weights)")
+    args = parser.parse_args()
+    if args.compile:
+        return compile_modules(args)
+
+    import torch
+    sys.path.insert(0, HERE)
+    import model_bench
+    print("GPU: %s; PyTorch %s" % (torch.cuda.get_device_name(), torch.__version__))
+    check_gemms(args)
+    print("%-24s %10s %10s %8s" % ("ms per call", "strata", "pytorch", "ratio"))
+    torch.backends.cuda.matmul.allow_tf32 = False
+    for t, dtype in (("f32", torch.float32), ("bf16", torch.bfloat16)):
+        ours = strata_ms(args, module(args, "gemm_" + t), "gemm",
+                         ["%dx%dx%s=0.5" % (N, N, t)] * 2)
+        a = torch.rand(N, N, device="cuda", dtype=dtype)
+        b = torch.rand(N, N, device="cuda", dtype=dtype)
+        theirs = torch_ms(lambda: a @ b)
+        row("gemm %s %d^3" % (t, N), ours, theirs)
+        print("%-24s %10.1f %10.1f   TFLOP/s" % ("", 2 * N ** 3 / ours / 1e9, 2 * N ** 3 / theirs / 1e9))
+
+    # The sample models: PyTorch eager on the GPU with the weights of the .mlir files.
+    from_numpy = torch.from_numpy
+    torch.from_numpy = lambda array: from_numpy(array).cuda()
+    for case in model_bench.CASES:
+        blobs = model_bench.check_models.read_resources(os.path.join(args.models, case.sample + ".mlir"))
+        model = case.torch_model(blobs)
+        x = torch.rand(*case.input_shape, device="cuda")
+        with torch.no_grad():
+            theirs = torch_ms(lambda: model(x))
+        shape = "x".join(str(d) for d in case.input_shape) + "xf32=0.5"
+        ours = strata_ms(args, module(args, case.sample), case.function, [shape])
+        row(case.name, ours, theirs)
+    torch.from_numpy = from_numpy
+
+
+if __name__ == "__main__":
+    main()
