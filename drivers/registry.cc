@@ -7,6 +7,9 @@
 #if STRATA_DRIVER_VULKAN
 #include "drivers/vulkan/vulkan_device.h"
 #endif
+#if STRATA_DRIVER_CUDA
+#include "drivers/cuda/cuda_device.h"
+#endif
 
 namespace strata::drivers {
 
@@ -26,6 +29,9 @@ static hal::DriverRegistry* CreateRegistry() {
 #endif
 #if STRATA_DRIVER_VULKAN
   must(vulkan::RegisterVulkanDriver(*registry));
+#endif
+#if STRATA_DRIVER_CUDA
+  must(cuda::RegisterCudaDriver(*registry));
 #endif
   return registry;
 }

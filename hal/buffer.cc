@@ -118,11 +118,13 @@ StatusOr<MappedRange> Buffer::Map(MemoryAccesses access, uint64_t offset, uint64
   if (access == 0 || (access & ~kAccessReadWrite)) {
     return InvalidArgumentError("buffer map: access must be read, write or both, got bits ", access);
   }
+  // The usage first: a buffer made without the mapping usage is refused the
+  // same way whatever memory it got (on a CPU, all memory is host-visible).
+  STRATA_RETURN_IF_ERROR(CheckUsage("buffer map", kUsageMapping));
   if (!(memory_types_ & kMemoryHostVisible)) {
     return FailedPreconditionError("buffer map: the buffer's memory (", DescribeMemoryTypes(memory_types_),
                                    ") is not host-visible; copy it to a host-visible buffer to read it");
   }
-  STRATA_RETURN_IF_ERROR(CheckUsage("buffer map", kUsageMapping));
   STRATA_RETURN_IF_ERROR(CheckAccess("buffer map", access));
   STRATA_ASSIGN_OR_RETURN(uint64_t resolved, ResolveRange("buffer map", offset, length));
   STRATA_ASSIGN_OR_RETURN(uint8_t* data, MapRange(offset, resolved, access));

@@ -78,4 +78,47 @@ class Executable : public Resource {
   std::vector<EntryPointInfo> entry_points_;
 };
 
+// The fields of an entry point that every format's metadata holds (the
+// EntryPointDef of its FlatBuffers schema: name, binding_count,
+// constant_count, binding_read_only, check_messages), checked alike for all:
+// a name, not among `earlier`'s; counts within kMaxBindings and
+// kMaxConstants; one read-only flag per binding where there are flags.
+// `prefix` starts every error ("executable 'x' (format): "); `index`, the
+// entry point's position, names one without a name.
+template <typename EntryPointDef>
+StatusOr<EntryPointInfo> ReadEntryPoint(const EntryPointDef& entry, uint32_t index,
+                                        std::span<const EntryPointInfo> earlier, const std::string& prefix) {
+  if (!entry.name() || entry.name()->size() == 0) {
+    return InvalidArgumentError(prefix, "entry point ", index, " has no name");
+  }
+  EntryPointInfo info;
+  info.name = entry.name()->str();
+  const std::string where = StrCat(prefix, "entry point '", info.name, "' ");
+  for (const EntryPointInfo& other : earlier) {
+    if (other.name == info.name) return InvalidArgumentError(where, "is listed twice");
+  }
+  info.binding_count = entry.binding_count();
+  info.constant_count = entry.constant_count();
+  if (info.binding_count > Executable::kMaxBindings) {
+    return InvalidArgumentError(where, "has ", info.binding_count, " bindings; the limit is ", Executable::kMaxBindings);
+  }
+  if (info.constant_count > Executable::kMaxConstants) {
+    return InvalidArgumentError(where, "has ", info.constant_count, " push constants; the limit is ",
+                                Executable::kMaxConstants);
+  }
+  if (const auto* read_only = entry.binding_read_only()) {
+    if (read_only->size() != info.binding_count) {
+      return InvalidArgumentError(where, "has ", info.binding_count, " bindings but ", read_only->size(),
+                                  " read-only flags");
+    }
+    for (uint32_t b = 0; b < read_only->size(); ++b) {
+      if (read_only->Get(b)) info.read_only_bindings |= 1u << b;
+    }
+  }
+  if (const auto* messages = entry.check_messages()) {
+    for (const auto* message : *messages) info.check_messages.push_back(message ? message->str() : std::string());
+  }
+  return info;
+}
+
 }  // namespace strata::hal

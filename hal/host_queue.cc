@@ -166,4 +166,47 @@ void HostQueue::Shutdown() {
   });
 }
 
+// ---------------------------------------------------------------------------
+// ThreadedHostQueue
+
+ThreadedHostQueue::ThreadedHostQueue(std::string device_name) : HostQueue(std::move(device_name)) {
+  thread_ = std::thread([this] { Loop(); });
+}
+
+ThreadedHostQueue::~ThreadedHostQueue() {
+  if (thread_.joinable()) thread_.detach();
+}
+
+void ThreadedHostQueue::Schedule(HostSubmission* submission) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    ready_.push_back(submission);
+  }
+  ready_condition_.notify_one();
+}
+
+void ThreadedHostQueue::Loop() {
+  for (;;) {
+    HostSubmission* submission;
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      ready_condition_.wait(lock, [&] { return stopping_ || !ready_.empty(); });
+      if (ready_.empty()) return;
+      submission = ready_.front();
+      ready_.pop_front();
+    }
+    Run(submission);
+  }
+}
+
+void ThreadedHostQueue::Shutdown() {
+  HostQueue::Shutdown();
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stopping_ = true;
+  }
+  ready_condition_.notify_one();
+  if (thread_.joinable() && thread_.get_id() != std::this_thread::get_id()) thread_.join();
+}
+
 }  // namespace strata::hal

@@ -1,5 +1,5 @@
 // HostQueue: the bookkeeping of a queue whose submissions are started by host
-// threads, shared by the CPU drivers and the Vulkan driver.
+// threads, shared by the CPU drivers and the GPU drivers (Vulkan, CUDA).
 //
 // A submission registers a timepoint on each wait semaphore, becomes ready
 // when the last one fires, is scheduled (where it runs is the driver's
@@ -14,16 +14,23 @@
 // that becomes ready meanwhile); submissions whose waits complete after that
 // fail with UNAVAILABLE.
 //
+// ThreadedHostQueue is a HostQueue whose ready submissions run, one at a
+// time and in the order they became ready, on a thread of its own: the GPU
+// drivers' queues, where that thread waits for the device while the
+// submitting threads go on.
+//
 // Thread safety: Submit and Shutdown are thread-safe; see hal/device.h.
 #pragma once
 
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <span>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "hal/command_buffer.h"
@@ -85,6 +92,31 @@ class HostQueue : public std::enable_shared_from_this<HostQueue> {
   std::condition_variable idle_;
   SpinLock pool_lock_;
   std::vector<HostSubmission*> free_submissions_;
+};
+
+class ThreadedHostQueue : public HostQueue {
+ public:
+  // Shutdown joined the thread, unless the queue is destroyed on that thread
+  // itself (its device's last reference dropped by a callback there): then
+  // the thread is detached and ends on its own.
+  ~ThreadedHostQueue() override;
+  // Waits for scheduled and running work, then stops the thread.
+  void Shutdown() override;
+
+ protected:
+  // Starts the thread, which runs submissions once the queue is fully
+  // constructed and shared (Submit needs both).
+  explicit ThreadedHostQueue(std::string device_name);
+  void Schedule(HostSubmission* submission) final;
+
+ private:
+  void Loop();
+
+  std::mutex mutex_;
+  std::condition_variable ready_condition_;
+  std::deque<HostSubmission*> ready_;
+  bool stopping_ = false;
+  std::thread thread_;
 };
 
 }  // namespace strata::hal

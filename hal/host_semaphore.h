@@ -3,7 +3,7 @@
 // an intrusive list of timepoints for queues.
 //
 // Every driver whose queue is driven by host threads uses it (the CPU drivers,
-// and the Vulkan driver, whose queue thread signals it when the GPU is done),
+// and the GPU drivers, whose queue threads signal it when the GPU is done),
 // each with its own driver family.
 //
 // Host waits spin briefly before blocking: on the CPU the work a waiter waits

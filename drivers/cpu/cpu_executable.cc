@@ -77,30 +77,7 @@ StatusOr<std::vector<hal::EntryPointInfo>> ParseCpuExecutableMetadata(const hal:
   std::vector<hal::EntryPointInfo> entry_points;
   for (uint32_t i = 0; i < def->entry_points()->size(); ++i) {
     const schema::cpu::EntryPointDef* entry = def->entry_points()->Get(i);
-    if (!entry->name() || entry->name()->size() == 0) {
-      return InvalidArgumentError(prefix(), "entry point ", i, " has no name");
-    }
-    hal::EntryPointInfo info;
-    info.name = entry->name()->str();
-    info.binding_count = entry->binding_count();
-    info.constant_count = entry->constant_count();
-    if (info.binding_count > hal::Executable::kMaxBindings) {
-      return InvalidArgumentError(prefix(), "entry point '", info.name, "' has ", info.binding_count,
-                                  " bindings; the limit is ", hal::Executable::kMaxBindings);
-    }
-    if (info.constant_count > hal::Executable::kMaxConstants) {
-      return InvalidArgumentError(prefix(), "entry point '", info.name, "' has ", info.constant_count,
-                                  " push constants; the limit is ", hal::Executable::kMaxConstants);
-    }
-    if (const auto* read_only = entry->binding_read_only()) {
-      if (read_only->size() != info.binding_count) {
-        return InvalidArgumentError(prefix(), "entry point '", info.name, "' has ", info.binding_count,
-                                    " bindings but ", read_only->size(), " read-only flags");
-      }
-      for (uint32_t b = 0; b < read_only->size(); ++b) {
-        if (read_only->Get(b)) info.read_only_bindings |= 1u << b;
-      }
-    }
+    STRATA_ASSIGN_OR_RETURN(hal::EntryPointInfo info, hal::ReadEntryPoint(*entry, i, entry_points, prefix()));
     if (const auto* size = entry->workgroup_size()) {
       if (size->size() != 3) {
         return InvalidArgumentError(prefix(), "entry point '", info.name, "' workgroup size has ", size->size(),
@@ -112,16 +89,6 @@ StatusOr<std::vector<hal::EntryPointInfo>> ParseCpuExecutableMetadata(const hal:
     if (info.scratch_bytes != 0 && info.binding_count == 0) {
       return InvalidArgumentError(prefix(), "entry point '", info.name, "' needs ", info.scratch_bytes,
                                   " bytes of scratch but takes no binding to hold them");
-    }
-    if (const auto* messages = entry->check_messages()) {
-      for (const flatbuffers::String* message : *messages) {
-        info.check_messages.push_back(message ? message->str() : std::string());
-      }
-    }
-    for (const hal::EntryPointInfo& other : entry_points) {
-      if (other.name == info.name) {
-        return InvalidArgumentError(prefix(), "entry point '", info.name, "' is listed twice");
-      }
     }
     entry_points.push_back(std::move(info));
   }

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "hal/gpu_commands.h"
+
 namespace strata::vulkan {
 namespace {
 
@@ -29,15 +31,10 @@ VulkanCommandBuffer::~VulkanCommandBuffer() {
 }
 
 void VulkanCommandBuffer::ResetImpl() {
-  commands_.clear();
-  ops_.clear();
+  recording_.Reset();
   bindings_.clear();
   constants_.clear();
-  upload_.clear();
-  check_slots_ = 0;
   dispatches_ = 0;
-  pending_checks_ = false;
-  splits_.clear();
   segments_.clear();
   host_buffer_ = nullptr;
 }
@@ -47,27 +44,6 @@ Status VulkanCommandBuffer::CheckBuffer(const char* what, const hal::Buffer* buf
     return InvalidArgumentError(what, " belongs to another Vulkan device than this command buffer");
   }
   return OkStatus();
-}
-
-VulkanCommandBuffer::Command& VulkanCommandBuffer::AddCommand(Command::Kind kind) {
-  Command& command = commands_.emplace_back();
-  command.kind = kind;
-  command.first_op = command.end_op = static_cast<uint32_t>(ops_.size());
-  return command;
-}
-
-void VulkanCommandBuffer::AddOp(Op op) {
-  op.command = static_cast<uint32_t>(commands_.size() - 1);
-  ops_.push_back(op);
-  commands_.back().end_op = static_cast<uint32_t>(ops_.size());
-}
-
-uint64_t VulkanCommandBuffer::AddUpload(std::span<const uint8_t> bytes) {
-  const uint64_t offset = upload_.size();
-  upload_.insert(upload_.end(), bytes.begin(), bytes.end());
-  // Keep every piece 4-byte aligned for vkCmdUpdateBuffer's source.
-  upload_.resize(AlignUp(upload_.size(), 4));
-  return offset;
 }
 
 Status VulkanCommandBuffer::DispatchImpl(hal::Executable* executable, uint32_t entry_point,
@@ -100,7 +76,7 @@ Status VulkanCommandBuffer::DispatchImpl(hal::Executable* executable, uint32_t e
     }
   }
   RetainResource(vulkan_executable);
-  Command& command = AddCommand(Command::Kind::kDispatch);
+  Command& command = recording_.AddCommand(hal::GpuCommandKind::kDispatch);
   command.executable = vulkan_executable;
   command.entry_point = entry_point;
   command.workgroups[0] = workgroups.x;
@@ -110,8 +86,7 @@ Status VulkanCommandBuffer::DispatchImpl(hal::Executable* executable, uint32_t e
   command.first_constant = static_cast<uint32_t>(constants_.size());
   command.dispatch_index = dispatches_++;
   if (!info.check_messages.empty()) {
-    command.check_slot = static_cast<int32_t>(check_slots_++);
-    pending_checks_ = true;
+    command.check_slot = recording_.AddCheckSlot();
   }
   for (const hal::BufferBinding& binding : bindings) {
     RetainResource(binding.buffer);
@@ -119,7 +94,7 @@ Status VulkanCommandBuffer::DispatchImpl(hal::Executable* executable, uint32_t e
     bindings_.push_back({range.buffer, range.offset, binding.length});
   }
   constants_.insert(constants_.end(), constants.begin(), constants.end());
-  AddOp({Op::Kind::kDispatch});
+  recording_.AddOp({Op::Kind::kDispatch});
   return OkStatus();
 }
 
@@ -128,35 +103,28 @@ Status VulkanCommandBuffer::FillImpl(hal::Buffer* target, uint64_t offset, uint6
   STRATA_RETURN_IF_ERROR(CheckBuffer("fill: the target buffer", target));
   RetainResource(target);
   const VkBufferRange range = Resolve(target, offset);
-  // Byte i of the fill is byte i % pattern_length of the little-endian pattern.
-  auto byte_at = [&](uint64_t i) { return static_cast<uint8_t>(pattern >> (8 * (i % pattern_length))); };
   // vkCmdFillBuffer writes whole words at 4-byte-aligned offsets: it takes the
   // aligned middle; the bytes before and after come from upload data.
-  const uint64_t head = std::min<uint64_t>(length, (4 - range.offset % 4) % 4);
-  const uint64_t middle = (length - head) / 4 * 4;
-  const uint64_t tail = length - head - middle;
-  Command& command = AddCommand(Command::Kind::kFill);
-  command.length = length;
-  auto edge = [&](uint64_t begin, uint64_t count) {
-    uint8_t bytes[3];
-    for (uint64_t i = 0; i < count; ++i) bytes[i] = byte_at(begin + i);
+  const hal::FillSplit split = hal::SplitFill(range.offset, length, pattern, pattern_length);
+  recording_.AddCommand(hal::GpuCommandKind::kFill).length = length;
+  auto edge = [&](uint64_t begin, const uint8_t* bytes, uint64_t count) {
     Op op{Op::Kind::kCopyUpload};
     op.target = range.buffer;
     op.target_offset = range.offset + begin;
     op.length = count;
-    op.source_offset = AddUpload({bytes, static_cast<size_t>(count)});
-    AddOp(op);
+    op.source_offset = recording_.AddUpload({bytes, static_cast<size_t>(count)});
+    recording_.AddOp(op);
   };
-  if (head) edge(0, head);
-  if (middle) {
+  if (split.head) edge(0, split.head_bytes, split.head);
+  if (split.middle) {
     Op op{Op::Kind::kFill};
     op.target = range.buffer;
-    op.target_offset = range.offset + head;
-    op.length = middle;
-    for (uint32_t k = 0; k < 4; ++k) op.word |= uint32_t{byte_at(head + k)} << (8 * k);
-    AddOp(op);
+    op.target_offset = range.offset + split.head;
+    op.length = split.middle;
+    op.word = split.word;
+    recording_.AddOp(op);
   }
-  if (tail) edge(head + middle, tail);
+  if (split.tail) edge(split.head + split.middle, split.tail_bytes, split.tail);
   return OkStatus();
 }
 
@@ -167,14 +135,14 @@ Status VulkanCommandBuffer::CopyImpl(hal::Buffer* source, uint64_t source_offset
   RetainResource(source);
   RetainResource(target);
   const VkBufferRange from = Resolve(source, source_offset), to = Resolve(target, target_offset);
-  AddCommand(Command::Kind::kCopy).length = length;
+  recording_.AddCommand(hal::GpuCommandKind::kCopy).length = length;
   Op op{Op::Kind::kCopy};
   op.source = from.buffer;
   op.source_offset = from.offset;
   op.target = to.buffer;
   op.target_offset = to.offset;
   op.length = length;
-  AddOp(op);
+  recording_.AddOp(op);
   return OkStatus();
 }
 
@@ -182,30 +150,27 @@ Status VulkanCommandBuffer::UpdateImpl(std::span<const uint8_t> source, hal::Buf
   STRATA_RETURN_IF_ERROR(CheckBuffer("update: the target buffer", target));
   RetainResource(target);
   const VkBufferRange range = Resolve(target, target_offset);
-  AddCommand(Command::Kind::kUpdate).length = source.size();
+  recording_.AddCommand(hal::GpuCommandKind::kUpdate).length = source.size();
   // vkCmdUpdateBuffer needs a 4-byte-aligned target in the VkBuffer; a
   // subspan at an odd offset gets a copy from upload data instead.
   Op op{range.offset % 4 == 0 ? Op::Kind::kUpdate : Op::Kind::kCopyUpload};
   op.target = range.buffer;
   op.target_offset = range.offset;
   op.length = source.size();
-  op.source_offset = AddUpload(source);
-  AddOp(op);
+  op.source_offset = recording_.AddUpload(source);
+  recording_.AddOp(op);
   return OkStatus();
 }
 
 Status VulkanCommandBuffer::BarrierImpl() {
   // Consecutive barriers order nothing more than one does.
-  if (ops_.empty() || ops_.back().kind == Op::Kind::kBarrier) return OkStatus();
-  if (pending_checks_) {
-    // The queue thread reads the checks of what came before and stops the
-    // submission here if one failed; the next segment starts with a full
-    // barrier, which is this one.
-    splits_.emplace_back(static_cast<uint32_t>(ops_.size()), static_cast<uint32_t>(commands_.size()));
-    pending_checks_ = false;
-    return OkStatus();
-  }
-  ops_.push_back({Op::Kind::kBarrier});
+  const std::vector<Op>& ops = recording_.ops();
+  if (ops.empty() || ops.back().kind == Op::Kind::kBarrier) return OkStatus();
+  // After a dispatch with checks, the queue thread reads the checks of what
+  // came before and stops the submission here if one failed; the next
+  // segment starts with a full barrier, which is this one.
+  if (recording_.EndSegmentAtBarrier()) return OkStatus();
+  recording_.AddOrderingOp({Op::Kind::kBarrier});
   return OkStatus();
 }
 
@@ -228,8 +193,8 @@ Status VulkanCommandBuffer::CreateDescriptorSets() {
   }
   if (context_->push_descriptors() || dispatches_ == 0) return OkStatus();
   uint32_t descriptors = 0;
-  for (const Command& command : commands_) {
-    if (command.kind != Command::Kind::kDispatch) continue;
+  for (const Command& command : recording_.commands()) {
+    if (command.kind != hal::GpuCommandKind::kDispatch) continue;
     const hal::EntryPointInfo& info = command.executable->entry_points()[command.entry_point];
     descriptors += info.binding_count + (command.check_slot >= 0 ? 1 : 0);
   }
@@ -241,8 +206,8 @@ Status VulkanCommandBuffer::CreateDescriptorSets() {
   VkResult result = vk.vkCreateDescriptorPool(device, &pool_info, nullptr, &descriptor_pool_);
   if (result != VK_SUCCESS) return VkError(result, "command buffer end: vkCreateDescriptorPool");
   std::vector<VkDescriptorBufferInfo> infos;
-  for (const Command& command : commands_) {
-    if (command.kind != Command::Kind::kDispatch) continue;
+  for (const Command& command : recording_.commands()) {
+    if (command.kind != hal::GpuCommandKind::kDispatch) continue;
     const VulkanExecutable::Pipeline& pipeline = command.executable->pipeline(command.entry_point);
     auto allocate_info = VkMake<VkDescriptorSetAllocateInfo>(VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO);
     allocate_info.descriptorPool = descriptor_pool_;
@@ -273,15 +238,16 @@ Status VulkanCommandBuffer::CreateDescriptorSets() {
 
 Status VulkanCommandBuffer::EndImpl() {
   segments_.clear();
-  if (commands_.empty()) return OkStatus();
+  if (recording_.commands().empty()) return OkStatus();
   const DeviceFunctions& vk = context_->vk();
   VkDevice device = context_->device();
-  const uint64_t upload_base = check_slots_ * check_stride_;
-  if (upload_base + upload_.size() > 0) {
-    STRATA_ASSIGN_OR_RETURN(host_buffer_, allocator_->AllocateInternal(upload_base + upload_.size()));
-    if (!upload_.empty()) {
-      STRATA_ASSIGN_OR_RETURN(hal::MappedRange range, host_buffer_->Map(hal::kAccessWrite, upload_base, upload_.size()));
-      std::memcpy(range.bytes().data(), upload_.data(), upload_.size());
+  const std::vector<uint8_t>& upload = recording_.upload();
+  const uint64_t upload_base = recording_.check_slots() * check_stride_;
+  if (upload_base + upload.size() > 0) {
+    STRATA_ASSIGN_OR_RETURN(host_buffer_, allocator_->AllocateInternal(upload_base + upload.size()));
+    if (!upload.empty()) {
+      STRATA_ASSIGN_OR_RETURN(hal::MappedRange range, host_buffer_->Map(hal::kAccessWrite, upload_base, upload.size()));
+      std::memcpy(range.bytes().data(), upload.data(), upload.size());
       STRATA_RETURN_IF_ERROR(range.Unmap());
     }
   }
@@ -292,7 +258,7 @@ Status VulkanCommandBuffer::EndImpl() {
     VkResult result = vk.vkCreateCommandPool(device, &pool_info, nullptr, &pool_);
     if (result != VK_SUCCESS) return VkError(result, "command buffer end: vkCreateCommandPool");
   }
-  const uint32_t queries = 2 * static_cast<uint32_t>(commands_.size());
+  const uint32_t queries = 2 * static_cast<uint32_t>(recording_.commands().size());
   if (context_->timestamp_valid_bits() && queries > query_capacity_) {
     if (queries_) vk.vkDestroyQueryPool(device, queries_, nullptr);
     queries_ = VK_NULL_HANDLE;
@@ -306,14 +272,9 @@ Status VulkanCommandBuffer::EndImpl() {
   }
   STRATA_RETURN_IF_ERROR(CreateDescriptorSets());
 
-  std::vector<std::pair<uint32_t, uint32_t>> ends = splits_;
-  ends.emplace_back(static_cast<uint32_t>(ops_.size()), static_cast<uint32_t>(commands_.size()));
-  uint32_t first_op = 0, first_command = 0;
-  for (const auto& [end_op, end_command] : ends) {
-    Segment segment{VK_NULL_HANDLE, first_op, end_op, first_command, end_command};
-    first_op = end_op;
-    first_command = end_command;
-    if (segment.first_command == segment.end_command) continue;
+  for (const Recording::Segment& range : recording_.Segments()) {
+    Segment segment;
+    static_cast<Recording::Segment&>(segment) = range;
     if (segments_.size() == spare_.size()) {
       auto allocate_info = VkMake<VkCommandBufferAllocateInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO);
       allocate_info.commandPool = pool_;
@@ -373,23 +334,25 @@ Status VulkanCommandBuffer::RecordSegment(const Segment& segment, bool first) {
   if (result != VK_SUCCESS) return VkError(result, "command buffer end: vkBeginCommandBuffer");
   // Ordered after everything submitted before, whose writes it sees.
   RecordBarrier(commands, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, kAllAccess);
-  if (first && check_slots_) {
-    vk.vkCmdFillBuffer(commands, host_buffer_->vk_buffer(), host_buffer_->vk_offset(), check_slots_ * check_stride_, 0);
+  if (first && recording_.check_slots()) {
+    vk.vkCmdFillBuffer(commands, host_buffer_->vk_buffer(), host_buffer_->vk_offset(),
+                       recording_.check_slots() * check_stride_, 0);
     RecordBarrier(commands, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, kAllAccess);
   }
   if (queries_) {
     vk.vkCmdResetQueryPool(commands, queries_, 2 * segment.first_command,
                            2 * (segment.end_command - segment.first_command));
   }
-  const uint8_t* upload = upload_.data();
+  const uint8_t* upload = recording_.upload().data();
+  const std::vector<Command>& recorded = recording_.commands();
   for (uint32_t i = segment.first_op; i < segment.end_op; ++i) {
-    const Op& op = ops_[i];
+    const Op& op = recording_.ops()[i];
     const bool traced = queries_ && op.kind != Op::Kind::kBarrier;
-    if (traced && commands_[op.command].first_op == i) {
+    if (traced && recorded[op.command].first_op == i) {
       vk.vkCmdWriteTimestamp(commands, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, queries_, 2 * op.command);
     }
     switch (op.kind) {
-      case Op::Kind::kDispatch: RecordDispatch(commands, commands_[op.command]); break;
+      case Op::Kind::kDispatch: RecordDispatch(commands, recorded[op.command]); break;
       case Op::Kind::kFill: vk.vkCmdFillBuffer(commands, op.target, op.target_offset, op.length, op.word); break;
       case Op::Kind::kCopy: {
         const VkBufferCopy region{op.source_offset, op.target_offset, op.length};
@@ -397,7 +360,7 @@ Status VulkanCommandBuffer::RecordSegment(const Segment& segment, bool first) {
         break;
       }
       case Op::Kind::kCopyUpload: {
-        const uint64_t upload_base = check_slots_ * check_stride_;
+        const uint64_t upload_base = recording_.check_slots() * check_stride_;
         const VkBufferCopy region{host_buffer_->vk_offset() + upload_base + op.source_offset, op.target_offset,
                                   op.length};
         vk.vkCmdCopyBuffer(commands, host_buffer_->vk_buffer(), op.target, 1, &region);
@@ -408,7 +371,7 @@ Status VulkanCommandBuffer::RecordSegment(const Segment& segment, bool first) {
         break;
       case Op::Kind::kBarrier: RecordBarrier(commands, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, kAllAccess); break;
     }
-    if (traced && commands_[op.command].end_op == i + 1) {
+    if (traced && recorded[op.command].end_op == i + 1) {
       vk.vkCmdWriteTimestamp(commands, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, queries_, 2 * op.command + 1);
     }
   }
@@ -416,29 +379,6 @@ Status VulkanCommandBuffer::RecordSegment(const Segment& segment, bool first) {
   RecordBarrier(commands, VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT | VK_ACCESS_HOST_WRITE_BIT);
   result = vk.vkEndCommandBuffer(commands);
   if (result != VK_SUCCESS) return VkError(result, "command buffer end: vkEndCommandBuffer");
-  return OkStatus();
-}
-
-Status VulkanCommandBuffer::CheckWords(const Segment& segment) const {
-  for (uint32_t i = segment.first_command; i < segment.end_command; ++i) {
-    const Command& command = commands_[i];
-    if (command.check_slot < 0) continue;
-    const uint64_t offset = command.check_slot * check_stride_;
-    STRATA_RETURN_IF_ERROR(host_buffer_->Invalidate(offset, 4));
-    uint32_t word;
-    std::memcpy(&word, host_buffer_->host_address() + offset, 4);
-    if (word == 0) continue;
-    const hal::EntryPointInfo& info = command.executable->entry_points()[command.entry_point];
-    const std::string where =
-        StrCat("dispatch of '", info.name, "' (executable '", command.executable->name(), "')");
-    if (word - 1 < info.check_messages.size()) {
-      // A check of the model itself (a bounds check on an index it computed
-      // from an input, say): the input is what is wrong.
-      return OutOfRangeError(where, " failed a check of the model: ", info.check_messages[word - 1]);
-    }
-    return AbortedError(where, " failed: the kernel returned ", word, " in its check-status word, which is not one of its ",
-                        info.check_messages.size(), " checks");
-  }
   return OkStatus();
 }
 
@@ -477,23 +417,9 @@ void VulkanCommandBuffer::TraceSegment(const Segment& segment, Tracer* tracer, u
     }
   }
   for (uint32_t i = 0; i < count; ++i) {
-    const Command& command = commands_[segment.first_command + i];
     const uint64_t begin = timed ? times[2 * i] : submitted;
     const uint64_t end = timed ? std::max(times[2 * i + 1], begin) : done;
-    if (command.kind == Command::Kind::kDispatch) {
-      const std::string workgroups =
-          StrCat(command.workgroups[0], "x", command.workgroups[1], "x", command.workgroups[2]);
-      const TraceArg args[] = {{"executable", command.executable->name()},
-                                   {"entry_point", int64_t{command.entry_point}},
-                                   {"workgroup_count", workgroups}};
-      tracer->Record({"dispatch", command.executable->entry_points()[command.entry_point].name, begin, end, args});
-      continue;
-    }
-    const char* name = command.kind == Command::Kind::kFill   ? "fill"
-                       : command.kind == Command::Kind::kCopy ? "copy"
-                                                              : "update";
-    const TraceArg args[] = {{"length", static_cast<int64_t>(command.length)}};
-    tracer->Record({"transfer", name, begin, end, args});
+    hal::TraceCommand(tracer, recording_.commands()[segment.first_command + i], begin, end);
   }
 }
 
@@ -535,7 +461,14 @@ Status VulkanCommandBuffer::Execute(VkFence fence, Tracer* tracer,
     }
     vk.vkResetFences(device, 1, &fence);
     if (ActiveTracer(tracer)) TraceSegment(segment, tracer, submitted, Tracer::Now());
-    STRATA_RETURN_IF_ERROR(CheckWords(segment));
+    if (recording_.check_slots()) {
+      STRATA_RETURN_IF_ERROR(host_buffer_->Invalidate(0, recording_.check_slots() * check_stride_));
+    }
+    STRATA_RETURN_IF_ERROR(recording_.CheckWords(segment, [&](uint32_t slot) {
+      uint32_t word;
+      std::memcpy(&word, host_buffer_->host_address() + slot * check_stride_, 4);
+      return word;
+    }));
     if (missed_deadline) {
       return DeadlineExceededError("the submission was still running at the call's deadline and finished ", late_ms(),
                                    " ms after it (a Vulkan device cannot stop a running dispatch); nothing after it ran");

@@ -47,6 +47,7 @@
 #include "drivers/vulkan/vulkan_context.h"
 #include "drivers/vulkan/vulkan_executable.h"
 #include "hal/command_buffer.h"
+#include "hal/gpu_commands.h"
 #include "vm/base/trace.h"
 
 namespace strata::vulkan {
@@ -90,13 +91,13 @@ class VulkanCommandBuffer final : public hal::CommandBuffer {
     uint64_t target_offset = 0;
     uint64_t length = 0;
     VkBuffer source = VK_NULL_HANDLE;  // kCopy
-    uint64_t source_offset = 0;        // kCopy; kCopyUpload, kUpdate: into upload_
+    uint64_t source_offset = 0;        // kCopy; kCopyUpload, kUpdate: into the upload data
     uint32_t word = 0;                 // kFill
-    uint32_t command = 0;              // index into commands_ (not for barriers)
+    uint32_t command = 0;              // its command (not for barriers)
   };
-  // One HAL command (barriers excluded), for tracing and checks.
+  // One HAL command, for tracing and checks (hal::GpuRecording).
   struct Command {
-    enum class Kind : uint8_t { kDispatch, kFill, kCopy, kUpdate } kind;
+    hal::GpuCommandKind kind;
     uint64_t length = 0;  // transfers
     const VulkanExecutable* executable = nullptr;
     uint32_t entry_point = 0;
@@ -107,26 +108,18 @@ class VulkanCommandBuffer final : public hal::CommandBuffer {
     uint32_t dispatch_index = 0;  // dispatches: their descriptor set
     uint32_t first_op = 0, end_op = 0;
   };
-  // Ops [first_op, end_op), which hold commands [first_command, end_command),
-  // run as one VkCommandBuffer.
-  struct Segment {
+  using Recording = hal::GpuRecording<Command, Op>;
+  // A segment runs as one VkCommandBuffer.
+  struct Segment : Recording::Segment {
     VkCommandBuffer commands = VK_NULL_HANDLE;
-    uint32_t first_op = 0, end_op = 0;
-    uint32_t first_command = 0, end_command = 0;
   };
 
   Status CheckBuffer(const char* what, const hal::Buffer* buffer) const;
-  // Appends a command (its ops follow with AddOp) and returns it.
-  Command& AddCommand(Command::Kind kind);
-  void AddOp(Op op);
-  // Appends bytes to the upload data; returns their offset there.
-  uint64_t AddUpload(std::span<const uint8_t> bytes);
   void RecordBarrier(VkCommandBuffer commands, VkPipelineStageFlags destination_stage,
                      VkAccessFlags destination_access) const;
   Status CreateDescriptorSets();
   Status RecordSegment(const Segment& segment, bool first);
   void RecordDispatch(VkCommandBuffer commands, const Command& command) const;
-  Status CheckWords(const Segment& segment) const;
   void TraceSegment(const Segment& segment, Tracer* tracer, uint64_t submitted, uint64_t done) const;
 
   std::shared_ptr<VulkanContext> context_;
@@ -137,15 +130,9 @@ class VulkanCommandBuffer final : public hal::CommandBuffer {
   VkDescriptorPool descriptor_pool_ = VK_NULL_HANDLE;
   std::vector<VkCommandBuffer> spare_;  // allocated from pool_, reused
 
-  std::vector<Command> commands_;
-  std::vector<Op> ops_;
+  Recording recording_;
   std::vector<VkDescriptorBufferInfo> bindings_;
   std::vector<uint32_t> constants_;
-  std::vector<uint8_t> upload_;
-  uint32_t check_slots_ = 0;
-  bool pending_checks_ = false;  // a dispatch with checks since the last split
-  // (op, command) counts at which segments end, before the last.
-  std::vector<std::pair<uint32_t, uint32_t>> splits_;
   uint32_t dispatches_ = 0;
   std::vector<VkDescriptorSet> sets_;  // without push descriptors: one per dispatch
 

@@ -19,48 +19,9 @@ StatusOr<std::shared_ptr<VulkanQueue>> VulkanQueue::Create(std::string device_na
 }
 
 VulkanQueue::VulkanQueue(std::string device_name, std::shared_ptr<VulkanContext> context, VkFence fence)
-    : HostQueue(std::move(device_name)), context_(std::move(context)), fence_(fence) {
-  thread_ = std::thread([this] { Loop(); });
-}
+    : ThreadedHostQueue(std::move(device_name)), context_(std::move(context)), fence_(fence) {}
 
-VulkanQueue::~VulkanQueue() {
-  // Shutdown joined the thread, unless the device was destroyed on the queue
-  // thread itself (its last reference dropped by a callback there).
-  if (thread_.joinable()) thread_.detach();
-  context_->vk().vkDestroyFence(context_->device(), fence_, nullptr);
-}
-
-void VulkanQueue::Schedule(hal::HostSubmission* submission) {
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    ready_.push_back(submission);
-  }
-  ready_condition_.notify_one();
-}
-
-void VulkanQueue::Loop() {
-  for (;;) {
-    hal::HostSubmission* submission;
-    {
-      std::unique_lock<std::mutex> lock(mutex_);
-      ready_condition_.wait(lock, [&] { return stopping_ || !ready_.empty(); });
-      if (ready_.empty()) return;
-      submission = ready_.front();
-      ready_.pop_front();
-    }
-    Run(submission);
-  }
-}
-
-void VulkanQueue::Shutdown() {
-  HostQueue::Shutdown();
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    stopping_ = true;
-  }
-  ready_condition_.notify_one();
-  if (thread_.joinable() && thread_.get_id() != std::this_thread::get_id()) thread_.join();
-}
+VulkanQueue::~VulkanQueue() { context_->vk().vkDestroyFence(context_->device(), fence_, nullptr); }
 
 Status VulkanQueue::Execute(hal::CommandBuffer& command_buffer, Tracer* tracer,
                             std::chrono::steady_clock::time_point deadline) {

@@ -25,11 +25,7 @@
 // Thread safety: see hal/device.h.
 #pragma once
 
-#include <condition_variable>
-#include <deque>
 #include <memory>
-#include <mutex>
-#include <thread>
 
 #include "drivers/vulkan/vulkan_buffer.h"
 #include "drivers/vulkan/vulkan_context.h"
@@ -40,30 +36,21 @@
 namespace strata::vulkan {
 
 // Runs ready submissions on a thread of its own.
-class VulkanQueue final : public hal::HostQueue {
+class VulkanQueue final : public hal::ThreadedHostQueue {
  public:
   static StatusOr<std::shared_ptr<VulkanQueue>> Create(std::string device_name,
                                                        std::shared_ptr<VulkanContext> context);
   ~VulkanQueue() override;
-  // Waits for scheduled and running work, then stops the thread.
-  void Shutdown() override;
 
  protected:
-  void Schedule(hal::HostSubmission* submission) override;
   Status Execute(hal::CommandBuffer& command_buffer, Tracer* tracer,
                  std::chrono::steady_clock::time_point deadline) override;
 
  private:
   VulkanQueue(std::string device_name, std::shared_ptr<VulkanContext> context, VkFence fence);
-  void Loop();
 
   std::shared_ptr<VulkanContext> context_;
   VkFence fence_;
-  std::mutex mutex_;
-  std::condition_variable ready_condition_;
-  std::deque<hal::HostSubmission*> ready_;
-  bool stopping_ = false;
-  std::thread thread_;
 };
 
 class VulkanDevice final : public hal::Device {

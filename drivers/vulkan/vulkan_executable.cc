@@ -299,15 +299,8 @@ StatusOr<Ref<VulkanExecutable>> VulkanExecutable::Create(std::shared_ptr<VulkanC
   std::vector<hal::EntryPointInfo> entry_points;
   for (uint32_t i = 0; i < def->entry_points()->size(); ++i) {
     const schema::vulkan::EntryPointDef* entry = def->entry_points()->Get(i);
-    if (!entry->name() || entry->name()->size() == 0) {
-      return InvalidArgumentError(prefix, "entry point ", i, " has no name");
-    }
-    hal::EntryPointInfo info;
-    info.name = entry->name()->str();
+    STRATA_ASSIGN_OR_RETURN(hal::EntryPointInfo info, hal::ReadEntryPoint(*entry, i, entry_points, prefix));
     const std::string where = StrCat(prefix, "entry point '", info.name, "' ");
-    for (const hal::EntryPointInfo& other : entry_points) {
-      if (other.name == info.name) return InvalidArgumentError(where, "is listed twice");
-    }
     auto found = std::find_if(spirv->entry_points.begin(), spirv->entry_points.end(),
                               [&](const auto& e) { return e.name == info.name; });
     if (found == spirv->entry_points.end()) {
@@ -321,38 +314,14 @@ StatusOr<Ref<VulkanExecutable>> VulkanExecutable::Create(std::shared_ptr<VulkanC
       return InvalidArgumentError(where, "has execution model ", found->execution_model, ", expected GLCompute (",
                                   kExecutionModelGLCompute, ")");
     }
-    info.binding_count = entry->binding_count();
-    info.constant_count = entry->constant_count();
-    if (info.binding_count > hal::Executable::kMaxBindings) {
-      return InvalidArgumentError(where, "has ", info.binding_count, " bindings; the limit is ",
-                                  hal::Executable::kMaxBindings);
-    }
-    if (info.constant_count > hal::Executable::kMaxConstants) {
-      return InvalidArgumentError(where, "has ", info.constant_count, " push constants; the limit is ",
-                                  hal::Executable::kMaxConstants);
-    }
     if (info.constant_count * 4 > limits.maxPushConstantsSize) {
       return FailedPreconditionError(where, "takes ", info.constant_count * 4, " bytes of push constants; device '",
                                      context->name(), "' allows ", limits.maxPushConstantsSize);
-    }
-    if (const auto* messages = entry->check_messages()) {
-      for (const flatbuffers::String* message : *messages) {
-        info.check_messages.push_back(message ? message->str() : std::string());
-      }
     }
     const uint32_t descriptors = info.binding_count + (info.check_messages.empty() ? 0 : 1);
     if (descriptors > limits.maxPerStageDescriptorStorageBuffers) {
       return FailedPreconditionError(where, "takes ", descriptors, " storage buffers; device '", context->name(),
                                      "' allows ", limits.maxPerStageDescriptorStorageBuffers, " per stage");
-    }
-    if (const auto* read_only = entry->binding_read_only()) {
-      if (read_only->size() != info.binding_count) {
-        return InvalidArgumentError(where, "has ", info.binding_count, " bindings but ", read_only->size(),
-                                    " read-only flags");
-      }
-      for (uint32_t b = 0; b < read_only->size(); ++b) {
-        if (read_only->Get(b)) info.read_only_bindings |= 1u << b;
-      }
     }
     const auto* size = entry->workgroup_size();
     if (!size || size->size() != 3) {

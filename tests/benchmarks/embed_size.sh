@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The size of a minimal embedding: libstrata.so with the VM, the HAL, the
 # cpu-sync driver, the CPU executable loader and the C API -- no compiler, no
-# tools, no oneTBB (cpu-task off), no Vulkan driver -- stripped, for x86_64
+# tools, no oneTBB (cpu-task off), no Vulkan or CUDA driver -- stripped, for x86_64
 # and for aarch64 (cross-built with cmake/aarch64-linux-gnu*.cmake), in three
 # configurations:
 #   Release      every feature, -O2
@@ -19,7 +19,8 @@ work=${1:-/tmp/strata-embed-size}
 mkdir -p "$work"
 
 minimal=(-DSTRATA_BUILD_COMPILER=OFF -DSTRATA_BUILD_TESTS=OFF -DSTRATA_BUILD_FUZZERS=OFF
-         -DSTRATA_BUILD_BENCHMARKS=OFF -DSTRATA_DRIVER_CPU_TASK=OFF -DSTRATA_DRIVER_VULKAN=OFF)
+         -DSTRATA_BUILD_BENCHMARKS=OFF -DSTRATA_DRIVER_CPU_TASK=OFF -DSTRATA_DRIVER_VULKAN=OFF
+         -DSTRATA_DRIVER_CUDA=OFF)
 smallest=(-DCMAKE_BUILD_TYPE=MinSizeRel "-DCMAKE_CXX_FLAGS_MINSIZEREL=-Oz -DNDEBUG"
           -DSTRATA_SIZE_OPTIMIZED=ON -DSTRATA_STATUS_MESSAGES=OFF -DSTRATA_TRACING=OFF)
 

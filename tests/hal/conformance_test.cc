@@ -9,6 +9,7 @@
 #include <map>
 #include <mutex>
 #include <numeric>
+#include <random>
 #include <string>
 #include <thread>
 #include <vector>
@@ -29,13 +30,6 @@ using hal::SemaphoreValue;
 using hal::WorkgroupCount;
 
 constexpr auto kTimeout = std::chrono::seconds(10);
-
-Ref<CommandBuffer> BeginCommandBuffer(hal::Device& device) {
-  StatusOr<Ref<CommandBuffer>> command_buffer = device.CreateCommandBuffer();
-  REQUIRE(command_buffer.ok());
-  REQUIRE(command_buffer.value()->Begin().ok());
-  return std::move(command_buffer).value();
-}
 
 Ref<Semaphore> CreateSemaphore(hal::Device& device, uint64_t value) {
   StatusOr<Ref<Semaphore>> semaphore = device.CreateSemaphore(value);
@@ -290,6 +284,47 @@ TEST_CASE("conformance: fill, copy and update with sub-ranges") {
       std::vector<uint8_t> expected_b(256, 0xEE);
       std::copy_n(expected_a.begin(), 48, expected_b.begin() + 103);
       CHECK(ReadBytes(*device, b.get(), 0, 256) == expected_b);
+    }
+  }
+}
+
+TEST_CASE("conformance: fills and updates at any offset, through subspans") {
+  FOR_EACH_DRIVER(device) {
+    // GPU fills write whole words at aligned addresses (hal/gpu_commands.h);
+    // a subspan at an odd offset moves every fill off that grid.
+    constexpr uint64_t kSize = 256;
+    std::mt19937 random(7);
+    for (hal::MemoryTypes types : {hal::kMemoryHostVisible, hal::kMemoryDeviceLocal}) {
+      INFO("memory types: ", hal::DescribeMemoryTypes(types));
+      Ref<Buffer> buffer = Allocate(*device, kSize + 8, types);
+      for (int round = 0; round < 20; ++round) {
+        const uint64_t base = random() % 4;
+        Ref<Buffer> view = buffer->Subspan(base, kSize).value();
+        std::vector<uint8_t> expected(kSize + 8, 0xEE);
+        Write(*device, buffer.get(), 0, expected);
+        Ref<CommandBuffer> command_buffer = BeginCommandBuffer(*device);
+        for (int i = 0; i < 6; ++i) {
+          const uint32_t length = 1u << (random() % 3);
+          const uint64_t offset = random() % (kSize / length) * length;
+          const uint64_t count = random() % ((kSize - offset) / length + 1) * length;
+          const uint32_t pattern =
+              static_cast<uint32_t>(random()) & (length == 4 ? 0xFFFFFFFFu : (1u << (8 * length)) - 1);
+          INFO("round ", round, " base ", base, " fill ", offset, "+", count, " of ", length, "-byte 0x", pattern);
+          REQUIRE(command_buffer->Fill(view.get(), offset, count, pattern, length).ok());
+          REQUIRE(command_buffer->Barrier().ok());
+          for (uint64_t b = 0; b < count; ++b) {
+            expected[base + offset + b] = static_cast<uint8_t>(pattern >> (8 * (b % length)));
+          }
+        }
+        // An update at a 4-byte offset of the subspan, off the grid of its
+        // memory unless base is 0.
+        const std::vector<uint8_t> update = {1, 2, 3, 4, 5, 6, 7, 8};
+        REQUIRE(command_buffer->Update(update, view.get(), 8).ok());
+        std::copy(update.begin(), update.end(), expected.begin() + base + 8);
+        REQUIRE(command_buffer->End().ok());
+        REQUIRE(SubmitAndWait(*device, command_buffer.get()).ok());
+        CHECK(ReadBytes(*device, buffer.get(), 0, kSize + 8) == expected);
+      }
     }
   }
 }
@@ -858,26 +893,30 @@ TEST_CASE("conformance: executable preparation errors") {
     CheckError(device->PrepareExecutable(params).status(), StatusCode::kIncompatible,
                {"cannot run format 'no-such-format'", device->info().executable_formats[0]});
     if (!PrepareTestKernel(*device, "add_f32")) continue;
-    // The test kernels' format: a CPU ELF or SPIR-V, with its metadata.
+    // The test kernels' format: a CPU ELF, SPIR-V or PTX, with its metadata.
     const std::string format = device->info().executable_formats[0];
     const bool spirv = format == "vulkan-spirv";
+    const bool ptx = format == "cuda-ptx";
     params.format = format;
     auto describe = [&](const std::string& entry_point, uint32_t bindings, uint32_t constants,
                         std::vector<bool> read_only = {}) {
-      if (!spirv) return CpuMetadata(entry_point, bindings, constants, read_only);
-      VulkanKernelDescription description = VulkanTestKernel("add_f32");
-      description.entry_point = entry_point;
-      description.binding_count = bindings;
-      description.constant_count = constants;
-      description.read_only = read_only;
-      return VulkanMetadata(description);
+      auto gpu = [&](auto description) {
+        description.entry_point = entry_point;
+        description.binding_count = bindings;
+        description.constant_count = constants;
+        description.read_only = read_only;
+        return description;
+      };
+      if (spirv) return VulkanMetadata(gpu(VulkanTestKernel("add_f32")));
+      if (ptx) return CudaMetadata(gpu(CudaTestKernel("add_f32")));
+      return CpuMetadata(entry_point, bindings, constants, read_only);
     };
     std::vector<uint8_t> metadata = describe("add_f32", 3, 1);
     const std::vector<uint8_t> garbage(256, 0x5A);
     params.data = garbage;
     params.metadata = metadata;
     CHECK(!device->PrepareExecutable(params).ok());
-    params.data = spirv ? TestKernelSpirv("add_f32") : HostKernelElf("add_f32");
+    params.data = spirv ? TestKernelSpirv("add_f32") : ptx ? TestKernelPtx("add_f32") : HostKernelElf("add_f32");
     params.metadata = garbage;
     CheckError(device->PrepareExecutable(params).status(), StatusCode::kInvalidArgument, {"metadata"});
     std::vector<uint8_t> corrupt = metadata;
@@ -887,7 +926,7 @@ TEST_CASE("conformance: executable preparation errors") {
     std::vector<uint8_t> missing = describe("no_such_kernel", 0, 0);
     params.metadata = missing;
     CheckError(device->PrepareExecutable(params).status(), StatusCode::kNotFound,
-               {"'no_such_kernel'", spirv ? "not an OpEntryPoint" : "not exported"});
+               {"'no_such_kernel'", spirv ? "not an OpEntryPoint" : ptx ? "not a .entry function" : "not exported"});
     std::vector<uint8_t> too_many = describe("add_f32", 33, 0);
     params.metadata = too_many;
     CheckError(device->PrepareExecutable(params).status(), StatusCode::kInvalidArgument, {"33 bindings"});

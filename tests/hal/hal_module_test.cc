@@ -88,6 +88,12 @@ class Program {
       executables.push_back(
           {"failing", "vulkan-spirv", TestKernelSpirv("fail_if"), VulkanMetadata(VulkanTestKernel("fail_if"))});
     }
+    if (!TestKernelPtx("add_f32").empty()) {
+      executables.push_back(
+          {"kernels", "cuda-ptx", TestKernelPtx("add_f32"), CudaMetadata(CudaTestKernel("add_f32"))});
+      executables.push_back(
+          {"failing", "cuda-ptx", TestKernelPtx("fail_if"), CudaMetadata(CudaTestKernel("fail_if"))});
+    }
     // And one embedded only in a format the device does not run.
     foreign_format_ = device_->SupportsExecutableFormat("vulkan-spirv") ? "cpu-elf-riscv64" : "vulkan-spirv";
     executables.push_back({"foreign", foreign_format_, HostKernelElf("fail_if"), {}});

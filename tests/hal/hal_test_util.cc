@@ -55,6 +55,23 @@ Ref<hal::Device> CreateDevice(const std::string& driver) {
   return std::move(device).value();
 }
 
+Ref<hal::Device> CreateDeviceIfAvailable(const std::string& spec, const char* absent) {
+  StatusOr<Ref<hal::Device>> device = drivers::DefaultRegistry().CreateDevice(spec);
+  if (!device.ok() && device.status().code() == StatusCode::kUnavailable) {
+    std::printf("%s: %s\n", absent, device.status().message().c_str());
+    return nullptr;
+  }
+  REQUIRE_MESSAGE(device.ok(), device.status().ToString());
+  return std::move(device).value();
+}
+
+Ref<hal::CommandBuffer> BeginCommandBuffer(hal::Device& device) {
+  StatusOr<Ref<hal::CommandBuffer>> command_buffer = device.CreateCommandBuffer();
+  REQUIRE(command_buffer.ok());
+  REQUIRE(command_buffer.value()->Begin().ok());
+  return std::move(command_buffer).value();
+}
+
 void CheckError(const Status& status, StatusCode code, std::initializer_list<std::string_view> fragments) {
   INFO("status: ", status.ToString());
   CHECK(status.code() == code);
@@ -136,6 +153,59 @@ void WriteBytes(hal::Device& device, hal::Buffer* buffer, uint64_t offset, std::
   REQUIRE(command_buffer->End().ok());
   Status done = SubmitAndWait(device, command_buffer.get());
   REQUIRE_MESSAGE(done.ok(), done.ToString());
+}
+
+void CheckGpuCheckWords(hal::Device& device, const std::function<size_t(hal::CommandBuffer&)>& segment_count) {
+  Ref<hal::Executable> add = PrepareTestKernel(device, "add_f32");
+  Ref<hal::Executable> select = PrepareTestKernel(device, "select_op");
+  Ref<hal::Executable> fail_if = PrepareTestKernel(device, "fail_if");
+  REQUIRE((add && select && fail_if));
+  Ref<hal::Buffer> shorter = Allocate(device, 64), longer = Allocate(device, 128);
+  Ref<hal::Buffer> before = Allocate(device, 64), after = Allocate(device, 64);
+  Write(device, before.get(), 0, std::vector<uint8_t>(64, 0x11));
+  Write(device, after.get(), 0, std::vector<uint8_t>(64, 0x11));
+  // a shorter than c: check 0 fails. The fill beside the dispatch runs; the
+  // one after the barrier does not.
+  Ref<hal::CommandBuffer> command_buffer = BeginCommandBuffer(device);
+  const uint32_t group[] = {64};
+  const hal::BufferBinding bindings[] = {{shorter.get(), 0, 64}, {longer.get(), 0, 128}, {longer.get(), 0, 128}};
+  REQUIRE(command_buffer->Dispatch(add.get(), 0, {1, 1, 1}, group, bindings).ok());
+  REQUIRE(command_buffer->Fill(before.get(), 0, 64, 0x22, 1).ok());
+  REQUIRE(command_buffer->Barrier().ok());
+  REQUIRE(command_buffer->Fill(after.get(), 0, 64, 0x33, 1).ok());
+  REQUIRE(command_buffer->End().ok());
+  CHECK(segment_count(*command_buffer) == 2);
+  CheckError(SubmitAndWait(device, command_buffer.get()), StatusCode::kOutOfRange,
+             {"dispatch of 'add_f32'", "failed a check of the model: add_f32: a or b is shorter than c"});
+  CHECK(ReadBytes(device, before.get(), 0, 64) == std::vector<uint8_t>(64, 0x22));
+  CHECK(ReadBytes(device, after.get(), 0, 64) == std::vector<uint8_t>(64, 0x11));
+  // Resubmitted, the check words start from zero again: still the same error.
+  CheckError(SubmitAndWait(device, command_buffer.get()), StatusCode::kOutOfRange, {"a or b is shorter than c"});
+
+  // The second check of a kernel, and a code beyond the checks.
+  const uint32_t unknown_op[] = {9};
+  const hal::BufferBinding select_bindings[] = {{longer.get(), 0, 128}, {longer.get(), 0, 128}};
+  Ref<hal::CommandBuffer> second = BeginCommandBuffer(device);
+  REQUIRE(second->Dispatch(select.get(), 0, {1, 1, 1}, unknown_op, select_bindings).ok());
+  REQUIRE(second->End().ok());
+  CheckError(SubmitAndWait(device, second.get()), StatusCode::kOutOfRange, {"select_op: unknown op"});
+  for (uint32_t code : {1u, 7u}) {
+    Ref<hal::CommandBuffer> failing = BeginCommandBuffer(device);
+    const uint32_t constants[] = {code};
+    REQUIRE(failing->Dispatch(fail_if.get(), 0, {2, 1, 1}, constants, {}).ok());
+    REQUIRE(failing->End().ok());
+    if (code == 1) {
+      CheckError(SubmitAndWait(device, failing.get()), StatusCode::kOutOfRange, {"asked to fail with code 1"});
+    } else {
+      CheckError(SubmitAndWait(device, failing.get()), StatusCode::kAborted,
+                 {"the kernel returned 7 in its check-status word"});
+    }
+  }
+  Ref<hal::CommandBuffer> passing = BeginCommandBuffer(device);
+  const hal::BufferBinding good[] = {{longer.get(), 0, 128}, {longer.get(), 0, 128}, {longer.get(), 0, 128}};
+  REQUIRE(passing->Dispatch(add.get(), 0, {1, 1, 1}, group, good).ok());
+  REQUIRE(passing->End().ok());
+  CHECK(SubmitAndWait(device, passing.get()).ok());
 }
 
 }  // namespace strata::testing

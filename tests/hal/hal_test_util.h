@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -33,6 +34,14 @@ const std::vector<std::string>& ConformanceDrivers();
 
 // A fresh device of `driver`; fails the test if it cannot be created.
 Ref<hal::Device> CreateDevice(const std::string& driver);
+
+// A device from `spec`, or null when its driver is unavailable here, after
+// printing "`absent`: why" (the line a driver's CTest skips on); fails the
+// test on any other error.
+Ref<hal::Device> CreateDeviceIfAvailable(const std::string& spec, const char* absent);
+
+// A new command buffer of `device`, begun.
+Ref<hal::CommandBuffer> BeginCommandBuffer(hal::Device& device);
 
 // Runs `body(device)` once per conformance driver, each in its own doctest
 // subcase named after the driver (so a failure names it, and one driver's
@@ -65,6 +74,15 @@ Status SubmitAndWait(hal::Device& device, hal::CommandBuffer* command_buffer);
 std::vector<uint8_t> ReadBytes(hal::Device& device, hal::Buffer* buffer, uint64_t offset, uint64_t length);
 // Writes `bytes` at `offset`, by mapping or through an update command.
 void WriteBytes(hal::Device& device, hal::Buffer* buffer, uint64_t offset, std::span<const uint8_t> bytes);
+
+// The check-status words of a GPU driver (hal/gpu_commands.h) on `device`,
+// with the test kernels: a failed check fails the submission with its
+// message, and a barrier after it stops what follows while what came
+// before runs (`segment_count` says into how many parts the driver split
+// such a command buffer: 2); resubmitted, the words start from zero again;
+// a kernel's second check, and a code beyond its checks (ABORTED); a
+// passing dispatch afterwards succeeds.
+void CheckGpuCheckWords(hal::Device& device, const std::function<size_t(hal::CommandBuffer&)>& segment_count);
 
 template <typename T>
 std::vector<T> Read(hal::Device& device, hal::Buffer* buffer, uint64_t offset, size_t count) {

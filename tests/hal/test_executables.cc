@@ -1,6 +1,7 @@
 #include "tests/hal/test_executables.h"
 
 #include "strata/schemas/cpu_executable_generated.h"
+#include "strata/schemas/cuda_executable_generated.h"
 #include "strata/schemas/vulkan_executable_generated.h"
 #include "tests/hal/kernels/test_kernels.h"
 
@@ -27,8 +28,14 @@ std::vector<uint8_t> CpuMetadata(const std::string& entry_point, uint32_t bindin
   return {fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize()};
 }
 
-std::vector<uint8_t> VulkanMetadata(const VulkanKernelDescription& description) {
-  flatbuffers::FlatBufferBuilder fbb;
+namespace {
+
+// The entry point of a GPU executable's metadata, in either schema: the
+// fields both share, then what `extra` adds to the builder.
+template <typename EntryBuilder, typename Extra>
+flatbuffers::Offset<typename EntryBuilder::Table> GpuEntryPoint(flatbuffers::FlatBufferBuilder& fbb,
+                                                                const GpuKernelDescription& description,
+                                                                Extra extra) {
   auto name = fbb.CreateString(description.entry_point);
   flatbuffers::Offset<flatbuffers::Vector<uint8_t>> flags;
   if (!description.read_only.empty()) {
@@ -38,14 +45,23 @@ std::vector<uint8_t> VulkanMetadata(const VulkanKernelDescription& description) 
   auto workgroup_size = fbb.CreateVector(description.workgroup_size.data(), 3);
   flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<flatbuffers::String>>> messages;
   if (!description.check_messages.empty()) messages = fbb.CreateVectorOfStrings(description.check_messages);
-  schema::vulkan::EntryPointDefBuilder entry(fbb);
+  EntryBuilder entry(fbb);
   entry.add_name(name);
   entry.add_binding_count(description.binding_count);
   entry.add_constant_count(description.constant_count);
   if (!description.read_only.empty()) entry.add_binding_read_only(flags);
   entry.add_workgroup_size(workgroup_size);
   if (!description.check_messages.empty()) entry.add_check_messages(messages);
-  auto entries = fbb.CreateVector(std::vector<flatbuffers::Offset<schema::vulkan::EntryPointDef>>{entry.Finish()});
+  extra(entry);
+  return entry.Finish();
+}
+
+}  // namespace
+
+std::vector<uint8_t> VulkanMetadata(const VulkanKernelDescription& description) {
+  flatbuffers::FlatBufferBuilder fbb;
+  auto entry = GpuEntryPoint<schema::vulkan::EntryPointDefBuilder>(fbb, description, [](auto&) {});
+  auto entries = fbb.CreateVector(std::vector<flatbuffers::Offset<schema::vulkan::EntryPointDef>>{entry});
   flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<flatbuffers::String>>> capabilities, extensions;
   if (!description.capabilities.empty()) capabilities = fbb.CreateVectorOfStrings(description.capabilities);
   if (!description.extensions.empty()) extensions = fbb.CreateVectorOfStrings(description.extensions);
@@ -55,10 +71,26 @@ std::vector<uint8_t> VulkanMetadata(const VulkanKernelDescription& description) 
   return {fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize()};
 }
 
+std::vector<uint8_t> CudaMetadata(const CudaKernelDescription& description) {
+  flatbuffers::FlatBufferBuilder fbb;
+  auto entry = GpuEntryPoint<schema::cuda::EntryPointDefBuilder>(
+      fbb, description, [&](auto& builder) { builder.add_shared_memory_bytes(description.shared_memory_bytes); });
+  auto entries = fbb.CreateVector(std::vector<flatbuffers::Offset<schema::cuda::EntryPointDef>>{entry});
+  std::vector<flatbuffers::Offset<schema::cuda::ImageDef>> images;
+  for (const CudaKernelDescription::Image& image : description.images) {
+    images.push_back(schema::cuda::CreateImageDef(fbb, static_cast<schema::cuda::ImageKind>(image.kind), image.arch,
+                                                  image.offset, image.size));
+  }
+  auto image_vector = fbb.CreateVector(images);
+  fbb.Finish(schema::cuda::CreateCudaExecutableDef(fbb, entries, image_vector, description.ptx_version),
+             schema::cuda::CudaExecutableDefIdentifier());
+  return {fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize()};
+}
+
 namespace {
 
-// What each kernel takes, as its .c and .comp files document; the Vulkan
-// side adds what its SPIR-V declares (kernels/*.comp).
+// What each kernel takes, as its .c, .comp and .ptx files document; the
+// Vulkan side adds what its SPIR-V declares (kernels/*.comp).
 struct KernelLayout {
   const char* name;
   uint32_t binding_count;
@@ -85,19 +117,33 @@ const KernelLayout* FindLayout(std::string_view name) {
   return nullptr;
 }
 
+// The entry point of test kernel `layout` as a GPU executable has it.
+void DescribeGpuKernel(const KernelLayout& layout, GpuKernelDescription& description) {
+  description.entry_point = layout.name;
+  description.binding_count = layout.binding_count;
+  description.constant_count = layout.constant_count;
+  description.read_only = layout.read_only;
+  description.workgroup_size = layout.workgroup_size;
+  description.check_messages = layout.check_messages;
+}
+
 }  // namespace
 
 VulkanKernelDescription VulkanTestKernel(std::string_view name) {
   VulkanKernelDescription description;
   const KernelLayout* layout = FindLayout(name);
   if (!layout) return description;
-  description.entry_point = layout->name;
-  description.binding_count = layout->binding_count;
-  description.constant_count = layout->constant_count;
-  description.read_only = layout->read_only;
-  description.workgroup_size = layout->workgroup_size;
-  description.check_messages = layout->check_messages;
+  DescribeGpuKernel(*layout, description);
   description.capabilities = layout->capabilities;
+  return description;
+}
+
+CudaKernelDescription CudaTestKernel(std::string_view name) {
+  CudaKernelDescription description;
+  const KernelLayout* layout = FindLayout(name);
+  if (!layout) return description;
+  DescribeGpuKernel(*layout, description);
+  description.images.push_back({0, 80, 0, TestKernelPtx(name).size()});
   return description;
 }
 
@@ -107,26 +153,27 @@ StatusOr<Ref<hal::Executable>> PrepareTestKernelIfSupported(hal::Device& device,
   const std::pair<const char*, KernelArch> kFormats[] = {{"cpu-elf-x86_64", KernelArch::kX86_64},
                                                          {"cpu-elf-aarch64", KernelArch::kAarch64}};
   for (const std::string& format : device.info().executable_formats) {
-    if (format == "vulkan-spirv" && !TestKernelSpirv(name).empty()) {
-      std::vector<uint8_t> metadata = VulkanMetadata(VulkanTestKernel(name));
-      hal::ExecutableParams params;
-      params.name = name;
-      params.format = format;
-      params.data = TestKernelSpirv(name);
-      params.metadata = metadata;
-      return device.PrepareExecutable(params);
+    std::span<const uint8_t> data;
+    std::vector<uint8_t> metadata;
+    if (format == "vulkan-spirv") {
+      data = TestKernelSpirv(name);
+      metadata = VulkanMetadata(VulkanTestKernel(name));
+    } else if (format == "cuda-ptx") {
+      data = TestKernelPtx(name);
+      metadata = CudaMetadata(CudaTestKernel(name));
     }
     for (const auto& [kernel_format, arch] : kFormats) {
       if (format != kernel_format) continue;
-      std::vector<uint8_t> metadata =
-          CpuMetadata(layout->name, layout->binding_count, layout->constant_count, layout->read_only);
-      hal::ExecutableParams params;
-      params.name = name;
-      params.format = format;
-      params.data = TestKernelElf(name, arch);
-      params.metadata = metadata;
-      return device.PrepareExecutable(params);
+      data = TestKernelElf(name, arch);
+      metadata = CpuMetadata(layout->name, layout->binding_count, layout->constant_count, layout->read_only);
     }
+    if (data.empty()) continue;
+    hal::ExecutableParams params;
+    params.name = name;
+    params.format = format;
+    params.data = data;
+    params.metadata = metadata;
+    return device.PrepareExecutable(params);
   }
   return Ref<hal::Executable>();
 }

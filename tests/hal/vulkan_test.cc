@@ -1,13 +1,11 @@
 // The Vulkan driver's own cases, beyond the conformance suite: the
 // sub-allocator, device selection and the unavailable paths, the checks of
 // SPIR-V executables against their metadata and the device, dispatch limits,
-// check words at run time, transfers at any offset, descriptor pools and
-// deadlines. Cases that need a device skip with one line when there is none.
+// check words at run time, descriptor pools and deadlines. Cases that need a device skip with one line when there is none.
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
 #include <cstdio>
-#include <random>
 
 #include "drivers/registry.h"
 #include "drivers/vulkan/vulkan_buffer.h"
@@ -27,19 +25,7 @@ using vulkan::RangeAllocator;
 // A Vulkan device from `spec`, or null (with one line) when this machine has
 // none.
 Ref<hal::Device> VulkanDevice(const std::string& spec = "vulkan") {
-  StatusOr<Ref<hal::Device>> device = drivers::DefaultRegistry().CreateDevice(spec);
-  if (!device.ok() && device.status().code() == StatusCode::kUnavailable) {
-    std::printf("no Vulkan device here: %s\n", device.status().message().c_str());
-    return nullptr;
-  }
-  REQUIRE_MESSAGE(device.ok(), device.status().ToString());
-  return std::move(device).value();
-}
-
-Ref<CommandBuffer> Begin(hal::Device& device) {
-  Ref<CommandBuffer> command_buffer = device.CreateCommandBuffer().value();
-  REQUIRE(command_buffer->Begin().ok());
-  return command_buffer;
+  return CreateDeviceIfAvailable(spec, "no Vulkan device here");
 }
 
 StatusOr<Ref<hal::Executable>> Prepare(hal::Device& device, std::string_view kernel,
@@ -318,7 +304,7 @@ TEST_CASE("vulkan: dispatch bindings within Vulkan's limits") {
   const auto& context = static_cast<vulkan::VulkanDevice*>(device.get())->context();
   Ref<hal::Executable> add = PrepareTestKernel(*device, "add_f32");
   Ref<Buffer> buffer = Allocate(*device, 4096);
-  Ref<CommandBuffer> command_buffer = Begin(*device);
+  Ref<CommandBuffer> command_buffer = BeginCommandBuffer(*device);
   const uint32_t constants[] = {16};
   // A subspan at an offset Vulkan cannot bind at.
   Ref<Buffer> odd = buffer->Subspan(4, 1024).value();
@@ -340,99 +326,16 @@ TEST_CASE("vulkan: dispatch bindings within Vulkan's limits") {
   REQUIRE(command_buffer->End().ok());
   CommandBuffer* raw = command_buffer.get();
   CheckError(other->QueueExecute({}, {}, {&raw, 1}), StatusCode::kInvalidArgument, {"another Vulkan device"});
-  Ref<CommandBuffer> foreign = Begin(*other);
+  Ref<CommandBuffer> foreign = BeginCommandBuffer(*other);
   CheckError(foreign->Fill(buffer.get(), 0, 4, 0, 4), StatusCode::kInvalidArgument, {"another Vulkan device"});
 }
 
 TEST_CASE("vulkan: failed checks report the model's message and stop the submission") {
   Ref<hal::Device> device = VulkanDevice();
   if (!device) return;
-  Ref<hal::Executable> add = PrepareTestKernel(*device, "add_f32");
-  Ref<hal::Executable> select = PrepareTestKernel(*device, "select_op");
-  Ref<hal::Executable> fail_if = PrepareTestKernel(*device, "fail_if");
-  Ref<Buffer> shorter = Allocate(*device, 64), longer = Allocate(*device, 128);
-  Ref<Buffer> before = Allocate(*device, 64), after = Allocate(*device, 64);
-  Write(*device, before.get(), 0, std::vector<uint8_t>(64, 0x11));
-  Write(*device, after.get(), 0, std::vector<uint8_t>(64, 0x11));
-  // a shorter than c: check 0 fails. The fill beside the dispatch runs; the
-  // one after the barrier does not.
-  Ref<CommandBuffer> command_buffer = Begin(*device);
-  const uint32_t group[] = {64};
-  const BufferBinding bindings[] = {{shorter.get(), 0, 64}, {longer.get(), 0, 128}, {longer.get(), 0, 128}};
-  REQUIRE(command_buffer->Dispatch(add.get(), 0, {1, 1, 1}, group, bindings).ok());
-  REQUIRE(command_buffer->Fill(before.get(), 0, 64, 0x22, 1).ok());
-  REQUIRE(command_buffer->Barrier().ok());
-  REQUIRE(command_buffer->Fill(after.get(), 0, 64, 0x33, 1).ok());
-  REQUIRE(command_buffer->End().ok());
-  CHECK(static_cast<vulkan::VulkanCommandBuffer*>(command_buffer.get())->segment_count() == 2);
-  CheckError(SubmitAndWait(*device, command_buffer.get()), StatusCode::kOutOfRange,
-             {"dispatch of 'add_f32'", "failed a check of the model: add_f32: a or b is shorter than c"});
-  CHECK(ReadBytes(*device, before.get(), 0, 64) == std::vector<uint8_t>(64, 0x22));
-  CHECK(ReadBytes(*device, after.get(), 0, 64) == std::vector<uint8_t>(64, 0x11));
-  // Resubmitted, the check words start from zero again: still the same error,
-  // and a passing dispatch in a fresh command buffer succeeds.
-  CheckError(SubmitAndWait(*device, command_buffer.get()), StatusCode::kOutOfRange, {"a or b is shorter than c"});
-
-  // The second check of a kernel, and a code beyond the checks.
-  const uint32_t unknown_op[] = {9};
-  const BufferBinding select_bindings[] = {{longer.get(), 0, 128}, {longer.get(), 0, 128}};
-  Ref<CommandBuffer> second = Begin(*device);
-  REQUIRE(second->Dispatch(select.get(), 0, {1, 1, 1}, unknown_op, select_bindings).ok());
-  REQUIRE(second->End().ok());
-  CheckError(SubmitAndWait(*device, second.get()), StatusCode::kOutOfRange, {"select_op: unknown op"});
-  for (uint32_t code : {1u, 7u}) {
-    Ref<CommandBuffer> failing = Begin(*device);
-    const uint32_t constants[] = {code};
-    REQUIRE(failing->Dispatch(fail_if.get(), 0, {2, 1, 1}, constants, {}).ok());
-    REQUIRE(failing->End().ok());
-    if (code == 1) {
-      CheckError(SubmitAndWait(*device, failing.get()), StatusCode::kOutOfRange, {"asked to fail with code 1"});
-    } else {
-      CheckError(SubmitAndWait(*device, failing.get()), StatusCode::kAborted,
-                 {"the kernel returned 7 in its check-status word"});
-    }
-  }
-  Ref<CommandBuffer> passing = Begin(*device);
-  const BufferBinding good[] = {{longer.get(), 0, 128}, {longer.get(), 0, 128}, {longer.get(), 0, 128}};
-  REQUIRE(passing->Dispatch(add.get(), 0, {1, 1, 1}, group, good).ok());
-  REQUIRE(passing->End().ok());
-  CHECK(SubmitAndWait(*device, passing.get()).ok());
-}
-
-TEST_CASE("vulkan: fills and updates at any offset, through subspans") {
-  Ref<hal::Device> device = VulkanDevice();
-  if (!device) return;
-  constexpr uint64_t kSize = 256;
-  std::mt19937 random(7);
-  Ref<Buffer> buffer = Allocate(*device, kSize + 8);
-  for (int round = 0; round < 40; ++round) {
-    // A subspan at an odd offset moves every fill off Vulkan's 4-byte grid.
-    const uint64_t base = random() % 4;
-    Ref<Buffer> view = buffer->Subspan(base, kSize).value();
-    std::vector<uint8_t> expected(kSize + 8, 0xEE);
-    Write(*device, buffer.get(), 0, expected);
-    Ref<CommandBuffer> command_buffer = Begin(*device);
-    for (int i = 0; i < 6; ++i) {
-      const uint32_t length = 1u << (random() % 3);
-      const uint64_t offset = random() % (kSize / length) * length;
-      const uint64_t count = random() % ((kSize - offset) / length + 1) * length;
-      const uint32_t pattern = static_cast<uint32_t>(random()) & (length == 4 ? 0xFFFFFFFFu : (1u << (8 * length)) - 1);
-      INFO("round ", round, " base ", base, " fill ", offset, "+", count, " of ", length, "-byte 0x", pattern);
-      REQUIRE(command_buffer->Fill(view.get(), offset, count, pattern, length).ok());
-      REQUIRE(command_buffer->Barrier().ok());
-      for (uint64_t b = 0; b < count; ++b) {
-        expected[base + offset + b] = static_cast<uint8_t>(pattern >> (8 * (b % length)));
-      }
-    }
-    // An update at a 4-byte offset of the subspan, off the grid of its memory
-    // unless base is 0.
-    const std::vector<uint8_t> update = {1, 2, 3, 4, 5, 6, 7, 8};
-    REQUIRE(command_buffer->Update(update, view.get(), 8).ok());
-    std::copy(update.begin(), update.end(), expected.begin() + base + 8);
-    REQUIRE(command_buffer->End().ok());
-    REQUIRE(SubmitAndWait(*device, command_buffer.get()).ok());
-    CHECK(ReadBytes(*device, buffer.get(), 0, kSize + 8) == expected);
-  }
+  CheckGpuCheckWords(*device, [](CommandBuffer& command_buffer) {
+    return static_cast<vulkan::VulkanCommandBuffer&>(command_buffer).segment_count();
+  });
 }
 
 TEST_CASE("vulkan: descriptor pools where push descriptors are not used") {
@@ -445,7 +348,7 @@ TEST_CASE("vulkan: descriptor pools where push descriptors are not used") {
   std::vector<float> values(1024);
   for (size_t i = 0; i < values.size(); ++i) values[i] = float(i);
   Write(*device, a.get(), 0, values);
-  Ref<CommandBuffer> command_buffer = Begin(*device);
+  Ref<CommandBuffer> command_buffer = BeginCommandBuffer(*device);
   const uint32_t group[] = {100};
   const BufferBinding bindings[] = {{a.get(), 0, 4096}, {a.get(), 0, 4096}, {c.get(), 0, 4096}};
   REQUIRE(command_buffer->Dispatch(add.get(), 0, {11, 1, 1}, group, bindings).ok());
@@ -458,7 +361,7 @@ TEST_CASE("vulkan: descriptor pools where push descriptors are not used") {
   for (size_t i = 0; i < result.size(); ++i) wrong += result[i] != 2.0f * i;
   CHECK(wrong == 0);
   // The check word is bound through the pool's set too.
-  Ref<CommandBuffer> failing = Begin(*device);
+  Ref<CommandBuffer> failing = BeginCommandBuffer(*device);
   const uint32_t code[] = {5};
   REQUIRE(failing->Dispatch(fail_if.get(), 0, {1, 1, 1}, code, {}).ok());
   REQUIRE(failing->End().ok());
@@ -471,7 +374,7 @@ TEST_CASE("vulkan: deadlines") {
   Ref<hal::Executable> add = PrepareTestKernel(*device, "add_f32");
   constexpr uint32_t kCount = 1 << 24;
   Ref<Buffer> a = Allocate(*device, uint64_t{kCount} * 4), c = Allocate(*device, uint64_t{kCount} * 4);
-  Ref<CommandBuffer> command_buffer = Begin(*device);
+  Ref<CommandBuffer> command_buffer = BeginCommandBuffer(*device);
   const uint32_t group[] = {1024};
   const BufferBinding bindings[] = {{a.get(), 0, Buffer::kWholeBuffer}, {a.get(), 0, Buffer::kWholeBuffer},
                                     {c.get(), 0, Buffer::kWholeBuffer}};
@@ -504,7 +407,7 @@ TEST_CASE("vulkan: host memory is imported in place at any alignment") {
   int released = 0;
   hal::BufferParams params;
   Ref<Buffer> buffer = device->allocator()->Import(params, bytes, [&] { ++released; }).value();
-  Ref<CommandBuffer> command_buffer = Begin(*device);
+  Ref<CommandBuffer> command_buffer = BeginCommandBuffer(*device);
   REQUIRE(command_buffer->Fill(buffer.get(), 16, 64, 0xABCD, 2).ok());
   REQUIRE(command_buffer->End().ok());
   REQUIRE(SubmitAndWait(*device, command_buffer.get()).ok());

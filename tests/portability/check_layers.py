@@ -29,7 +29,8 @@ LAYERS = [
     ("hal/", HAL, GLUE),                      # nothing of vm/ but its base
     ("drivers/cpu/", HAL + ("drivers/cpu/",), GLUE),
     ("drivers/vulkan/", HAL + ("drivers/vulkan/",), GLUE),
-    ("drivers/registry.", HAL + ("drivers/registry.", "drivers/cpu/", "drivers/vulkan/"), GLUE),
+    ("drivers/cuda/", HAL + ("drivers/cuda/",), GLUE),
+    ("drivers/registry.", HAL + ("drivers/registry.", "drivers/cpu/", "drivers/vulkan/", "drivers/cuda/"), GLUE),
     ("drivers/runtime/", TOP, ()),
     ("schemas/", SCHEMAS, ()),
     ("tools/common/", TOP + ("tools/common/",), ()),

@@ -63,7 +63,7 @@ FailureOr<std::vector<uint8_t>> assemble(Location loc, StringRef ptxas,
       llvm::sys::fs::createTemporaryFile("strata-kernels", "cubin", output) ||
       llvm::sys::fs::createTemporaryFile("strata-ptxas", "log", log))
     return emitError(loc, "cannot create temporary files for ptxas");
-  auto cleanup = llvm::make_scope_exit([&] {
+  llvm::scope_exit cleanup([&] {
     llvm::sys::fs::remove(input);
     llvm::sys::fs::remove(output);
     llvm::sys::fs::remove(log);

@@ -1,10 +1,13 @@
 # Writes the C++ source that embeds the test kernels' shared objects as byte
 # arrays, so tests hold them as std::span<const uint8_t> without reading files.
 #
-# usage: cmake -DOUTPUT=<file.cc> -DKERNELS=<name,name,...> -DKERNEL_DIR=<dir> [-DSPIRV=ON] -P embed.cmake
+# usage: cmake -DOUTPUT=<file.cc> -DKERNELS=<name,name,...> -DKERNEL_DIR=<dir> [-DSPIRV=ON]
+#              [-DPTX_DIR=<dir>] -P embed.cmake
 # reads <KERNEL_DIR>/x86_64/<name>.so and <KERNEL_DIR>/aarch64/<name>.so for
-# every kernel, and with SPIRV <KERNEL_DIR>/spirv/<name>.spv, in the order of
-# the fields of strata::testing::TestKernel (an empty span where not built).
+# every kernel, with SPIRV <KERNEL_DIR>/spirv/<name>.spv, and with PTX_DIR
+# <PTX_DIR>/<name>.ptx (embedded with a NUL after the text, as the CUDA
+# driver reads PTX), in the order of the fields of
+# strata::testing::TestKernel (an empty span where not built).
 foreach(var OUTPUT KERNELS KERNEL_DIR)
   if(NOT DEFINED ${var})
     message(FATAL_ERROR "embed.cmake: -D${var}=... is required")
@@ -25,21 +28,33 @@ foreach(name IN LISTS KERNELS)
   if(SPIRV)
     list(APPEND formats spirv/spv)
   endif()
+  if(PTX_DIR)
+    list(APPEND formats ptx/ptx)
+  endif()
   foreach(format IN LISTS formats)
     string(REPLACE "/" ";" parts "${format}")
     list(GET parts 0 arch)
     list(GET parts 1 extension)
     set(path "${KERNEL_DIR}/${arch}/${name}.${extension}")
+    if(arch STREQUAL "ptx")
+      set(path "${PTX_DIR}/${name}.ptx")
+    endif()
     if(NOT EXISTS "${path}")
       message(FATAL_ERROR "embed.cmake: ${path} does not exist")
     endif()
     file(READ "${path}" hex HEX)
+    if(arch STREQUAL "ptx")
+      string(APPEND hex "00")
+    endif()
     string(REGEX REPLACE "([0-9a-f][0-9a-f])" "0x\\1," bytes "${hex}")
     string(REGEX REPLACE "(${line})" "\\1\n    " bytes "${bytes}")
     string(APPEND arrays "alignas(16) const uint8_t k_${name}_${arch}[] = {\n    ${bytes}\n};\n\n")
     string(APPEND row ", k_${name}_${arch}")
+    if(arch STREQUAL "aarch64" AND NOT SPIRV)
+      string(APPEND row ", {}")
+    endif()
   endforeach()
-  if(NOT SPIRV)
+  if(NOT PTX_DIR)
     string(APPEND row ", {}")
   endif()
   string(APPEND rows "${row}},\n")

@@ -26,4 +26,11 @@ std::span<const uint8_t> TestKernelSpirv(std::string_view name) {
   return {};
 }
 
+std::span<const uint8_t> TestKernelPtx(std::string_view name) {
+  for (const TestKernel& kernel : TestKernels()) {
+    if (name == kernel.name) return kernel.ptx;
+  }
+  return {};
+}
+
 }  // namespace strata::testing

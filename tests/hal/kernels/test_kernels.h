@@ -5,7 +5,10 @@
 // following drivers/cpu/kernel_abi.h; the .c file documents its bindings,
 // constants and return codes. With the Vulkan driver, the .comp file beside
 // it is the same kernel in GLSL, built into SPIR-V for Vulkan 1.3 with the
-// entry point of the same name, following schemas/vulkan_executable.fbs:
+// entry point of the same name, following schemas/vulkan_executable.fbs; with
+// the CUDA driver, the .ptx file is the same kernel in hand-written PTX
+// (sm_80, PTX ISA 8.0), following schemas/cuda_executable.fbs and taking its
+// bindings' lengths after the constants (drivers/cuda/cuda_executable.h):
 //
 //   add_f32       c = a + b over each workgroup's slice (size: constant 0)
 //   fail_if       returns constant 0 (a dispatch that fails on demand)
@@ -29,6 +32,7 @@ struct TestKernel {
   std::span<const uint8_t> x86_64;
   std::span<const uint8_t> aarch64;
   std::span<const uint8_t> spirv;  // empty in a build without the Vulkan driver
+  std::span<const uint8_t> ptx;    // NUL-terminated; empty without the CUDA driver
 };
 
 // Every test kernel, in name order.
@@ -43,6 +47,10 @@ std::span<const uint8_t> TestKernelElf(std::string_view name, KernelArch arch);
 // The kernel `name` as SPIR-V; an empty span for an unknown name or a build
 // without the Vulkan driver.
 std::span<const uint8_t> TestKernelSpirv(std::string_view name);
+
+// The kernel `name` as PTX text with its terminating NUL; an empty span for
+// an unknown name or a build without the CUDA driver.
+std::span<const uint8_t> TestKernelPtx(std::string_view name);
 
 // The kernel `name` built for this machine.
 inline std::span<const uint8_t> HostKernelElf(std::string_view name) {

@@ -1,0 +1,352 @@
+#include "drivers/cuda/cuda_command_buffer.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "hal/gpu_commands.h"
+
+namespace strata::cuda {
+namespace {
+
+uint64_t AlignUp(uint64_t value, uint64_t alignment) { return (value + alignment - 1) / alignment * alignment; }
+
+}  // namespace
+
+CudaCommandBuffer::CudaCommandBuffer(std::shared_ptr<CudaContext> context, Ref<CudaAllocator> allocator,
+                                     const hal::DeviceLimits& limits, bool graphs)
+    : CommandBuffer(&kCudaFamily, limits), context_(std::move(context)), allocator_(std::move(allocator)),
+      graphs_(graphs) {}
+
+CudaCommandBuffer::~CudaCommandBuffer() { DestroyGraphs(); }
+
+void CudaCommandBuffer::DestroyGraphs() {
+  const bool current = context_->MakeCurrent().ok();
+  for (SegmentGraph& state : graphs_state_) {
+    if (state.graph && current) context_->cu().cuGraphExecDestroy(state.graph);
+  }
+  graphs_state_.clear();
+}
+
+void CudaCommandBuffer::ResetImpl() {
+  DestroyGraphs();
+  recording_.Reset();
+  parameters_.clear();
+  parameter_pointers_.clear();
+  segments_.clear();
+  host_buffer_ = nullptr;
+  upload_base_ = 0;
+}
+
+Status CudaCommandBuffer::CheckBuffer(const char* what, const hal::Buffer* buffer) const {
+  if (static_cast<const CudaBuffer*>(buffer->allocated_buffer())->context() != context_.get()) {
+    return InvalidArgumentError(what, " belongs to another CUDA device than this command buffer");
+  }
+  return OkStatus();
+}
+
+Status CudaCommandBuffer::DispatchImpl(hal::Executable* executable, uint32_t entry_point,
+                                       hal::WorkgroupCount workgroups, std::span<const uint32_t> constants,
+                                       std::span<const hal::BufferBinding> bindings) {
+  auto* cuda_executable = static_cast<CudaExecutable*>(executable);
+  const hal::EntryPointInfo& info = executable->entry_points()[entry_point];
+  auto where = [&] { return StrCat("dispatch of '", info.name, "' (executable '", executable->name(), "')"); };
+  for (size_t i = 0; i < bindings.size(); ++i) {
+    const hal::BufferBinding& binding = bindings[i];
+    STRATA_RETURN_IF_ERROR(CheckBuffer(StrCat(where(), ": binding ", i).c_str(), binding.buffer));
+    // Kernels may load a binding in vectors of the alignment the device
+    // promises; a misaligned address would fault the whole context.
+    const CUdeviceptr address = DeviceAddress(binding.buffer, binding.offset);
+    if (address % kBindingAlignment) {
+      return InvalidArgumentError(where(), ": binding ", i, " starts at device address 0x", Hex(address),
+                                  " (a subspan at offset ", binding.buffer->byte_offset(), " plus the binding offset ",
+                                  binding.offset, "), not a multiple of the device's binding alignment ",
+                                  kBindingAlignment);
+    }
+  }
+  if (cuda_executable->context() != context_.get()) {
+    return InvalidArgumentError(where(), ": the executable was prepared for another CUDA device");
+  }
+  RetainResource(cuda_executable);
+  Command& command = recording_.AddCommand(hal::GpuCommandKind::kDispatch);
+  command.executable = cuda_executable;
+  command.entry_point = entry_point;
+  command.workgroups[0] = workgroups.x;
+  command.workgroups[1] = workgroups.y;
+  command.workgroups[2] = workgroups.z;
+  command.first_parameter = static_cast<uint32_t>(parameters_.size());
+  // The ABI's parameters (cuda_executable.h): binding pointers, the
+  // check-status pointer (its address is known at End), constants, then the
+  // binding lengths.
+  for (const hal::BufferBinding& binding : bindings) {
+    RetainResource(binding.buffer);
+    parameters_.push_back(DeviceAddress(binding.buffer, binding.offset));
+  }
+  if (!info.check_messages.empty()) {
+    command.check_slot = recording_.AddCheckSlot();
+    parameters_.push_back(0);
+  }
+  parameters_.insert(parameters_.end(), constants.begin(), constants.end());
+  for (const hal::BufferBinding& binding : bindings) parameters_.push_back(binding.length);
+  recording_.AddOp({Op::Kind::kLaunch});
+  return OkStatus();
+}
+
+Status CudaCommandBuffer::FillImpl(hal::Buffer* target, uint64_t offset, uint64_t length, uint32_t pattern,
+                                   uint32_t pattern_length) {
+  STRATA_RETURN_IF_ERROR(CheckBuffer("fill: the target buffer", target));
+  RetainResource(target);
+  const CUdeviceptr address = DeviceAddress(target, offset);
+  recording_.AddCommand(hal::GpuCommandKind::kFill).length = length;
+  if (pattern_length == 1) {
+    Op op{Op::Kind::kMemsetD8};
+    op.target = address;
+    op.length = length;
+    op.value = pattern;
+    recording_.AddOp(op);
+    return OkStatus();
+  }
+  // cuMemsetD32Async writes whole words at 4-byte-aligned addresses: it takes
+  // the aligned middle; the bytes before and after come from upload data.
+  const hal::FillSplit split = hal::SplitFill(address, length, pattern, pattern_length);
+  auto edge = [&](uint64_t begin, const uint8_t* bytes, uint64_t count) {
+    Op op{Op::Kind::kCopyUpload};
+    op.target = address + begin;
+    op.length = count;
+    op.upload_offset = recording_.AddUpload({bytes, static_cast<size_t>(count)});
+    recording_.AddOp(op);
+  };
+  if (split.head) edge(0, split.head_bytes, split.head);
+  if (split.middle) {
+    Op op{Op::Kind::kMemsetD32};
+    op.target = address + split.head;
+    op.length = split.middle;
+    op.value = split.word;
+    recording_.AddOp(op);
+  }
+  if (split.tail) edge(split.head + split.middle, split.tail_bytes, split.tail);
+  return OkStatus();
+}
+
+Status CudaCommandBuffer::CopyImpl(hal::Buffer* source, uint64_t source_offset, hal::Buffer* target,
+                                   uint64_t target_offset, uint64_t length) {
+  STRATA_RETURN_IF_ERROR(CheckBuffer("copy: the source buffer", source));
+  STRATA_RETURN_IF_ERROR(CheckBuffer("copy: the target buffer", target));
+  RetainResource(source);
+  RetainResource(target);
+  recording_.AddCommand(hal::GpuCommandKind::kCopy).length = length;
+  Op op{Op::Kind::kCopy};
+  op.source = DeviceAddress(source, source_offset);
+  op.target = DeviceAddress(target, target_offset);
+  op.length = length;
+  recording_.AddOp(op);
+  return OkStatus();
+}
+
+Status CudaCommandBuffer::UpdateImpl(std::span<const uint8_t> source, hal::Buffer* target, uint64_t target_offset) {
+  STRATA_RETURN_IF_ERROR(CheckBuffer("update: the target buffer", target));
+  RetainResource(target);
+  recording_.AddCommand(hal::GpuCommandKind::kUpdate).length = source.size();
+  Op op{Op::Kind::kCopyUpload};
+  op.target = DeviceAddress(target, target_offset);
+  op.length = source.size();
+  op.upload_offset = recording_.AddUpload(source);
+  recording_.AddOp(op);
+  return OkStatus();
+}
+
+Status CudaCommandBuffer::BarrierImpl() {
+  // The stream runs everything in order; a barrier matters only where the
+  // queue thread must read check words before what follows runs.
+  recording_.EndSegmentAtBarrier();
+  return OkStatus();
+}
+
+Status CudaCommandBuffer::EndImpl() {
+  segments_.clear();
+  DestroyGraphs();
+  if (recording_.commands().empty()) return OkStatus();
+  // Check words first, then the upload data, 16-byte aligned.
+  const std::vector<uint8_t>& upload = recording_.upload();
+  upload_base_ = AlignUp(uint64_t{recording_.check_slots()} * 4, 16);
+  if (recording_.check_slots() || !upload.empty()) {
+    STRATA_ASSIGN_OR_RETURN(host_buffer_, allocator_->AllocateInternal(upload_base_ + upload.size()));
+    std::memcpy(host_buffer_->host_address() + upload_base_, upload.data(), upload.size());
+  }
+  // The check-status pointers, and a pointer to every parameter slot.
+  for (const Command& command : recording_.commands()) {
+    if (command.check_slot < 0) continue;
+    const uint32_t bindings = command.executable->entry_points()[command.entry_point].binding_count;
+    parameters_[command.first_parameter + bindings] = host_buffer_->device_address() + 4 * command.check_slot;
+  }
+  parameter_pointers_.resize(parameters_.size());
+  for (size_t i = 0; i < parameters_.size(); ++i) parameter_pointers_[i] = &parameters_[i];
+  segments_ = recording_.Segments();
+  graphs_state_.resize(segments_.size());
+  return OkStatus();
+}
+
+size_t CudaCommandBuffer::graph_count() const {
+  return std::count_if(graphs_state_.begin(), graphs_state_.end(), [](const auto& state) { return state.graph; });
+}
+
+Status CudaCommandBuffer::Enqueue(const Segment& segment, bool first) const {
+  const CudaFunctions& cu = context_->cu();
+  CUstream stream = context_->stream();
+  CUresult result = CUDA_SUCCESS;
+  if (first && recording_.check_slots()) {
+    result = cu.cuMemsetD32Async(host_buffer_->device_address(), 0, recording_.check_slots(), stream);
+    if (result != CUDA_SUCCESS) return CuError(result, "submit: cuMemsetD32Async of the check-status words");
+  }
+  const CUdeviceptr upload = host_buffer_ ? host_buffer_->device_address() + upload_base_ : 0;
+  for (uint32_t i = segment.first_op; i < segment.end_op; ++i) {
+    const Op& op = recording_.ops()[i];
+    const char* call = "";
+    switch (op.kind) {
+      case Op::Kind::kLaunch: {
+        const Command& command = recording_.commands()[op.command];
+        const hal::EntryPointInfo& info = command.executable->entry_points()[command.entry_point];
+        call = "cuLaunchKernel";
+        result = cu.cuLaunchKernel(command.executable->function(command.entry_point), command.workgroups[0],
+                                   command.workgroups[1], command.workgroups[2], info.workgroup_size[0],
+                                   info.workgroup_size[1], info.workgroup_size[2], 0, stream,
+                                   const_cast<void**>(parameter_pointers_.data() + command.first_parameter), nullptr);
+        if (result != CUDA_SUCCESS) {
+          return CuError(result, StrCat("submit: cuLaunchKernel of '", info.name, "' (executable '",
+                                        command.executable->name(), "') over ", command.workgroups[0], "x",
+                                        command.workgroups[1], "x", command.workgroups[2], " blocks of ",
+                                        info.workgroup_size[0], "x", info.workgroup_size[1], "x",
+                                        info.workgroup_size[2], " threads"));
+        }
+        continue;
+      }
+      case Op::Kind::kMemsetD8:
+        call = "cuMemsetD8Async";
+        result = cu.cuMemsetD8Async(op.target, static_cast<unsigned char>(op.value), op.length, stream);
+        break;
+      case Op::Kind::kMemsetD32:
+        call = "cuMemsetD32Async";
+        result = cu.cuMemsetD32Async(op.target, op.value, op.length / 4, stream);
+        break;
+      case Op::Kind::kCopy:
+        call = "cuMemcpyAsync";
+        result = cu.cuMemcpyAsync(op.target, op.source, op.length, stream);
+        break;
+      case Op::Kind::kCopyUpload:
+        call = "cuMemcpyAsync";
+        result = cu.cuMemcpyAsync(op.target, upload + op.upload_offset, op.length, stream);
+        break;
+    }
+    if (result != CUDA_SUCCESS) {
+      return CuError(result, StrCat("submit: ", call, " of ", op.length, " bytes to 0x", Hex(op.target)));
+    }
+  }
+  return OkStatus();
+}
+
+StatusOr<bool> CudaCommandBuffer::LaunchGraph(size_t index, bool first) const {
+  const CudaFunctions& cu = context_->cu();
+  CUstream stream = context_->stream();
+  SegmentGraph& state = graphs_state_[index];
+  if (!state.graph) {
+    CUresult result = cu.cuStreamBeginCapture(stream, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL);
+    if (result != CUDA_SUCCESS) {
+      state.capturable = false;
+      return false;
+    }
+    Status enqueued = Enqueue(segments_[index], first);
+    CUgraph graph = nullptr;
+    result = cu.cuStreamEndCapture(stream, &graph);
+    if (enqueued.ok() && result == CUDA_SUCCESS && graph) {
+      result = cu.cuGraphInstantiate(&state.graph, graph, 0);
+      if (result != CUDA_SUCCESS) state.graph = nullptr;
+    }
+    if (graph) cu.cuGraphDestroy(graph);
+    if (!state.graph) {
+      // Not capturable (an operation a graph cannot hold): run it as it is.
+      state.capturable = false;
+      return false;
+    }
+  }
+  CUresult result = cu.cuGraphLaunch(state.graph, stream);
+  if (result != CUDA_SUCCESS) return CuError(result, "submit: cuGraphLaunch");
+  return true;
+}
+
+Status CudaCommandBuffer::SegmentError(CUresult result, const Segment& segment) const {
+  std::string dispatches;
+  uint32_t count = 0;
+  for (uint32_t i = segment.first_command; i < segment.end_command; ++i) {
+    const Command& command = recording_.commands()[i];
+    if (command.kind != hal::GpuCommandKind::kDispatch) continue;
+    if (++count > 4) continue;
+    dispatches += StrCat(count > 1 ? ", " : "", "'", command.executable->entry_points()[command.entry_point].name,
+                         "' (executable '", command.executable->name(), "')");
+  }
+  if (count > 4) dispatches += StrCat(" and ", count - 4, " more");
+  const std::string what =
+      count == 0   ? StrCat("device '", context_->name(), "': running transfers")
+      : count == 1 ? StrCat("device '", context_->name(), "': running the dispatch of ", dispatches)
+                   : StrCat("device '", context_->name(), "': running the dispatches of ", dispatches,
+                            " (one of them failed)");
+  return CuError(result, StrCat(what, ": cuStreamSynchronize"));
+}
+
+Status CudaCommandBuffer::Execute(Tracer* tracer, std::chrono::steady_clock::time_point deadline) const {
+  if (Status failure = context_->failure(); !failure.ok()) {
+    return failure.Annotate("an earlier submission left the device unusable: ");
+  }
+  STRATA_RETURN_IF_ERROR(context_->MakeCurrent());
+  const CudaFunctions& cu = context_->cu();
+  const bool timed = deadline != std::chrono::steady_clock::time_point::max();
+  auto late_ms = [&] {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - deadline).count();
+  };
+  for (size_t s = 0; s < segments_.size(); ++s) {
+    const Segment& segment = segments_[s];
+    if (timed && std::chrono::steady_clock::now() > deadline) {
+      return DeadlineExceededError("the submission stopped ", late_ms(), " ms after the call's deadline, before part ",
+                                   s + 1, " of ", segments_.size(), " of a command buffer");
+    }
+    const uint64_t submitted = tracer ? Tracer::Now() : 0;
+    SegmentGraph& state = graphs_state_[s];
+    bool launched = false;
+    if (graphs_ && state.executions > 0 && state.capturable) {
+      STRATA_ASSIGN_OR_RETURN(launched, LaunchGraph(s, s == 0));
+    }
+    if (!launched) {
+      Status enqueued = Enqueue(segment, s == 0);
+      if (!enqueued.ok()) {
+        // What was enqueued before the failure runs on: let it finish, as it
+        // uses what this submission holds.
+        cu.cuStreamSynchronize(context_->stream());
+        return enqueued;
+      }
+    }
+    ++state.executions;
+    CUresult result = cu.cuStreamSynchronize(context_->stream());
+    if (result != CUDA_SUCCESS) {
+      Status status = SegmentError(result, segment);
+      if (IsStickyError(result)) context_->Fail(status);
+      return status;
+    }
+    if (ActiveTracer(tracer)) {
+      // Each command is reported with its segment's span.
+      const uint64_t done = Tracer::Now();
+      for (uint32_t i = segment.first_command; i < segment.end_command; ++i) {
+        hal::TraceCommand(tracer, recording_.commands()[i], submitted, done);
+      }
+    }
+    STRATA_RETURN_IF_ERROR(recording_.CheckWords(segment, [&](uint32_t slot) {
+      uint32_t word;
+      std::memcpy(&word, host_buffer_->host_address() + 4 * slot, 4);
+      return word;
+    }));
+    if (timed && std::chrono::steady_clock::now() > deadline) {
+      return DeadlineExceededError("the submission was still running at the call's deadline and finished ", late_ms(),
+                                   " ms after it (a CUDA device cannot stop a running kernel); nothing after it ran");
+    }
+  }
+  return OkStatus();
+}
+
+}  // namespace strata::cuda

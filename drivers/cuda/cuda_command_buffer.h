@@ -1,0 +1,150 @@
+// CudaCommandBuffer: HAL commands recorded as a list of stream operations and
+// replayed on the device's stream at each submission.
+//
+// Recording validates each command (the HAL base class, plus: every buffer
+// and executable belongs to this command buffer's device) and lowers it at
+// once to operations on device addresses:
+//
+//   dispatch  cuLaunchKernel of the entry point's CUfunction, grid = the
+//             workgroup count, block = the entry point's workgroup size,
+//             no dynamic shared memory, with the parameters of the ABI
+//             (cuda_executable.h) built when recorded;
+//   fill      cuMemsetD8Async for a 1-byte pattern; for 2- and 4-byte ones,
+//             cuMemsetD32Async over the 4-byte-aligned middle with the
+//             pattern as it falls there, and the up to 3 bytes before and
+//             after copied from upload data (hal/gpu_commands.h);
+//   copy      cuMemcpyAsync (unified addressing: any memory to any memory);
+//   update    cuMemcpyAsync from upload data;
+//   barrier   nothing: one stream runs its operations in order, which orders
+//             more than a barrier asks.
+//
+// Upload data and the check-status words of dispatches with checks live in
+// one pinned host buffer allocated at End (kernels write the words through
+// its device address; the host reads them after the stream completes).
+//
+// Checks: as on Vulkan, a command buffer is split into *segments* after every
+// barrier that follows a dispatch with checks; the queue thread
+// synchronizes after each segment, reads its check words and stops the
+// submission before anything after the barrier runs, as on the CPU drivers.
+// The first segment zeroes every check word (cuMemsetD32Async) first.
+//
+// Graphs: from its second execution on, each segment of a command buffer
+// runs as a CUDA graph captured from its operations (cuStreamBeginCapture,
+// cuGraphInstantiate, cuGraphLaunch), which costs the host one launch
+// instead of one per operation; a segment that cannot be captured keeps
+// running operation by operation. The option graphs=0 of the device turns
+// this off.
+//
+// Ownership and thread safety: see hal/command_buffer.h. Execute runs on the
+// device's queue thread only, one submission at a time; the graphs it makes
+// are the only state it changes.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "drivers/cuda/cuda_buffer.h"
+#include "drivers/cuda/cuda_context.h"
+#include "drivers/cuda/cuda_executable.h"
+#include "hal/command_buffer.h"
+#include "hal/gpu_commands.h"
+#include "vm/base/trace.h"
+
+namespace strata::cuda {
+
+class CudaCommandBuffer final : public hal::CommandBuffer {
+ public:
+  CudaCommandBuffer(std::shared_ptr<CudaContext> context, Ref<CudaAllocator> allocator,
+                    const hal::DeviceLimits& limits, bool graphs);
+
+  const CudaContext* context() const { return context_.get(); }
+
+  // Runs the segments in order on the context's stream, each followed by a
+  // stream synchronization and a look at its check words; stops at the first
+  // failed check (with the check's message) or error (a kernel fault fails
+  // this and every later submission of the device), or once `deadline` has
+  // passed (work the device is running then finishes first: a GPU cannot be
+  // stopped mid-kernel). Reports every command to `tracer` when it is not
+  // null, with its segment's span.
+  Status Execute(Tracer* tracer, std::chrono::steady_clock::time_point deadline) const;
+
+  // Segments recorded by End, and how many run as graphs now (for tests).
+  size_t segment_count() const { return segments_.size(); }
+  size_t graph_count() const;
+
+ protected:
+  ~CudaCommandBuffer() override;
+
+  void ResetImpl() override;
+  Status DispatchImpl(hal::Executable* executable, uint32_t entry_point, hal::WorkgroupCount workgroups,
+                      std::span<const uint32_t> constants, std::span<const hal::BufferBinding> bindings) override;
+  Status FillImpl(hal::Buffer* target, uint64_t offset, uint64_t length, uint32_t pattern,
+                  uint32_t pattern_length) override;
+  Status CopyImpl(hal::Buffer* source, uint64_t source_offset, hal::Buffer* target, uint64_t target_offset,
+                  uint64_t length) override;
+  Status UpdateImpl(std::span<const uint8_t> source, hal::Buffer* target, uint64_t target_offset) override;
+  Status BarrierImpl() override;
+  Status EndImpl() override;
+
+ private:
+  // One stream operation; a HAL command lowers to one to three of them.
+  struct Op {
+    enum class Kind : uint8_t { kLaunch, kMemsetD8, kMemsetD32, kCopy, kCopyUpload } kind;
+    CUdeviceptr target = 0;
+    uint64_t length = 0;         // bytes
+    CUdeviceptr source = 0;      // kCopy
+    uint64_t upload_offset = 0;  // kCopyUpload: into the upload data
+    uint32_t value = 0;          // memsets: the byte or word
+    uint32_t command = 0;        // its command
+  };
+  // One HAL command, for tracing and checks (hal::GpuRecording).
+  struct Command {
+    hal::GpuCommandKind kind;
+    uint64_t length = 0;  // transfers
+    const CudaExecutable* executable = nullptr;
+    uint32_t entry_point = 0;
+    uint32_t workgroups[3] = {0, 0, 0};
+    uint32_t first_parameter = 0;  // into parameters_ and parameter_pointers_
+    int32_t check_slot = -1;       // dispatches with checks: their word
+    uint32_t first_op = 0, end_op = 0;
+  };
+  using Recording = hal::GpuRecording<Command, Op>;
+  using Segment = Recording::Segment;
+  // What Execute learns about a segment: how often it ran, and its graph.
+  struct SegmentGraph {
+    uint32_t executions = 0;
+    bool capturable = true;
+    CUgraphExec graph = nullptr;
+  };
+
+  Status CheckBuffer(const char* what, const hal::Buffer* buffer) const;
+  // Enqueues the segment's operations on the stream.
+  Status Enqueue(const Segment& segment, bool first) const;
+  // Runs the segment as a graph, capturing it first; false (with nothing
+  // enqueued) when it cannot be captured.
+  StatusOr<bool> LaunchGraph(size_t index, bool first) const;
+  // The error of a failed synchronization, naming the segment's dispatches.
+  Status SegmentError(CUresult result, const Segment& segment) const;
+  void DestroyGraphs();
+
+  std::shared_ptr<CudaContext> context_;
+  Ref<CudaAllocator> allocator_;
+  const bool graphs_;
+
+  Recording recording_;
+  // Every dispatch's kernel parameters, each in a 64-bit slot (a 32-bit
+  // constant in its low bytes), and a pointer to each slot for
+  // cuLaunchKernel, made at End once the slots no longer move.
+  std::vector<uint64_t> parameters_;
+  std::vector<void*> parameter_pointers_;
+
+  Ref<CudaBuffer> host_buffer_;  // check words, then upload data
+  uint64_t upload_base_ = 0;     // where the upload data starts in it
+  std::vector<Segment> segments_;
+  mutable std::vector<SegmentGraph> graphs_state_;
+};
+
+}  // namespace strata::cuda
