@@ -160,10 +160,13 @@ StatusOr<Ref<CudaAllocator>> CudaAllocator::Create(std::shared_ptr<CudaContext> 
   const uint64_t host_memory = uint64_t(sysconf(_SC_PHYS_PAGES)) * uint64_t(sysconf(_SC_PAGESIZE));
   std::vector<hal::MemoryHeap> heaps;
   heaps.push_back({kDeviceLocal, hal::kUsageAll & ~hal::kUsageMapping, context->total_memory(), kAllocationAlignment});
-  heaps.push_back({kHostPinned, hal::kUsageAll, host_memory, kAllocationAlignment});
+  // Managed memory before pinned: a host-visible buffer (an input the host
+  // fills once, a result it reads) then migrates to the GPU when a kernel
+  // first touches it, instead of every kernel reading it over PCIe.
   if (context->concurrent_managed_access()) {
     heaps.push_back({kManaged, hal::kUsageAll, context->total_memory(), kAllocationAlignment});
   }
+  heaps.push_back({kHostPinned, hal::kUsageAll, host_memory, kAllocationAlignment});
   return Ref<CudaAllocator>::Adopt(new CudaAllocator(std::move(context), std::move(heaps)));
 }
 

@@ -295,13 +295,20 @@ TEST_CASE("cuda: device info and selection") {
              {"'first'"});
   CheckError(drivers::DefaultRegistry().CreateDevice("cuda?validation=1").status(), StatusCode::kInvalidArgument,
              {"validation"});
-  // Three heaps, fewest memory-type bits first; the last only with
-  // concurrent managed access.
+  // Device-local, then managed (only with concurrent managed access), then
+  // pinned: host-visible buffers are managed memory where there is some.
   const auto& context = static_cast<cuda::CudaDevice*>(device.get())->context();
   const auto heaps = device->allocator()->heaps();
-  REQUIRE(heaps.size() == (context.concurrent_managed_access() ? 3u : 2u));
+  const bool managed = context.concurrent_managed_access();
+  REQUIRE(heaps.size() == (managed ? 3u : 2u));
   CHECK(heaps[0].memory_types == hal::kMemoryDeviceLocal);
-  CHECK(heaps[1].memory_types == (hal::kMemoryHostVisible | hal::kMemoryHostCoherent));
+  if (managed) {
+    CHECK(heaps[1].memory_types == (hal::kMemoryDeviceLocal | hal::kMemoryHostVisible | hal::kMemoryHostCoherent));
+  }
+  CHECK(heaps.back().memory_types == (hal::kMemoryHostVisible | hal::kMemoryHostCoherent));
+  auto input = device->allocator()->Allocate({.memory_types = hal::kMemoryHostVisible}, 64);
+  REQUIRE(input.ok());
+  CHECK((*input)->memory_types() == heaps[1].memory_types);
 }
 
 TEST_CASE("cuda: failed checks report the model's message and stop the submission") {

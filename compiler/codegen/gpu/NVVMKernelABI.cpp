@@ -4,6 +4,7 @@
 #include "compiler/codegen/gpu/Passes.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SPIRV/IR/TargetAndABI.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 
@@ -187,6 +188,31 @@ struct NVVMKernelABIPass : impl::NVVMKernelABIPassBase<NVVMKernelABIPass> {
       alloc.erase();
       if (failed(propagateMemorySpace(memory)))
         return failure();
+    }
+    // Square roots correctly rounded, as on the CPU: libdevice's
+    // __nv_fsqrt_rn / __nv_dsqrt_rn (PTX sqrt.rn), not the __nv_sqrtf that
+    // convert-gpu-to-nvvm calls, which is approximate unless the
+    // __CUDA_PREC_SQRT reflection is set.
+    SmallVector<math::SqrtOp> roots;
+    function.walk([&](math::SqrtOp sqrt) { roots.push_back(sqrt); });
+    for (math::SqrtOp sqrt : roots) {
+      Type type = sqrt.getType();
+      if (!type.isF32() && !type.isF64())
+        continue;
+      StringRef name = type.isF32() ? "__nv_fsqrt_rn" : "__nv_dsqrt_rn";
+      auto module = function->getParentOfType<mlir::gpu::GPUModuleOp>();
+      auto callee = module.lookupSymbol<LLVM::LLVMFuncOp>(name);
+      if (!callee) {
+        OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
+        callee = LLVM::LLVMFuncOp::create(
+            b, module.getLoc(), name,
+            LLVM::LLVMFunctionType::get(type, {type}));
+      }
+      OpBuilder b(sqrt);
+      auto call = LLVM::CallOp::create(b, sqrt.getLoc(), callee,
+                                       ValueRange{sqrt.getOperand()});
+      sqrt.replaceAllUsesWith(call.getResult());
+      sqrt.erase();
     }
     for (memref::AllocaOp alloca : privates) {
       MemRefType type = alloca.getType();

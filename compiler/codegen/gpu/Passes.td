@@ -216,7 +216,10 @@ def NVVMKernelABIPass : Pass<"strata-nvvm-kernel-abi",
     - workgroup temporaries become workgroup attributions of the
       `gpu.func` (shared memory), private ones plain allocas;
     - the workgroup size becomes `known_block_size` (`.maxntid` in PTX),
-      and the SPIR-V attributes are dropped.
+      and the SPIR-V attributes are dropped;
+    - scalar `math.sqrt` calls libdevice's correctly rounded
+      `__nv_fsqrt_rn` / `__nv_dsqrt_rn` (PTX `sqrt.rn`), not the approximate
+      `__nv_sqrtf` that `convert-gpu-to-nvvm` would call.
     A use it cannot rewrite fails the pass, naming the op.
   }];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect",

@@ -71,3 +71,20 @@ module attributes {gpu.container_module} {
     }
   }
 }
+
+// -----
+
+// CHECK-LABEL: gpu.func @root
+// CHECK: llvm.call @__nv_fsqrt_rn(%{{.*}}) : (f32) -> f32
+// CHECK-NOT: math.sqrt
+module attributes {gpu.container_module} {
+  gpu.module @kernels {
+    gpu.func @root(%in: memref<?xf32>) kernel attributes {strata.constant_count = 0 : i32, strata.workgroup_size = array<i32: 64, 1, 1>} {
+      %t = gpu.thread_id x
+      %x = memref.load %in[%t] : memref<?xf32>
+      %r = math.sqrt %x : f32
+      memref.store %r, %in[%t] : memref<?xf32>
+      gpu.return
+    }
+  }
+}
