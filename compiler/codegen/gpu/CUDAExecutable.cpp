@@ -168,8 +168,6 @@ FailureOr<CUDAExecutable> compileCUDAExecutable(
   cudaOptions.copyOptionValuesFrom(options);
   if (options.targetEnv.empty())
     cudaOptions.targetEnv = cudaTargetEnv();
-  if (cudaOptions.maxWorkgroupMemory == 32768)
-    cudaOptions.maxWorkgroupMemory = 49152;
   buildGPUCodegenPipeline(pm, cudaOptions);
   if (failed(pm.run(module)))
     return failure();

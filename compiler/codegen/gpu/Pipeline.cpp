@@ -2,6 +2,8 @@
 
 #include "compiler/codegen/gpu/Pipeline.h"
 
+#include <limits>
+
 #include "compiler/codegen/cpu/Passes.h"
 #include "compiler/codegen/cpu/Pipeline.h"
 #include "compiler/codegen/gpu/Passes.h"
@@ -67,7 +69,10 @@ void buildGPUCodegenPipeline(OpPassManager &pm,
   distribute.workgroupSize = options.workgroupSize;
   distribute.maxWorkgroupCount = options.maxWorkgroupCount;
   distribute.workgroupInvocations = options.workgroupInvocations;
-  distribute.maxWorkgroupMemory = options.maxWorkgroupMemory;
+  // The pass caps this with the target environment's limit.
+  distribute.maxWorkgroupMemory = options.maxWorkgroupMemory > 0
+                                      ? int64_t(options.maxWorkgroupMemory)
+                                      : std::numeric_limits<int64_t>::max();
   pm.addNestedPass<func::FuncOp>(createGPUDistributePass(distribute));
   pm.addNestedPass<func::FuncOp>(createGPUBoolBytesPass());
   GPUOutlineKernelsPassOptions outline;

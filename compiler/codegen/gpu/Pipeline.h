@@ -43,8 +43,9 @@ struct GPUCodegenPipelineOptions
       llvm::cl::init(256)};
   Option<int64_t> maxWorkgroupMemory{
       *this, "max-workgroup-memory",
-      llvm::cl::desc("Bytes of workgroup memory a kernel may use"),
-      llvm::cl::init(32768)};
+      llvm::cl::desc("Bytes of workgroup memory a kernel may use (0: what "
+                     "the target environment's resource limits offer)"),
+      llvm::cl::init(0)};
   Option<std::string> targetEnv{
       *this, "target-env",
       llvm::cl::desc("The #spirv.target_env kernels are compiled for (empty: "
