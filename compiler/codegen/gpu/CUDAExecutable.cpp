@@ -161,15 +161,23 @@ FailureOr<CUDAExecutable> compileCUDAExecutable(
   for (unsigned arch : archs)
     ptxVersion = std::max(ptxVersion, ptxVersionFor(arch));
 
-  PassManager pm(context);
-  if (configure && failed(configure(pm)))
-    return failure();
+  // Three runs: the shared pipeline (its entry points are read before the
+  // NVVM lowering replaces the gpu.func ops), the NVVM back end, and the
+  // serialization once the targets are attached.
+  auto runPasses = [&](llvm::function_ref<void(PassManager &)> build) {
+    PassManager pm(context);
+    if (configure && failed(configure(pm)))
+      return failure();
+    build(pm);
+    return pm.run(module);
+  };
   GPUCodegenPipelineOptions cudaOptions;
   cudaOptions.copyOptionValuesFrom(options);
   if (options.targetEnv.empty())
     cudaOptions.targetEnv = cudaTargetEnv();
-  buildGPUCodegenPipeline(pm, cudaOptions);
-  if (failed(pm.run(module)))
+  if (failed(runPasses([&](PassManager &pm) {
+        buildGPUCodegenPipeline(pm, cudaOptions);
+      })))
     return failure();
 
   auto kernelModules = module.getOps<mlir::gpu::GPUModuleOp>();
@@ -182,11 +190,7 @@ FailureOr<CUDAExecutable> compileCUDAExecutable(
     return failure();
   executable.entryPoints = std::move(*entries);
 
-  PassManager nvvm(context);
-  if (configure && failed(configure(nvvm)))
-    return failure();
-  buildNVVMPipeline(nvvm);
-  if (failed(nvvm.run(module)))
+  if (failed(runPasses(buildNVVMPipeline)))
     return failure();
 
   // One NVVM target per arch; gpu-module-to-binary writes PTX for each.
@@ -203,13 +207,11 @@ FailureOr<CUDAExecutable> compileCUDAExecutable(
   registerNVVMDialectTranslation(translations);
   registerGPUDialectTranslation(translations);
   context->appendDialectRegistry(translations);
-  PassManager serialize(context);
-  if (configure && failed(configure(serialize)))
-    return failure();
   GpuModuleToBinaryPassOptions binary;
   binary.compilationTarget = "isa";
-  serialize.addPass(createGpuModuleToBinaryPass(binary));
-  if (failed(serialize.run(module)))
+  if (failed(runPasses([&](PassManager &pm) {
+        pm.addPass(createGpuModuleToBinaryPass(binary));
+      })))
     return failure();
   auto binaries = module.getOps<mlir::gpu::BinaryOp>();
   if (binaries.empty())
