@@ -34,6 +34,12 @@ endif()
 # STRATA_SIZE_OPTIMIZED, its size options.
 function(strata_runtime_library target)
   target_compile_options(${target} PRIVATE -Wall -Wextra -Wno-unused-parameter)
+  if(NOT STRATA_STATUS_MESSAGES)
+    # Without messages the error constructors drop their arguments unread, so
+    # what only a message used is left unused on purpose.
+    target_compile_options(${target} PRIVATE -Wno-unused-variable -Wno-unused-function
+                                             $<$<CXX_COMPILER_ID:Clang>:-Wno-unused-private-field>)
+  endif()
   if(STRATA_SIZE_OPTIMIZED)
     target_compile_options(${target} PRIVATE -fno-exceptions -fno-rtti -fno-asynchronous-unwind-tables
                                              -ffunction-sections -fdata-sections)
@@ -48,7 +54,10 @@ function(strata_runtime_library target)
         target_link_options(${target} PRIVATE -Wl,-z,pack-relative-relocs)
       endif()
       if(CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
-        target_link_options(${target} PRIVATE -Wl,--icf=all)
+        # Identical functions folded into one; repeated instruction sequences
+        # outlined into shared functions (the machine outliner, which AArch64
+        # runs at -Oz anyway and x86-64 only when asked).
+        target_link_options(${target} PRIVATE -Wl,--icf=all -Wl,-mllvm,-enable-machine-outliner=always)
       endif()
     endif()
   endif()

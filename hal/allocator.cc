@@ -44,13 +44,11 @@ StatusOr<Ref<Buffer>> Allocator::Allocate(const BufferParams& params, uint64_t l
     }
     return buffer;
   }
-  std::string offered;
-  for (const MemoryHeap& heap : heaps_) {
-    offered += StrCat(offered.empty() ? "" : "; ", DescribeMemoryTypes(heap.memory_types), " for ",
-                      DescribeBufferUsages(heap.allowed_usage));
-  }
+  const auto describe = [](const MemoryHeap& heap) {
+    return StrCat(DescribeMemoryTypes(heap.memory_types), " for ", DescribeBufferUsages(heap.allowed_usage));
+  };
   return InvalidArgumentError("allocate: no memory heap offers ", DescribeMemoryTypes(required), " for ",
-                              DescribeBufferUsages(params.usage), " (heaps: ", offered, ")");
+                              DescribeBufferUsages(params.usage), " (heaps: ", JoinNames(heaps_, describe, "; "), ")");
 }
 
 AllocatorStatistics Allocator::statistics() const {

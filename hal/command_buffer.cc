@@ -113,8 +113,9 @@ Status CommandBuffer::Dispatch(Executable* executable, uint32_t entry_point, Wor
   for (size_t i = 0; i < bindings.size(); ++i) {
     const BufferBinding& binding = bindings[i];
     if (!binding.buffer || binding.buffer->family() != family()) {
-      return CheckResource(StrCat(DispatchContext(executable, entry_point), ": binding ", i, " buffer").c_str(),
-                           binding.buffer);
+      return CheckResource(
+          STRATA_FOR_MESSAGE(StrCat(DispatchContext(executable, entry_point), ": binding ", i, " buffer").c_str()),
+          binding.buffer);
     }
     if (binding.offset & (limits_.min_binding_alignment - 1)) {
       return InvalidArgumentError(DispatchContext(executable, entry_point), ": binding ", i, " offset ",
@@ -124,7 +125,7 @@ Status CommandBuffer::Dispatch(Executable* executable, uint32_t entry_point, Wor
     const MemoryAccesses needed = ((info.read_only_bindings >> i) & 1) ? kAccessRead : kAccessReadWrite;
     if (!(binding.buffer->usage() & kUsageDispatchStorage) ||
         (binding.buffer->allowed_access() & needed) != needed) {
-      std::string what = StrCat(DispatchContext(executable, entry_point), ": binding ", i);
+      const std::string what = STRATA_FOR_MESSAGE(StrCat(DispatchContext(executable, entry_point), ": binding ", i));
       STRATA_RETURN_IF_ERROR(binding.buffer->CheckUsage(what.c_str(), kUsageDispatchStorage));
       STRATA_RETURN_IF_ERROR(binding.buffer->CheckAccess(what.c_str(), needed));
     }

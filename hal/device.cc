@@ -15,10 +15,9 @@ bool Device::SupportsExecutableFormat(std::string_view format) const {
 
 StatusOr<Ref<Executable>> Device::PrepareExecutable(const ExecutableParams& params) {
   if (!SupportsExecutableFormat(params.format)) {
-    std::string formats;
-    for (const std::string& f : info_.executable_formats) formats += (formats.empty() ? "" : ", ") + f;
-    return IncompatibleError("executable '", params.name, "': device '", info_.name,
-                             "' cannot run format '", params.format, "' (it runs: ", formats, ")");
+    return IncompatibleError("executable '", params.name, "': device '", info_.name, "' cannot run format '",
+                             params.format, "' (it runs: ",
+                             JoinNames(info_.executable_formats, [](const std::string& f) { return f; }), ")");
   }
   return PrepareExecutableImpl(params);
 }

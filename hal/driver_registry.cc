@@ -47,14 +47,10 @@ StatusOr<DeviceSpec> DeviceSpec::Parse(std::string_view text) {
 Status DeviceSpec::CheckKnownOptions(std::initializer_list<std::string_view> known) const {
   for (const auto& [key, value] : options_) {
     bool found = false;
-    std::string names;
-    for (std::string_view k : known) {
-      found |= k == key;
-      names += (names.empty() ? "" : ", ") + std::string(k);
-    }
+    for (std::string_view k : known) found |= k == key;
     if (!found) {
       return InvalidArgumentError("device '", spec_, "': driver '", driver_, "' has no option '", key,
-                                  "' (options: ", names.empty() ? "none" : names, ")");
+                                  "' (options: ", JoinNames(known, [](std::string_view k) { return k; }), ")");
     }
   }
   return OkStatus();
@@ -97,17 +93,15 @@ std::vector<std::pair<std::string, std::string>> DriverRegistry::List() const {
 StatusOr<Ref<Device>> DriverRegistry::CreateDevice(std::string_view text) const {
   STRATA_ASSIGN_OR_RETURN(DeviceSpec spec, DeviceSpec::Parse(text));
   DeviceFactory factory;
-  std::string names;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     for (const DriverInfo& driver : drivers_) {
       if (driver.name == spec.driver()) factory = driver.factory;
-      names += (names.empty() ? "" : ", ") + driver.name;
     }
   }
   if (!factory) {
-    return NotFoundError("no driver named '", spec.driver(), "' (available: ", names.empty() ? "none" : names,
-                         ")");
+    return NotFoundError("no driver named '", spec.driver(), "' (available: ",
+                         JoinNames(List(), [](const auto& driver) { return driver.first; }), ")");
   }
   // Factories run outside the lock: creating a device may take a while and may
   // itself consult the registry.

@@ -12,13 +12,11 @@ Executable::Executable(const DriverFamily* family, std::string name, std::string
       entry_points_(std::move(entry_points)) {}
 
 StatusOr<uint32_t> Executable::LookupEntryPoint(std::string_view name) const {
-  std::string names;
   for (uint32_t i = 0; i < entry_points_.size(); ++i) {
     if (entry_points_[i].name == name) return i;
-    names += (names.empty() ? "" : ", ") + entry_points_[i].name;
   }
   return NotFoundError("executable '", name_, "' has no entry point '", name, "' (it has: ",
-                       names.empty() ? "none" : names, ")");
+                       JoinNames(entry_points_, [](const EntryPointInfo& e) { return e.name; }), ")");
 }
 
 }  // namespace strata::hal

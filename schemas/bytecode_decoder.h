@@ -24,9 +24,9 @@ struct DecodedOperand {
 // The most operands any row of the table has.
 constexpr int MaxOperandCount() {
   int most = 0;
-  for (const OpInfo& row : kOpInfo) {
+  for (int op = 0; op < kOpcodeCount; ++op) {
     int count = 0;
-    for (const char* c = row.operands; *c; ++c) ++count;
+    for (const char* c = kOpInfo[op].operands; *c; ++c) ++count;
     most = count > most ? count : most;
   }
   return most;
@@ -40,7 +40,7 @@ struct DecodedInstruction {
   int operand_count;
   DecodedOperand operands[kMaxOperands];
 
-  const OpInfo& info() const { return kOpInfo[static_cast<int>(opcode)]; }
+  OpInfo info() const { return kOpInfo[static_cast<int>(opcode)]; }
   // Entry `index` of list operand `operand` ('v', 'V': the register; 'x': the
   // pair's source at 2 * index, its target at 2 * index + 1).
   uint16_t ListEntry(int operand, uint32_t index) const {
@@ -66,7 +66,7 @@ inline DecodeResult Decode(const uint8_t* code, uint32_t length, uint32_t pc, De
   if (op >= kOpcodeCount) return DecodeResult::kUnknownOpcode;
   out->opcode = static_cast<Opcode>(op);
   uint64_t cursor = pc + 1;
-  for (const char* letter = kOpInfo[op].operands; *letter; ++letter) {
+  for (const char* letter = op_table_internal::OperandsOf(op); *letter; ++letter) {
     DecodedOperand& operand = out->operands[out->operand_count++];
     operand.kind = *letter;
     operand.list = nullptr;

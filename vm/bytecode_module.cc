@@ -78,7 +78,7 @@ StatusOr<Ref<BytecodeModule>> BytecodeModule::LoadFile(const std::string& path, 
   auto module = LoadBytes(bytes, std::move(mapped), integrity);
   if (!module.ok()) {
     Status status = std::move(module).status();
-    status.Annotate("module '" + path + "': ");
+    status.Annotate("module '", path, "': ");
     return status;
   }
   return module;
@@ -197,8 +197,14 @@ Status BytecodeModule::Parse() {
                                     bytecode::kMaxRegistersPerBank);
       }
       if (const auto* locs = fn->source_locations()) {
-        for (const auto* loc : *locs) info.locations.emplace_back(loc->pc(), View(loc->location()));
-        std::sort(info.locations.begin(), info.locations.end());
+        for (const auto* loc : *locs) {
+          if (!info.locations.empty() && loc->pc() < info.locations.back().first) {
+            return InvalidArgumentError("function '", info.name, "' lists source location ", info.locations.size(),
+                                        " at pc ", loc->pc(), " after one at pc ", info.locations.back().first,
+                                        "; locations must be in pc order");
+          }
+          info.locations.emplace_back(loc->pc(), View(loc->location()));
+        }
       }
       if (const auto* types = fn->argument_types()) {
         for (const auto* t : *types) info.source_arg_types.push_back(View(t));

@@ -57,13 +57,11 @@ Status Context::Link() {
       for (auto& candidate : instances_) {
         if (candidate->module->name() == imp.module_name) target = candidate.get();
       }
-      std::string full = StrCat(imp.module_name, ".", imp.function_name);
+      const std::string full = STRATA_FOR_MESSAGE(StrCat(imp.module_name, ".", imp.function_name));
       if (!target) {
-        std::string names;
-        for (auto& m : modules_) names += (names.empty() ? "" : ", ") + std::string(m->name());
         return NotFoundError("module '", instance->module->name(), "' imports '", full,
-                             "' but no module named '", imp.module_name,
-                             "' is in the context (modules: ", names, ")");
+                             "' but no module named '", imp.module_name, "' is in the context (modules: ",
+                             JoinNames(modules_, [](const auto& m) { return m->name(); }), ")");
       }
       auto fn = target->module->LookupExport(imp.function_name);
       if (!fn) {

@@ -145,7 +145,7 @@ Status ChargeAllocation(const char* what, uint64_t bytes, uint64_t* budget) {
 }
 
 Status AllocateBuffer(int64_t length, uint64_t* budget, RefObject** slot) {
-  const char* mnemonic = bytecode::Mnemonic(bytecode::Opcode::BUFFER_ALLOC);
+  const char* mnemonic = STRATA_FOR_MESSAGE(bytecode::Mnemonic(bytecode::Opcode::BUFFER_ALLOC));
   if (length < 0) return InvalidArgumentError(mnemonic, ": negative length ", length);
   STRATA_RETURN_IF_ERROR(ChargeAllocation(mnemonic, static_cast<uint64_t>(length), budget));
   STRATA_ASSIGN_OR_RETURN(Ref<Buffer> buffer, Buffer::Allocate(static_cast<uint64_t>(length)));
@@ -154,7 +154,7 @@ Status AllocateBuffer(int64_t length, uint64_t* budget, RefObject** slot) {
 }
 
 Status AllocateList(int32_t capacity, uint64_t* budget, RefObject** slot) {
-  const char* mnemonic = bytecode::Mnemonic(bytecode::Opcode::LIST_ALLOC);
+  const char* mnemonic = STRATA_FOR_MESSAGE(bytecode::Mnemonic(bytecode::Opcode::LIST_ALLOC));
   if (capacity < 0) return InvalidArgumentError(mnemonic, ": negative capacity ", capacity);
   STRATA_RETURN_IF_ERROR(ChargeAllocation(mnemonic, uint64_t(capacity) * sizeof(Value), budget));
   STRATA_ASSIGN_OR_RETURN(Ref<List> list, List::Create(static_cast<uint32_t>(capacity)));
@@ -234,7 +234,7 @@ struct HandlerTable;
 
 typedef void (*Handler)(HANDLER_PARAMS) STRATA_HANDLER_CC;
 struct HandlerTable {
-  Handler at[256];
+  Handler at[bytecode::kOpcodeCount];  // the verifier admits no other opcode
 };
 
 // Everything of one invocation that handlers need only off the hot path.
@@ -326,7 +326,7 @@ consteval size_t InstructionSize(bytecode::Opcode op) {
 // The first byte (the u16 count) of list operand k.
 #define LIST(k) (pc + OperandAt(kOp, k, "vVx"))
 // The handler's mnemonic, for messages.
-#define MNEMONIC bytecode::Mnemonic(kOp)
+#define MNEMONIC STRATA_FOR_MESSAGE(bytecode::Mnemonic(kOp))
 #define TAKE_BRANCH(operand)                 \
   do {                                       \
     if (STRATA_UNLIKELY(pc != hot_branch)) { \
@@ -427,7 +427,7 @@ inline void PopFrame(Interp* ix, const FunctionInfo*& fn, uint64_t*& s, RefObjec
   }
   nargs.clear();
   if (!status.ok()) {
-    status.Annotate(StrCat("in ", target.instance->module->name(), ".", nf.name, ": "));
+    status.Annotate("in ", target.instance->module->name(), ".", nf.name, ": ");
     ix->status = std::move(status);
     return nullptr;
   }

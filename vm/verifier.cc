@@ -34,7 +34,7 @@ class FunctionVerifier {
     DecodedInstruction inst;
     while (pc < fn_.code_length) {
       Status status = DecodeInstruction(fn_.code, fn_.code_length, pc, &inst);
-      if (!status.ok()) return status.Annotate(Where(pc) + ": ");
+      if (!status.ok()) return status.Annotate(Where(pc), ": ");
       starts[pc] = true;
       for (int i = 0; i < inst.operand_count; ++i) {
         STRATA_RETURN_IF_ERROR(CheckOperand(inst, i, &targets));
@@ -45,7 +45,7 @@ class FunctionVerifier {
     }
     if (last_ != Opcode::BR && last_ != Opcode::COND_BR && last_ != Opcode::RETURN &&
         last_ != Opcode::FAIL) {
-      return Error(inst.pc, "the last instruction (", bytecode::kOpInfo[int(last_)].mnemonic,
+      return Error(inst.pc, "the last instruction (", STRATA_FOR_MESSAGE(bytecode::kOpInfo[int(last_)].mnemonic),
                    ") can fall off the end of the function; expected br, cond_br, return or fail");
     }
     for (auto [from, target] : targets) {
@@ -70,7 +70,7 @@ class FunctionVerifier {
   Status CheckRegister(const DecodedInstruction& inst, bool ref, uint64_t reg, const char* role) {
     uint32_t count = ref ? fn_.ref_register_count : fn_.scalar_register_count;
     if (reg >= count) {
-      return Error(inst.pc, inst.info().mnemonic, " ", role, " uses ", ref ? "ref" : "scalar",
+      return Error(inst.pc, STRATA_FOR_MESSAGE(inst.info().mnemonic), " ", role, " uses ", ref ? "ref" : "scalar",
                    " register ", reg, " but the function declares ", count);
     }
     return OkStatus();
@@ -83,7 +83,7 @@ class FunctionVerifier {
   Status CheckOperand(const DecodedInstruction& inst, int i,
                       std::vector<std::pair<uint32_t, uint32_t>>* targets) {
     const DecodedOperand& o = inst.operands[i];
-    std::string role = StrCat("operand ", i);
+    const std::string role = STRATA_FOR_MESSAGE(StrCat("operand ", i));
     switch (o.kind) {
       case 'i': case 'I': case 'l': case 'L': case 'f': case 'F': case 'd': case 'D':
         return CheckRegister(inst, false, o.value, role.c_str());
@@ -142,7 +142,7 @@ class FunctionVerifier {
         char value_kind = inst.operands[0].kind;
         uint64_t width = (value_kind == 'l' || value_kind == 'L' || value_kind == 'd' || value_kind == 'D') ? 8 : 4;
         if (o.value % width != 0 || o.value + width > module_.global_scalar_bytes()) {
-          return Error(inst.pc, inst.info().mnemonic, " accesses global bytes [", o.value, ", ",
+          return Error(inst.pc, STRATA_FOR_MESSAGE(inst.info().mnemonic), " accesses global bytes [", o.value, ", ",
                        o.value + width, ") but globals are ", module_.global_scalar_bytes(),
                        " bytes (and the offset must be ", width, "-byte aligned)");
         }
@@ -187,7 +187,7 @@ class FunctionVerifier {
       }
       case Opcode::CALL_IMPORT: {
         const ImportInfo& callee = module_.imports()[inst.operands[0].value];
-        std::string name = StrCat(callee.module_name, ".", callee.function_name);
+        const std::string name = STRATA_FOR_MESSAGE(StrCat(callee.module_name, ".", callee.function_name));
         STRATA_RETURN_IF_ERROR(CheckListAgainst(inst, 1, callee.arg_types, "arguments", name));
         return CheckListAgainst(inst, 2, callee.result_types, "results", name);
       }

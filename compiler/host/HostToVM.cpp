@@ -242,13 +242,15 @@ public:
 #include "schemas/hal_functions.def"
 #undef STRATA_HAL_FUNCTION
     };
+    // The letters of schemas/hal_functions.def: vm.buffer, vm.list (L: or
+    // null), i32, i64; every other letter is a HAL object, !vm.ref.
     auto toType = [&](char c) -> Type {
       switch (c) {
-      case 'r': return r;
       case 'b': return buf;
-      case 'l': return list;
+      case 'l': case 'L': return list;
       case 'i': return i;
-      default: return I;
+      case 'I': return I;
+      default: return r;
       }
     };
     auto [args, rets] = kSignatures.at(name).split('_');

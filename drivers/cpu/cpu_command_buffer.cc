@@ -83,7 +83,8 @@ Status CpuCommandBuffer::BarrierImpl() {
 Status CpuCommandBuffer::DispatchError(const DispatchCommand& dispatch, int result, uint32_t x, uint32_t y,
                                        uint32_t z) {
   const hal::EntryPointInfo& entry = dispatch.executable->entry_points()[dispatch.entry_point];
-  std::string where = StrCat("dispatch of '", entry.name, "' (executable '", dispatch.executable->name(), "')");
+  const std::string where =
+      STRATA_FOR_MESSAGE(StrCat("dispatch of '", entry.name, "' (executable '", dispatch.executable->name(), "')"));
   const int64_t check = int64_t{result} - STRATA_CPU_KERNEL_CHECK_BASE;
   if (check >= 0 && check < static_cast<int64_t>(entry.check_messages.size())) {
     // A check of the model itself (a bounds check on an index it computed

@@ -21,14 +21,46 @@ bool IsCpuExecutableFormat(std::string_view format) { return format.rfind("cpu-e
 
 namespace {
 
-// Whether this CPU has `feature`, one of schemas/cpu_features.def; nullopt
-// for a name this runtime does not know.
+#if defined(__x86_64__)
+// Register `reg` (0 EAX .. 3 EDX) of CPUID `leaf`.`subleaf`; 0 for a leaf
+// past the CPU's highest.
+uint32_t Cpuid(uint32_t leaf, uint32_t subleaf, int reg) {
+  uint32_t r[4];
+  __asm__("cpuid" : "=a"(r[0]), "=b"(r[1]), "=c"(r[2]), "=d"(r[3]) : "a"(leaf & 0x80000000u), "c"(0));
+  if (leaf > r[0]) return 0;
+  __asm__("cpuid" : "=a"(r[0]), "=b"(r[1]), "=c"(r[2]), "=d"(r[3]) : "a"(leaf), "c"(subleaf));
+  return r[reg];
+}
+
+// Whether the operating system saves the register state `state` names in
+// schemas/cpu_features.def (1 YMM, 2 ZMM with the mask registers): XCR0 bits
+// 1-2, and 5-7 for AVX-512, as XGETBV reports them where OSXSAVE is set.
+bool OsSavesState(int state) {
+  if (state == 0) return true;
+  if (!(Cpuid(1, 0, 2) & (1u << 27))) return false;
+  uint32_t lo, hi;
+  __asm__("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+  const uint32_t need = state == 1 ? 0x6u : 0xE6u;
+  return (lo & need) == need;
+}
+#endif
+
+// Whether this CPU has `feature`, one of schemas/cpu_features.def, read
+// from CPUID; nullopt for a name this runtime does not know.
 std::optional<bool> CpuHasFeature(std::string_view feature) {
 #if defined(__x86_64__)
-#define STRATA_X86_FEATURE(name) \
-  if (feature == name) return __builtin_cpu_supports(name) != 0;
+  struct Row {
+    const char* name;
+    uint8_t leaf, subleaf, reg, bit, state;
+  };
+  static constexpr Row kRows[] = {
+#define STRATA_X86_FEATURE(name, leaf, subleaf, reg, bit, state) {name, leaf, subleaf, reg, bit, state},
 #include "schemas/cpu_features.def"
 #undef STRATA_X86_FEATURE
+  };
+  for (const Row& row : kRows) {
+    if (feature == row.name) return ((Cpuid(row.leaf, row.subleaf, row.reg) >> row.bit) & 1) && OsSavesState(row.state);
+  }
 #endif
   (void)feature;
   return std::nullopt;
@@ -99,7 +131,7 @@ StatusOr<Ref<CpuExecutable>> CpuExecutable::Create(const hal::ExecutableParams& 
   STRATA_ASSIGN_OR_RETURN(std::vector<hal::EntryPointInfo> entry_points, ParseCpuExecutableMetadata(params));
   auto library = ElfLibrary::Load(params.data, RuntimeImports());
   if (!library.ok()) {
-    return std::move(library).status().Annotate(StrCat("executable '", params.name, "': "));
+    return std::move(library).status().Annotate("executable '", params.name, "': ");
   }
   std::vector<strata_cpu_kernel_fn_t> kernels;
   for (const hal::EntryPointInfo& info : entry_points) {

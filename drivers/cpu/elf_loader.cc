@@ -522,7 +522,7 @@ class Loader {
     for (uint64_t i = 0; i < size / sizeof(Elf64_Rela); ++i) {
       const auto rela = ReadAs<Elf64_Rela>(table + i * sizeof(Elf64_Rela));
       Status status = ApplyRelocation(rela);
-      if (!status.ok()) return status.Annotate(StrCat(table_name, " relocation ", i, ": "));
+      if (!status.ok()) return status.Annotate(table_name, " relocation ", i, ": ");
     }
     return OkStatus();
   }
@@ -649,11 +649,6 @@ class Loader {
   uint64_t symbol_count_ = 0;
 };
 
-template <typename Fn>
-ImportSymbol Import(const char* name, Fn* function) {
-  return {name, reinterpret_cast<void*>(function)};
-}
-
 #if defined(__x86_64__)
 // The half-precision conversions LLVM calls where the CPU has none (x86-64
 // without F16C), under compiler-rt's names and with its signatures (_Float16
@@ -665,35 +660,39 @@ _Float16 TruncateFloatToHalf(float value) { return std::bit_cast<_Float16>(Doubl
 _Float16 TruncateDoubleToHalf(double value) { return std::bit_cast<_Float16>(DoubleToF16(value)); }
 #endif
 
-}  // namespace
-
-// Every row of schemas/kernel_imports.def. The explicit function types pick
-// the C overload where <math.h> also brings C++ overloads into the global
-// namespace.
-std::span<const ImportSymbol> RuntimeImports() {
+// Every row of schemas/kernel_imports.def, a table the linker fills in (no
+// code runs to build it). The explicit function types pick the C overload
+// where <math.h> also brings C++ overloads into the global namespace.
+template <typename F>
+using FunctionPointer = F*;
+#define STRATA_IMPORT(name, function, ...) \
+  {name, reinterpret_cast<void*>(static_cast<FunctionPointer<__VA_ARGS__>>(function))},
 #define STRATA_LIBM_TYPE_1(T) T(T)
 #define STRATA_LIBM_TYPE_2(T) T(T, T)
 #define STRATA_LIBM_TYPE_3(T) T(T, T, T)
 #define STRATA_KERNEL_LIBM(name, arity)                                   \
-  Import<STRATA_LIBM_TYPE_##arity(float)>(#name "f", ::name##f),          \
-      Import<STRATA_LIBM_TYPE_##arity(double)>(#name, ::name),
-#define STRATA_KERNEL_MEMORY(name, ...) Import<__VA_ARGS__>(#name, ::name),
+  STRATA_IMPORT(#name "f", ::name##f, STRATA_LIBM_TYPE_##arity(float))   \
+  STRATA_IMPORT(#name, ::name, STRATA_LIBM_TYPE_##arity(double))
+#define STRATA_KERNEL_MEMORY(name, ...) STRATA_IMPORT(#name, ::name, __VA_ARGS__)
 #if defined(__x86_64__)
-#define STRATA_KERNEL_HALF(name, impl, type) Import<type>(#name, impl),
+#define STRATA_KERNEL_HALF(name, impl, type) STRATA_IMPORT(#name, impl, type)
 #else
 #define STRATA_KERNEL_HALF(name, impl, type)
 #endif
-  static const ImportSymbol kImports[] = {
+const ImportSymbol kImports[] = {
 #include "schemas/kernel_imports.def"
-  };
+};
+#undef STRATA_IMPORT
 #undef STRATA_KERNEL_LIBM
 #undef STRATA_KERNEL_MEMORY
 #undef STRATA_KERNEL_HALF
 #undef STRATA_LIBM_TYPE_1
 #undef STRATA_LIBM_TYPE_2
 #undef STRATA_LIBM_TYPE_3
-  return kImports;
-}
+
+}  // namespace
+
+std::span<const ImportSymbol> RuntimeImports() { return kImports; }
 
 struct ElfLibrary::Impl {
   LoadedImage image;

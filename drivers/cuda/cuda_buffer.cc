@@ -69,8 +69,8 @@ class HostRegistry {
         Status status = CuError(result, StrCat("import: cuMemHostRegister of ", gap_end - cursor, " bytes at 0x",
                                                Hex(cursor)));
         if (read_only && !context->read_only_host_register()) {
-          status.Annotate(StrCat("device '", context->name(), "' cannot register read-only host memory ",
-                                 "(CU_DEVICE_ATTRIBUTE_READ_ONLY_HOST_REGISTER_SUPPORTED is 0): "));
+          status.Annotate("device '", context->name(), "' cannot register read-only host memory ",
+                          "(CU_DEVICE_ATTRIBUTE_READ_ONLY_HOST_REGISTER_SUPPORTED is 0): ");
         }
         return fail(std::move(status));
       }

@@ -157,7 +157,7 @@ StatusOr<Ref<CudaExecutable>> CudaExecutable::Create(std::shared_ptr<CudaContext
   STRATA_ASSIGN_OR_RETURN(CudaExecutableInfo info, ParseCudaExecutable(params, limits));
   StatusOr<size_t> selected = SelectCudaImage(info.images, context->arch());
   if (!selected.ok()) {
-    return std::move(selected).status().Annotate(StrCat(prefix, "device '", context->name(), "': "));
+    return std::move(selected).status().Annotate(prefix, "device '", context->name(), "': ");
   }
   const CudaImage& image = info.images[*selected];
   const std::string on_device = StrCat(" on '", context->name(), "' (", ArchName(context->arch()), ")");

@@ -75,6 +75,8 @@ std::string DescribeFunction(std::string_view name, const vm::FunctionInfo& fn) 
                 DescribeTypes(fn.result_types, fn.source_result_types), ")");
 }
 
+std::string Function::Describe() const { return DescribeFunction(name, *info); }
+
 std::string DescribeTensorType(std::span<const int64_t> shape, ElementType element_type) {
   std::string out = "tensor<";
   for (int64_t dim : shape) out += StrCat(dim, "x");
@@ -106,7 +108,6 @@ StatusOr<std::unique_ptr<Session>> Session::Create(Ref<hal::Device> device, Ref<
     DescribeSide(args, info.source_arg_types, &fn.input_types, &fn.inputs);
     DescribeSide(results, info.source_result_types, &fn.output_types, &fn.outputs);
     fn.info = &info;
-    fn.description = DescribeFunction(fn.name, info);
     session->functions_.push_back(std::move(fn));
   }
   STRATA_ASSIGN_OR_RETURN(session->hal_module_, hal::CreateHalModule(session->device_));
@@ -122,9 +123,7 @@ StatusOr<const Function*> Session::FindFunction(std::string_view name) const {
 }
 
 std::string Session::ListFunctions() const {
-  std::string out;
-  for (const Function& fn : functions_) out += StrCat(out.empty() ? "" : ", ", fn.description);
-  return out.empty() ? "none" : out;
+  return JoinNames(functions_, [](const Function& fn) { return fn.Describe(); });
 }
 
 StatusOr<std::unique_ptr<Session::CallContext>> Session::CreateContext() const {

@@ -57,8 +57,9 @@ struct Function {
   std::vector<std::string> input_types, output_types;
   std::vector<SourceType> inputs, outputs;
   const vm::FunctionInfo* info;  // in the program
+
   // "main(tensor<1x784xf32>) -> (tensor<1x10xf32>)", for messages.
-  std::string description;
+  std::string Describe() const;
 };
 
 // "main(tensor<1x784xf32>) -> (tensor<1x10xf32>)" with the recorded source
@@ -92,7 +93,8 @@ class Session {
 
   // INVALID_ARGUMENT unless `count` inputs is what `fn` takes.
   static Status CheckInputCount(const Function& fn, size_t count) {
-    return CheckInputCount(fn.description, fn.arg_types, count);
+    if (count == fn.arg_types.size()) return OkStatus();
+    return CheckInputCount(STRATA_FOR_MESSAGE(fn.Describe()), fn.arg_types, count);
   }
   // The same for any function: `description` names it in the message,
   // `arg_types` are its VM signature characters (a hal module function's

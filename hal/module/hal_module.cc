@@ -58,24 +58,22 @@ class Args {
  public:
   Args(const char* function, CallArgs args) : function_(function), args_(args) {}
 
+  // Argument i of letter 'r', checked here as a T.
   template <typename T>
-  StatusOr<T*> Get(size_t i, const char* what, bool allow_null = false) const {
+  StatusOr<T*> Get(size_t i) const {
     RefObject* object = args_[i].ref().get();
-    if (!object) {
-      if (allow_null) return static_cast<T*>(nullptr);
-      return InvalidArgumentError("hal.", function_, ": argument ", i, " (", what, ") must be a ",
-                                  T::kType.name, ", got null");
-    }
-    T* typed = RefCast<T>(object);
-    if (!typed) {
-      return InvalidArgumentError("hal.", function_, ": argument ", i, " (", what, ") must be a ",
-                                  T::kType.name, ", got ", object->type_name());
-    }
-    return typed;
+    if (T* typed = RefCast<T>(object)) return typed;
+    return InvalidArgumentError("hal.", function_, ": argument ", i, " must be a ", T::kType.name, ", got ",
+                                object ? object->type_name() : "null");
   }
-  // A vm.buffer's bytes as text.
-  StatusOr<std::string_view> Text(size_t i, const char* what) const {
-    STRATA_ASSIGN_OR_RETURN(vm::Buffer * buffer, Get<vm::Buffer>(i, what));
+  // Argument i, whose type CheckArguments has checked (null only for an 'L').
+  template <typename T>
+  T* Typed(size_t i) const {
+    return static_cast<T*>(args_[i].ref().get());
+  }
+  // The bytes of vm.buffer argument i (a 'b') as text.
+  std::string_view Text(size_t i) const {
+    const vm::Buffer* buffer = Typed<vm::Buffer>(i);
     return std::string_view(reinterpret_cast<const char*>(buffer->data()), buffer->length());
   }
   // The ref argument as a T, or null when it is null or of another type.
@@ -92,8 +90,8 @@ class Args {
   // A length in bytes, where -1 means "to the end".
   uint64_t Length(size_t i) const { return static_cast<uint64_t>(args_[i].i64()); }
   // Prefixes a failure with the function's name.
-  Status Annotate(Status status) const {
-    if (!status.ok()) status.Annotate(StrCat("hal.", function_, ": "));
+  Status Prefixed(Status status) const {
+    if (!status.ok()) status.Annotate("hal.", function_, ": ");
     return status;
   }
 
@@ -174,11 +172,10 @@ StatusOr<Ref<Executable>> CreateExecutable(ModuleState& state, Device* device,
     }
   }
   if (!unsuitable.ok()) return unsuitable;
-  std::string formats, runs;
-  for (const vm::ExecutableInfo* info : candidates) formats += StrCat(formats.empty() ? "" : ", ", info->format);
-  for (const std::string& f : device->info().executable_formats) runs += (runs.empty() ? "" : ", ") + f;
-  return IncompatibleError("executable '", name, "' is embedded as ", formats,
-                           " but device '", device->info().name, "' runs ", runs);
+  return IncompatibleError("executable '", name, "' is embedded as ",
+                           JoinNames(candidates, [](const vm::ExecutableInfo* info) { return info->format; }),
+                           " but device '", device->info().name, "' runs ",
+                           JoinNames(device->info().executable_formats, [](const std::string& f) { return f; }));
 }
 
 StatusOr<std::pair<int32_t, int64_t>> QueryI64(Device* device, std::string_view category, std::string_view key) {
@@ -197,27 +194,54 @@ StatusOr<std::pair<int32_t, int64_t>> QueryI64(Device* device, std::string_view 
   return std::make_pair(0, int64_t{0});
 }
 
-// The VM signature of `name` from schemas/hal_functions.def (where the
-// compiler reads it too): vm.buffer and vm.list arguments are refs to the VM.
-// Empty for a name not in the table.
-std::string VMSignature(std::string_view name) {
-  struct Row {
-    std::string_view name, signature;
-  };
-  static constexpr Row kRows[] = {
-#define STRATA_HAL_FUNCTION(name, signature) {name, signature},
+// The row of `name` in schemas/hal_functions.def (where the compiler reads
+// it too); empty for a name not in the table. The rows are one string of
+// "name\0signature\0" pairs, without pointers to relocate.
+std::string_view TableSignature(std::string_view name) {
+  static constexpr char kRows[] =
+#define STRATA_HAL_FUNCTION(name, signature) name "\0" signature "\0"
 #include "schemas/hal_functions.def"
 #undef STRATA_HAL_FUNCTION
-  };
-  for (const Row& row : kRows) {
-    if (row.name != name) continue;
-    std::string signature(row.signature);
-    for (char& c : signature) {
-      if (c == 'b' || c == 'l') c = 'r';
-    }
-    return signature;
+      ;
+  for (const char* row = kRows; row < kRows + sizeof(kRows) - 1;) {
+    const std::string_view row_name(row);
+    const std::string_view signature(row + row_name.size() + 1);
+    if (row_name == name) return signature;
+    row = signature.data() + signature.size() + 1;
   }
   return {};
+}
+
+// The type a ref argument must have, by its letter in hal_functions.def;
+// null for a letter the function checks itself ('r') or a scalar.
+const RefTypeInfo* ArgumentType(char letter) {
+  switch (letter) {
+    case 'b': return &vm::Buffer::kType;
+    case 'l': case 'L': return &vm::List::kType;
+    case 'd': return &Device::kType;
+    case 'a': return &Allocator::kType;
+    case 'u': return &Buffer::kType;
+    case 'v': return &BufferView::kType;
+    case 'e': return &Executable::kType;
+    case 'c': return &CommandBuffer::kType;
+    case 's': return &Semaphore::kType;
+    case 'x': return &vm::EmbeddedExecutable::kType;
+    default: return nullptr;
+  }
+}
+
+// Checks each ref argument of `hal.<function>` against its letter in
+// `arg_letters` (the arguments of its row), so the bodies take them typed.
+Status CheckArguments(const char* function, std::string_view arg_letters, CallArgs args) {
+  for (size_t i = 0; i < arg_letters.size(); ++i) {
+    const RefTypeInfo* type = ArgumentType(arg_letters[i]);
+    if (!type) continue;
+    const RefObject* object = args[i].ref().get();
+    if (object ? object->type() == type : arg_letters[i] == 'L') continue;
+    return InvalidArgumentError("hal.", function, ": argument ", i, " must be a ", type->name, ", got ",
+                                object ? object->type_name() : "null");
+  }
+  return OkStatus();
 }
 
 Status AddFunctions(vm::NativeModule& module, std::shared_ptr<ModuleState> state) {
@@ -225,11 +249,19 @@ Status AddFunctions(vm::NativeModule& module, std::shared_ptr<ModuleState> state
   // for all of them, not one std::function per function.
   using Body = Status (*)(ModuleState& state, const Args& args, CallResults results);
   auto add = [&module, &state](const char* name, Body body) {
-    std::string signature = VMSignature(name);
-    if (signature.empty()) return InternalError("hal.", name, " is not in schemas/hal_functions.def");
-    return module.AddFunction(name, std::move(signature), [name, body, state](CallArgs args, CallResults results) {
-      return body(*state, Args(name, args), results);
-    });
+    const std::string_view row = TableSignature(name);
+    if (row.empty()) return InternalError("hal.", name, " is not in schemas/hal_functions.def");
+    const std::string_view arg_letters = row.substr(0, row.find('_'));
+    // To the VM every letter but i and I is a ref.
+    std::string signature(row);
+    for (char& c : signature) {
+      if (c != 'i' && c != 'I' && c != '_') c = 'r';
+    }
+    return module.AddFunction(name, std::move(signature),
+                              [name, arg_letters, body, state](CallArgs args, CallResults results) {
+                                STRATA_RETURN_IF_ERROR(CheckArguments(name, arg_letters, args));
+                                return body(*state, Args(name, args), results);
+                              });
   };
 
   // ---- device ----
@@ -238,14 +270,14 @@ Status AddFunctions(vm::NativeModule& module, std::shared_ptr<ModuleState> state
     return OkStatus();
   }));
   STRATA_RETURN_IF_ERROR(add("device.allocator", [](ModuleState& state, const Args& args, CallResults results) {
-    STRATA_ASSIGN_OR_RETURN(Device * device, args.Get<Device>(0, "device"));
+    Device* device = args.Typed<Device>(0);
     results[0] = RefValue(Ref<Allocator>::Borrow(device->allocator()));
     return OkStatus();
   }));
   STRATA_RETURN_IF_ERROR(add("device.query_i64", [](ModuleState& state, const Args& args, CallResults results) {
-    STRATA_ASSIGN_OR_RETURN(Device * device, args.Get<Device>(0, "device"));
-    STRATA_ASSIGN_OR_RETURN(std::string_view category, args.Text(1, "category"));
-    STRATA_ASSIGN_OR_RETURN(std::string_view key, args.Text(2, "key"));
+    Device* device = args.Typed<Device>(0);
+    const std::string_view category = args.Text(1);
+    const std::string_view key = args.Text(2);
     STRATA_ASSIGN_OR_RETURN(auto found, QueryI64(device, category, key));
     results[0] = Value::I32(found.first);
     results[1] = Value::I64(found.second);
@@ -254,19 +286,19 @@ Status AddFunctions(vm::NativeModule& module, std::shared_ptr<ModuleState> state
 
   // ---- allocator ----
   STRATA_RETURN_IF_ERROR(add("allocator.allocate", [](ModuleState& state, const Args& args, CallResults results) {
-    STRATA_ASSIGN_OR_RETURN(Allocator * allocator, args.Get<Allocator>(0, "allocator"));
+    Allocator* allocator = args.Typed<Allocator>(0);
     if (args.I64(3) < 0) return InvalidArgumentError("hal.allocator.allocate: negative length ", args.I64(3));
     BufferParams params;
     params.memory_types = static_cast<MemoryTypes>(args.I32(1));
     params.usage = static_cast<BufferUsages>(args.I32(2));
     auto buffer = allocator->Allocate(params, static_cast<uint64_t>(args.I64(3)));
-    if (!buffer.ok()) return args.Annotate(std::move(buffer).status());
+    if (!buffer.ok()) return args.Prefixed(std::move(buffer).status());
     results[0] = RefValue(std::move(buffer).value());
     return OkStatus();
   }));
   STRATA_RETURN_IF_ERROR(add("allocator.import", [](ModuleState& state, const Args& args, CallResults results) {
-    STRATA_ASSIGN_OR_RETURN(Allocator * allocator, args.Get<Allocator>(0, "allocator"));
-    STRATA_ASSIGN_OR_RETURN(vm::Buffer * source, args.Get<vm::Buffer>(3, "source"));
+    Allocator* allocator = args.Typed<Allocator>(0);
+    vm::Buffer* source = args.Typed<vm::Buffer>(3);
     uint64_t offset = static_cast<uint64_t>(args.I64(4));
     uint64_t length = args.Length(5);
     if (length == Buffer::kWholeBuffer && offset <= source->length()) length = source->length() - offset;
@@ -279,30 +311,30 @@ Status AddFunctions(vm::NativeModule& module, std::shared_ptr<ModuleState> state
     Ref<vm::Buffer> keep_alive = Ref<vm::Buffer>::Borrow(source);
     auto buffer = allocator->Import(params, {source->data() + offset, static_cast<size_t>(length)},
                                     [keep_alive]() mutable { keep_alive = nullptr; });
-    if (!buffer.ok()) return args.Annotate(std::move(buffer).status());
+    if (!buffer.ok()) return args.Prefixed(std::move(buffer).status());
     results[0] = RefValue(std::move(buffer).value());
     return OkStatus();
   }));
 
   // ---- buffer ----
   STRATA_RETURN_IF_ERROR(add("buffer.length", [](ModuleState& state, const Args& args, CallResults results) {
-    STRATA_ASSIGN_OR_RETURN(Buffer * buffer, args.Get<Buffer>(0, "buffer"));
+    Buffer* buffer = args.Typed<Buffer>(0);
     results[0] = Value::I64(static_cast<int64_t>(buffer->byte_length()));
     return OkStatus();
   }));
   STRATA_RETURN_IF_ERROR(add("buffer.subspan", [](ModuleState& state, const Args& args, CallResults results) {
-    STRATA_ASSIGN_OR_RETURN(Buffer * buffer, args.Get<Buffer>(0, "buffer"));
+    Buffer* buffer = args.Typed<Buffer>(0);
     auto subspan = buffer->Subspan(static_cast<uint64_t>(args.I64(1)), args.Length(2));
-    if (!subspan.ok()) return args.Annotate(std::move(subspan).status());
+    if (!subspan.ok()) return args.Prefixed(std::move(subspan).status());
     results[0] = RefValue(std::move(subspan).value());
     return OkStatus();
   }));
   STRATA_RETURN_IF_ERROR(add("buffer.map", [](ModuleState& state, const Args& args, CallResults results) {
-    STRATA_ASSIGN_OR_RETURN(Buffer * buffer, args.Get<Buffer>(0, "buffer"));
+    Buffer* buffer = args.Typed<Buffer>(0);
     const bool writable = buffer->allowed_access() & kAccessWrite;
     auto range = buffer->Map(writable ? kAccessReadWrite : kAccessRead, static_cast<uint64_t>(args.I64(1)),
                              args.Length(2));
-    if (!range.ok()) return args.Annotate(std::move(range).status());
+    if (!range.ok()) return args.Prefixed(std::move(range).status());
     auto owner = MakeRef<MappingOwner>(std::move(range).value());
     std::span<uint8_t> bytes = owner->range().bytes();
     results[0] = RefValue(vm::Buffer::Wrap(bytes, Ref<RefObject>(std::move(owner)), writable));
@@ -311,8 +343,8 @@ Status AddFunctions(vm::NativeModule& module, std::shared_ptr<ModuleState> state
 
   // ---- buffer_view ----
   STRATA_RETURN_IF_ERROR(add("buffer_view.create", [](ModuleState& state, const Args& args, CallResults results) {
-    STRATA_ASSIGN_OR_RETURN(Buffer * buffer, args.Get<Buffer>(0, "buffer"));
-    STRATA_ASSIGN_OR_RETURN(vm::List * shape_list, args.Get<vm::List>(3, "shape"));
+    Buffer* buffer = args.Typed<Buffer>(0);
+    vm::List* shape_list = args.Typed<vm::List>(3);
     if (shape_list->size() > BufferView::kMaxRank) {
       return InvalidArgumentError("hal.buffer_view.create: rank ", shape_list->size(), " exceeds the maximum of ",
                                   BufferView::kMaxRank);
@@ -320,42 +352,42 @@ Status AddFunctions(vm::NativeModule& module, std::shared_ptr<ModuleState> state
     int64_t shape[BufferView::kMaxRank];
     for (uint32_t i = 0; i < shape_list->size(); ++i) {
       Value dim;
-      STRATA_RETURN_IF_ERROR(args.Annotate(shape_list->Get(i, ValueType::kI64, &dim)));
+      STRATA_RETURN_IF_ERROR(args.Prefixed(shape_list->Get(i, ValueType::kI64, &dim)));
       shape[i] = dim.i64();
     }
     auto view = BufferView::Create(Ref<Buffer>::Borrow(buffer), static_cast<uint64_t>(args.I64(1)),
                                    static_cast<ElementType>(args.I32(2)), {shape, shape_list->size()});
-    if (!view.ok()) return args.Annotate(std::move(view).status());
+    if (!view.ok()) return args.Prefixed(std::move(view).status());
     results[0] = RefValue(std::move(view).value());
     return OkStatus();
   }));
   STRATA_RETURN_IF_ERROR(add("buffer_view.buffer", [](ModuleState& state, const Args& args, CallResults results) {
-    STRATA_ASSIGN_OR_RETURN(BufferView * view, args.Get<BufferView>(0, "view"));
+    BufferView* view = args.Typed<BufferView>(0);
     results[0] = RefValue(Ref<Buffer>::Borrow(view->buffer()));
     return OkStatus();
   }));
   STRATA_RETURN_IF_ERROR(add("buffer_view.byte_offset", [](ModuleState& state, const Args& args, CallResults results) {
-    STRATA_ASSIGN_OR_RETURN(BufferView * view, args.Get<BufferView>(0, "view"));
+    BufferView* view = args.Typed<BufferView>(0);
     results[0] = Value::I64(static_cast<int64_t>(view->byte_offset()));
     return OkStatus();
   }));
   STRATA_RETURN_IF_ERROR(add("buffer_view.byte_length", [](ModuleState& state, const Args& args, CallResults results) {
-    STRATA_ASSIGN_OR_RETURN(BufferView * view, args.Get<BufferView>(0, "view"));
+    BufferView* view = args.Typed<BufferView>(0);
     results[0] = Value::I64(static_cast<int64_t>(view->byte_length()));
     return OkStatus();
   }));
   STRATA_RETURN_IF_ERROR(add("buffer_view.element_type", [](ModuleState& state, const Args& args, CallResults results) {
-    STRATA_ASSIGN_OR_RETURN(BufferView * view, args.Get<BufferView>(0, "view"));
+    BufferView* view = args.Typed<BufferView>(0);
     results[0] = Value::I32(static_cast<int32_t>(view->element_type()));
     return OkStatus();
   }));
   STRATA_RETURN_IF_ERROR(add("buffer_view.rank", [](ModuleState& state, const Args& args, CallResults results) {
-    STRATA_ASSIGN_OR_RETURN(BufferView * view, args.Get<BufferView>(0, "view"));
+    BufferView* view = args.Typed<BufferView>(0);
     results[0] = Value::I32(static_cast<int32_t>(view->rank()));
     return OkStatus();
   }));
   STRATA_RETURN_IF_ERROR(add("buffer_view.dim", [](ModuleState& state, const Args& args, CallResults results) {
-    STRATA_ASSIGN_OR_RETURN(BufferView * view, args.Get<BufferView>(0, "view"));
+    BufferView* view = args.Typed<BufferView>(0);
     int32_t index = args.I32(1);
     if (index < 0 || static_cast<uint32_t>(index) >= view->rank()) {
       return OutOfRangeError("hal.buffer_view.dim: index ", index, " is out of range for ",
@@ -366,42 +398,45 @@ Status AddFunctions(vm::NativeModule& module, std::shared_ptr<ModuleState> state
   }));
 
   STRATA_RETURN_IF_ERROR(add("buffer_view.assert", [](ModuleState& state, const Args& args, CallResults) {
-    STRATA_ASSIGN_OR_RETURN(std::string_view what, args.Text(1, "what"));
-    STRATA_ASSIGN_OR_RETURN(vm::List * shape_list, args.Get<vm::List>(3, "shape"));
+    const std::string_view what = args.Text(1);
+    vm::List* shape_list = args.Typed<vm::List>(3);
     const auto element_type = static_cast<ElementType>(args.I32(2));
-    std::string expected;
-    for (uint32_t i = 0; i < shape_list->size(); ++i) {
-      Value dim;
-      STRATA_RETURN_IF_ERROR(args.Annotate(shape_list->Get(i, ValueType::kI64, &dim)));
-      expected += dim.i64() < 0 ? std::string("?") : std::to_string(dim.i64());
-      expected += 'x';
-    }
-    const char* type_name = ElementTypeName(element_type);
-    expected += type_name ? type_name : "?";
+    // The expected type as text ("?x4xf32"), for the messages.
+    const auto expected = [&] {
+      std::string text;
+      for (uint32_t i = 0; i < shape_list->size(); ++i) {
+        Value dim;
+        const bool known = shape_list->Get(i, ValueType::kI64, &dim).ok() && dim.i64() >= 0;
+        text += known ? std::to_string(dim.i64()) : std::string("?");
+        text += 'x';
+      }
+      const char* type_name = ElementTypeName(element_type);
+      return text + (type_name ? type_name : "?");
+    };
     BufferView* view = args.As<BufferView>(0);
     if (!view) {
-      return InvalidArgumentError(what, ": expected a tensor ", expected, ", got ", args.RefTypeName(0));
+      return InvalidArgumentError(what, ": expected a tensor ", expected(), ", got ", args.RefTypeName(0));
     }
     bool match = view->element_type() == element_type && view->rank() == shape_list->size();
     for (uint32_t i = 0; match && i < view->rank(); ++i) {
       Value dim;
-      STRATA_RETURN_IF_ERROR(args.Annotate(shape_list->Get(i, ValueType::kI64, &dim)));
+      STRATA_RETURN_IF_ERROR(args.Prefixed(shape_list->Get(i, ValueType::kI64, &dim)));
       match = dim.i64() < 0 || dim.i64() == view->shape()[i];
     }
     if (!match) {
-      return InvalidArgumentError(what, ": expected a tensor ", expected, ", got ", view->DescribeType());
+      return InvalidArgumentError(what, ": expected a tensor ", expected(), ", got ", view->DescribeType());
     }
     return OkStatus();
   }));
 
   // ---- executable ----
   STRATA_RETURN_IF_ERROR(add("executable.create", [](ModuleState& state, const Args& args, CallResults results) {
-    STRATA_ASSIGN_OR_RETURN(Device * device, args.Get<Device>(0, "device"));
+    Device* device = args.Typed<Device>(0);
     if (args.As<vm::Buffer>(1)) {
       return IncompatibleError("the module names its executable (module format 1.1 and "
                                "older); this runtime takes it as a value (format 1.2): recompile the module");
     }
-    STRATA_ASSIGN_OR_RETURN(vm::EmbeddedExecutable * embedded, args.Get<vm::EmbeddedExecutable>(1, "executable"));
+    STRATA_ASSIGN_OR_RETURN(vm::EmbeddedExecutable * embedded, args.Get<vm::EmbeddedExecutable>(1));
     STRATA_ASSIGN_OR_RETURN(Ref<Executable> executable, CreateExecutable(state, device, *embedded));
     results[0] = RefValue(std::move(executable));
     return OkStatus();
@@ -409,25 +444,25 @@ Status AddFunctions(vm::NativeModule& module, std::shared_ptr<ModuleState> state
 
   // ---- command_buffer ----
   STRATA_RETURN_IF_ERROR(add("command_buffer.create", [](ModuleState& state, const Args& args, CallResults results) {
-    STRATA_ASSIGN_OR_RETURN(Device * device, args.Get<Device>(0, "device"));
+    Device* device = args.Typed<Device>(0);
     auto command_buffer = device->CreateCommandBuffer();
-    if (!command_buffer.ok()) return args.Annotate(std::move(command_buffer).status());
+    if (!command_buffer.ok()) return args.Prefixed(std::move(command_buffer).status());
     results[0] = RefValue(std::move(command_buffer).value());
     return OkStatus();
   }));
   STRATA_RETURN_IF_ERROR(add("command_buffer.begin", [](ModuleState& state, const Args& args, CallResults) {
-    STRATA_ASSIGN_OR_RETURN(CommandBuffer * command_buffer, args.Get<CommandBuffer>(0, "command_buffer"));
-    return args.Annotate(command_buffer->Begin());
+    CommandBuffer* command_buffer = args.Typed<CommandBuffer>(0);
+    return args.Prefixed(command_buffer->Begin());
   }));
   STRATA_RETURN_IF_ERROR(add("command_buffer.end", [](ModuleState& state, const Args& args, CallResults) {
-    STRATA_ASSIGN_OR_RETURN(CommandBuffer * command_buffer, args.Get<CommandBuffer>(0, "command_buffer"));
-    return args.Annotate(command_buffer->End());
+    CommandBuffer* command_buffer = args.Typed<CommandBuffer>(0);
+    return args.Prefixed(command_buffer->End());
   }));
   STRATA_RETURN_IF_ERROR(add("command_buffer.dispatch", [](ModuleState& state, const Args& args, CallResults) {
-    STRATA_ASSIGN_OR_RETURN(CommandBuffer * command_buffer, args.Get<CommandBuffer>(0, "command_buffer"));
-    STRATA_ASSIGN_OR_RETURN(Executable * executable, args.Get<Executable>(1, "executable"));
-    STRATA_ASSIGN_OR_RETURN(vm::List * constant_list, args.Get<vm::List>(6, "constants", /*allow_null=*/true));
-    STRATA_ASSIGN_OR_RETURN(vm::List * binding_list, args.Get<vm::List>(7, "bindings", /*allow_null=*/true));
+    CommandBuffer* command_buffer = args.Typed<CommandBuffer>(0);
+    Executable* executable = args.Typed<Executable>(1);
+    vm::List* constant_list = args.Typed<vm::List>(6);
+    vm::List* binding_list = args.Typed<vm::List>(7);
     uint32_t constant_count = constant_list ? constant_list->size() : 0;
     uint32_t binding_elements = binding_list ? binding_list->size() : 0;
     if (constant_count > Executable::kMaxConstants) {
@@ -442,15 +477,15 @@ Status AddFunctions(vm::NativeModule& module, std::shared_ptr<ModuleState> state
     uint32_t constants[Executable::kMaxConstants];
     for (uint32_t i = 0; i < constant_count; ++i) {
       Value v;
-      STRATA_RETURN_IF_ERROR(args.Annotate(constant_list->Get(i, ValueType::kI32, &v)));
+      STRATA_RETURN_IF_ERROR(args.Prefixed(constant_list->Get(i, ValueType::kI32, &v)));
       constants[i] = static_cast<uint32_t>(v.i32());
     }
     BufferBinding bindings[Executable::kMaxBindings];
     for (uint32_t i = 0; i < binding_elements / 3; ++i) {
       Value buffer, offset, length;
-      STRATA_RETURN_IF_ERROR(args.Annotate(binding_list->Get(3 * i, ValueType::kRef, &buffer)));
-      STRATA_RETURN_IF_ERROR(args.Annotate(binding_list->Get(3 * i + 1, ValueType::kI64, &offset)));
-      STRATA_RETURN_IF_ERROR(args.Annotate(binding_list->Get(3 * i + 2, ValueType::kI64, &length)));
+      STRATA_RETURN_IF_ERROR(args.Prefixed(binding_list->Get(3 * i, ValueType::kRef, &buffer)));
+      STRATA_RETURN_IF_ERROR(args.Prefixed(binding_list->Get(3 * i + 1, ValueType::kI64, &offset)));
+      STRATA_RETURN_IF_ERROR(args.Prefixed(binding_list->Get(3 * i + 2, ValueType::kI64, &length)));
       auto* typed = RefCast<Buffer>(buffer.ref().get());
       if (!typed) {
         return InvalidArgumentError("hal.command_buffer.dispatch: binding ", i, " must be a hal.buffer, got ",
@@ -466,60 +501,60 @@ Status AddFunctions(vm::NativeModule& module, std::shared_ptr<ModuleState> state
     workgroups.x = static_cast<uint32_t>(args.I32(3));
     workgroups.y = static_cast<uint32_t>(args.I32(4));
     workgroups.z = static_cast<uint32_t>(args.I32(5));
-    return args.Annotate(command_buffer->Dispatch(executable, static_cast<uint32_t>(args.I32(2)), workgroups,
+    return args.Prefixed(command_buffer->Dispatch(executable, static_cast<uint32_t>(args.I32(2)), workgroups,
                                                   {constants, constant_count}, {bindings, binding_elements / 3}));
   }));
   STRATA_RETURN_IF_ERROR(add("command_buffer.fill", [](ModuleState& state, const Args& args, CallResults) {
-    STRATA_ASSIGN_OR_RETURN(CommandBuffer * command_buffer, args.Get<CommandBuffer>(0, "command_buffer"));
-    STRATA_ASSIGN_OR_RETURN(Buffer * target, args.Get<Buffer>(1, "target"));
-    return args.Annotate(command_buffer->Fill(target, static_cast<uint64_t>(args.I64(2)), args.Length(3),
+    CommandBuffer* command_buffer = args.Typed<CommandBuffer>(0);
+    Buffer* target = args.Typed<Buffer>(1);
+    return args.Prefixed(command_buffer->Fill(target, static_cast<uint64_t>(args.I64(2)), args.Length(3),
                                               static_cast<uint32_t>(args.I32(4)),
                                               static_cast<uint32_t>(args.I32(5))));
   }));
   STRATA_RETURN_IF_ERROR(add("command_buffer.copy", [](ModuleState& state, const Args& args, CallResults) {
-    STRATA_ASSIGN_OR_RETURN(CommandBuffer * command_buffer, args.Get<CommandBuffer>(0, "command_buffer"));
-    STRATA_ASSIGN_OR_RETURN(Buffer * source, args.Get<Buffer>(1, "source"));
-    STRATA_ASSIGN_OR_RETURN(Buffer * target, args.Get<Buffer>(3, "target"));
-    return args.Annotate(command_buffer->Copy(source, static_cast<uint64_t>(args.I64(2)), target,
+    CommandBuffer* command_buffer = args.Typed<CommandBuffer>(0);
+    Buffer* source = args.Typed<Buffer>(1);
+    Buffer* target = args.Typed<Buffer>(3);
+    return args.Prefixed(command_buffer->Copy(source, static_cast<uint64_t>(args.I64(2)), target,
                                               static_cast<uint64_t>(args.I64(4)), args.Length(5)));
   }));
   STRATA_RETURN_IF_ERROR(add("command_buffer.update", [](ModuleState& state, const Args& args, CallResults) {
-    STRATA_ASSIGN_OR_RETURN(CommandBuffer * command_buffer, args.Get<CommandBuffer>(0, "command_buffer"));
-    STRATA_ASSIGN_OR_RETURN(vm::Buffer * source, args.Get<vm::Buffer>(1, "source"));
-    STRATA_ASSIGN_OR_RETURN(Buffer * target, args.Get<Buffer>(3, "target"));
+    CommandBuffer* command_buffer = args.Typed<CommandBuffer>(0);
+    vm::Buffer* source = args.Typed<vm::Buffer>(1);
+    Buffer* target = args.Typed<Buffer>(3);
     uint64_t offset = static_cast<uint64_t>(args.I64(2));
     uint64_t length = args.Length(5);
     if (length == Buffer::kWholeBuffer && offset <= source->length()) length = source->length() - offset;
     STRATA_RETURN_IF_ERROR(source->CheckRange("hal.command_buffer.update: source", offset, length, false));
-    return args.Annotate(command_buffer->Update({source->data() + offset, static_cast<size_t>(length)}, target,
+    return args.Prefixed(command_buffer->Update({source->data() + offset, static_cast<size_t>(length)}, target,
                                                 static_cast<uint64_t>(args.I64(4))));
   }));
   STRATA_RETURN_IF_ERROR(add("command_buffer.barrier", [](ModuleState& state, const Args& args, CallResults) {
-    STRATA_ASSIGN_OR_RETURN(CommandBuffer * command_buffer, args.Get<CommandBuffer>(0, "command_buffer"));
-    return args.Annotate(command_buffer->Barrier());
+    CommandBuffer* command_buffer = args.Typed<CommandBuffer>(0);
+    return args.Prefixed(command_buffer->Barrier());
   }));
 
   // ---- semaphore ----
   STRATA_RETURN_IF_ERROR(add("semaphore.create", [](ModuleState& state, const Args& args, CallResults results) {
-    STRATA_ASSIGN_OR_RETURN(Device * device, args.Get<Device>(0, "device"));
+    Device* device = args.Typed<Device>(0);
     auto semaphore = device->CreateSemaphore(static_cast<uint64_t>(args.I64(1)));
-    if (!semaphore.ok()) return args.Annotate(std::move(semaphore).status());
+    if (!semaphore.ok()) return args.Prefixed(std::move(semaphore).status());
     results[0] = RefValue(std::move(semaphore).value());
     return OkStatus();
   }));
   STRATA_RETURN_IF_ERROR(add("semaphore.query", [](ModuleState& state, const Args& args, CallResults results) {
-    STRATA_ASSIGN_OR_RETURN(Semaphore * semaphore, args.Get<Semaphore>(0, "semaphore"));
+    Semaphore* semaphore = args.Typed<Semaphore>(0);
     StatusOr<uint64_t> value = semaphore->Query();
     results[0] = Value::I32(static_cast<int32_t>(value.status().code()));
     results[1] = Value::I64(value.ok() ? static_cast<int64_t>(*value) : 0);
     return OkStatus();
   }));
   STRATA_RETURN_IF_ERROR(add("semaphore.signal", [](ModuleState& state, const Args& args, CallResults) {
-    STRATA_ASSIGN_OR_RETURN(Semaphore * semaphore, args.Get<Semaphore>(0, "semaphore"));
-    return args.Annotate(semaphore->Signal(static_cast<uint64_t>(args.I64(1))));
+    Semaphore* semaphore = args.Typed<Semaphore>(0);
+    return args.Prefixed(semaphore->Signal(static_cast<uint64_t>(args.I64(1))));
   }));
   STRATA_RETURN_IF_ERROR(add("semaphore.wait", [](ModuleState& state, const Args& args, CallResults results) {
-    STRATA_ASSIGN_OR_RETURN(Semaphore * semaphore, args.Get<Semaphore>(0, "semaphore"));
+    Semaphore* semaphore = args.Typed<Semaphore>(0);
     auto timeout = args.I64(2) < 0 ? Semaphore::kInfiniteTimeout : std::chrono::nanoseconds(args.I64(2));
     // No wait outlasts the call's deadline.
     const auto deadline = vm::CurrentInvocationDeadline();
@@ -563,18 +598,17 @@ Status AddFunctions(vm::NativeModule& module, std::shared_ptr<ModuleState> state
 
   // ---- queue ----
   STRATA_RETURN_IF_ERROR(add("queue.execute", [](ModuleState& state, const Args& args, CallResults) {
-    STRATA_ASSIGN_OR_RETURN(Device * device, args.Get<Device>(0, "device"));
-    STRATA_ASSIGN_OR_RETURN(vm::List * wait_list, args.Get<vm::List>(1, "waits", /*allow_null=*/true));
-    STRATA_ASSIGN_OR_RETURN(vm::List * signal_list, args.Get<vm::List>(2, "signals", /*allow_null=*/true));
-    STRATA_ASSIGN_OR_RETURN(vm::List * command_buffer_list,
-                            args.Get<vm::List>(3, "command_buffers", /*allow_null=*/true));
+    Device* device = args.Typed<Device>(0);
+    vm::List* wait_list = args.Typed<vm::List>(1);
+    vm::List* signal_list = args.Typed<vm::List>(2);
+    vm::List* command_buffer_list = args.Typed<vm::List>(3);
     thread_local SubmitLists lists;
     STRATA_RETURN_IF_ERROR(ReadSemaphoreList("waits", wait_list, &lists.waits));
     STRATA_RETURN_IF_ERROR(ReadSemaphoreList("signals", signal_list, &lists.signals));
     lists.command_buffers.clear();
     for (uint32_t i = 0; command_buffer_list && i < command_buffer_list->size(); ++i) {
       Value value;
-      STRATA_RETURN_IF_ERROR(args.Annotate(command_buffer_list->Get(i, ValueType::kRef, &value)));
+      STRATA_RETURN_IF_ERROR(args.Prefixed(command_buffer_list->Get(i, ValueType::kRef, &value)));
       auto* typed = RefCast<CommandBuffer>(value.ref().get());
       if (!typed) {
         return InvalidArgumentError("hal.queue.execute: command buffer ", i, " must be a hal.command_buffer, got ",
@@ -583,7 +617,7 @@ Status AddFunctions(vm::NativeModule& module, std::shared_ptr<ModuleState> state
       lists.command_buffers.push_back(typed);
     }
     // The device stops the work at the deadline of the call that submits it.
-    return args.Annotate(device->QueueExecute(lists.waits, lists.signals, lists.command_buffers,
+    return args.Prefixed(device->QueueExecute(lists.waits, lists.signals, lists.command_buffers,
                                               vm::CurrentInvocationDeadline()));
   }));
   return OkStatus();

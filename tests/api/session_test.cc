@@ -46,7 +46,10 @@ TEST_CASE("tensor inputs are checked against the recorded type") {
   fn.arg_types = "r";
   fn.input_types = {"tensor<?x4xf32>"};
   fn.inputs = {ParseSourceType("tensor<?x4xf32>")};
-  fn.description = "predict(tensor<?x4xf32>) -> ()";
+  vm::FunctionInfo info;
+  info.arg_types = "r";
+  info.source_arg_types = {"tensor<?x4xf32>"};
+  fn.info = &info;
 
   auto device = drivers::DefaultRegistry().CreateDevice("cpu-sync");
   REQUIRE(device.ok());

@@ -8,7 +8,7 @@
 #   MinSizeRel   every feature, -Os
 #   smallest     clang -Oz with the embedder's switches (docs/embedding.md):
 #                STRATA_SIZE_OPTIMIZED (no exceptions, no RTTI, section GC,
-#                LTO, identical code folding), STRATA_STATUS_MESSAGES=OFF
+#                LTO, identical code folding, the machine outliner), STRATA_STATUS_MESSAGES=OFF
 #                (error codes without messages), STRATA_TRACING=OFF
 # and, for the smallest, the bytes of each part of the runtime (from the
 # symbols of the unstripped library).

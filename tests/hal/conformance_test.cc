@@ -940,6 +940,19 @@ TEST_CASE("conformance: executable preparation errors") {
       params.metadata = baseline;
 #if defined(__x86_64__)
       if (__builtin_cpu_supports("sse4.2")) CHECK(device->PrepareExecutable(params).ok());
+      // The driver reads CPUID itself; for each feature it must agree with
+      // the compiler runtime's own probe.
+#define STRATA_X86_FEATURE(name, ...)                                                         \
+  {                                                                                           \
+    std::vector<uint8_t> one = CpuMetadata("add_f32", 3, 1, {}, {name});                      \
+    params.metadata = one;                                                                    \
+    auto prepared = device->PrepareExecutable(params);                                        \
+    INFO("feature ", name);                                                                   \
+    CHECK(prepared.ok() == (__builtin_cpu_supports(name) != 0));                              \
+    if (!prepared.ok()) CheckError(prepared.status(), StatusCode::kFailedPrecondition, {name}); \
+  }
+#include "schemas/cpu_features.def"
+#undef STRATA_X86_FEATURE
 #endif
       std::vector<uint8_t> unknown = CpuMetadata("add_f32", 3, 1, {}, {"avx", "warp-drive"});
       params.metadata = unknown;

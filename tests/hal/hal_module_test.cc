@@ -267,15 +267,15 @@ TEST_CASE("hal module: errors name the function, the argument and the types") {
                              Value::FromRef(nullptr), Value::FromRef(nullptr)})
                    .status(),
                StatusCode::kInvalidArgument,
-               {"hal.command_buffer.dispatch: argument 1 (executable) must be a hal.executable, got hal.buffer"});
+               {"hal.command_buffer.dispatch: argument 1 must be a hal.executable, got hal.buffer"});
     CheckError(program.Call("buffer.length", {Value::FromRef(nullptr)}).status(), StatusCode::kInvalidArgument,
-               {"hal.buffer.length: argument 0 (buffer) must be a hal.buffer, got null"});
+               {"hal.buffer.length: argument 0 must be a hal.buffer, got null"});
     // A module of format 1.1 named its executable.
     CheckError(program.Call("executable.create", {device, RefArg(Text("kernels"))}).status(),
                StatusCode::kIncompatible, {"names its executable (module format 1.1 and older)", "recompile"});
     CheckError(program.Call("executable.create", {device, Value::FromRef(nullptr)}).status(),
                StatusCode::kInvalidArgument,
-               {"hal.executable.create: argument 1 (executable) must be a vm.executable, got null"});
+               {"hal.executable.create: argument 1 must be a vm.executable, got null"});
     CheckError(program.Call("executable.create", {device, program.Executable("foreign")}).status(),
                StatusCode::kIncompatible,
                {"'foreign' is embedded as " + program.foreign_format(),

@@ -16,9 +16,13 @@ std::vector<uint8_t> BuildModule(const TestModule& m) {
   for (const TestFunction& fn : m.functions) {
     uint32_t offset = static_cast<uint32_t>(bytecode.size());
     bytecode.insert(bytecode.end(), fn.code.begin(), fn.code.end());
+    std::vector<flatbuffers::Offset<schema::SourceLocationDef>> locations;
+    for (const auto& [pc, location] : fn.locations) {
+      locations.push_back(schema::CreateSourceLocationDefDirect(fbb, pc, location.c_str()));
+    }
     functions.push_back(schema::CreateFunctionDefDirect(
         fbb, fn.name.c_str(), fn.signature.c_str(), offset, static_cast<uint32_t>(fn.code.size()),
-        fn.scalar_registers, fn.ref_registers));
+        fn.scalar_registers, fn.ref_registers, fn.locations.empty() ? nullptr : &locations));
   }
   std::vector<flatbuffers::Offset<schema::ExportDef>> exports;
   for (const auto& [name, ordinal] : m.exports) {

@@ -41,6 +41,8 @@ struct TestFunction {
   std::vector<uint8_t> code;
   uint16_t scalar_registers = 0;
   uint16_t ref_registers = 0;
+  // (pc, "file:line:col") entries, written in this order.
+  std::vector<std::pair<uint32_t, std::string>> locations = {};
 };
 
 struct TestImport {

@@ -235,6 +235,19 @@ TEST_CASE("global access out of range") {
   ExpectRejected(BuildModule(m), StatusCode::kInvalidArgument, "accesses global bytes [4, 12) but globals are 8 bytes");
 }
 
+TEST_CASE("source locations name the frame, and must come in pc order") {
+  TestModule m = ValidModule();
+  m.functions[0].locations = {{0, "add.mlir:1:1"}, {5, "add.mlir:2:1"}};
+  auto module = vm::BytecodeModule::LoadOwned(BuildModule(m));
+  REQUIRE(module.ok());
+  CHECK((*module)->DescribeLocation(0, 0) == "test.add@0 (add.mlir:1:1)");
+  CHECK((*module)->DescribeLocation(0, 7) == "test.add@7 (add.mlir:2:1)");
+
+  m.functions[0].locations = {{5, "add.mlir:2:1"}, {0, "add.mlir:1:1"}};
+  ExpectRejected(BuildModule(m), StatusCode::kInvalidArgument,
+                 "function 'add' lists source location 1 at pc 0 after one at pc 5; locations must be in pc order");
+}
+
 TEST_CASE("export of a missing function") {
   TestModule m = ValidModule();
   m.exports.push_back({"ghost", 7});

@@ -115,7 +115,7 @@ Status Run(int argc, char** argv) {
   for (uint64_t i = 0; i < warmup_calls; ++i) {
     const auto begin = std::chrono::steady_clock::now();
     auto results = context.Invoke(function, args);
-    if (!results.ok()) return std::move(results).status().Annotate(StrCat("warm-up call ", i + 1, ": "));
+    if (!results.ok()) return std::move(results).status().Annotate("warm-up call ", i + 1, ": ");
     last_call = std::chrono::steady_clock::now() - begin;
   }
 

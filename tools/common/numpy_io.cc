@@ -201,7 +201,7 @@ StatusOr<Tensor> ReadNpyFile(const std::string& path) {
   auto tensor = ParseNpy(bytes);
   if (!tensor.ok()) {
     Status status = tensor.status();
-    return status.Annotate(StrCat("'", path, "': "));
+    return status.Annotate("'", path, "': ");
   }
   return tensor;
 }

@@ -128,7 +128,7 @@ StatusOr<std::unique_ptr<Program>> Program::Load(const ProgramOptions& options) 
     STRATA_ASSIGN_OR_RETURN(program->exported, session.FindFunction(function));
     program->function = program->call->handles[program->exported - session.functions().data()];
     program->info = program->exported->info;
-    program->description = program->exported->description;
+    program->description = program->exported->Describe();
   } else {
     // MODULE.NAME: a function of another module of the context.
     STRATA_ASSIGN_OR_RETURN(program->function, program->context->LookupFunction(function));
@@ -153,7 +153,7 @@ StatusOr<std::vector<vm::Value>> Program::ParseInputs(std::span<const std::strin
     auto value = tensor.ok() ? TensorToValue(*tensor, arg_types[i], *device->allocator()) : tensor.status();
     if (!value.ok()) {
       Status status = value.status();
-      return status.Annotate(StrCat("input ", i, source_type.empty() ? "" : StrCat(" (", source_type, ")"), ": "));
+      return status.Annotate("input ", i, source_type.empty() ? "" : StrCat(" (", source_type, ")"), ": ");
     }
     args.push_back(std::move(value).value());
   }

@@ -273,7 +273,7 @@ Status ParseValues(std::string_view text, Tensor* tensor) {
   for (size_t i = 0; i < tokens.size() && count > 0; ++i) {
     Status status = ParseElement(tokens[i], tensor->element_type, tensor->bytes.data() + i * size);
     if (!status.ok()) {
-      if (!tensor->scalar) status.Annotate(StrCat("value ", i, " of ", type, ": "));
+      if (!tensor->scalar) status.Annotate("value ", i, " of ", type, ": ");
       return status;
     }
   }
@@ -295,7 +295,7 @@ StatusOr<Tensor> ParseTensor(std::string_view text) {
     auto tensor = ParseNpy(bytes);
     if (tensor.ok()) return tensor;
     Status status = tensor.status();
-    status.Annotate(StrCat("'", path, "': "));
+    status.Annotate("'", path, "': ");
     if (!IsNpy(bytes)) {
       return InvalidArgumentError(status.message(), "; raw files need a shape and type: SHAPExTYPE=@", path);
     }
@@ -321,7 +321,7 @@ StatusOr<Tensor> ParseTensor(std::string_view text) {
     auto npy = ParseNpy(bytes);
     if (!npy.ok()) {
       Status status = npy.status();
-      return status.Annotate(StrCat("'", path, "': "));
+      return status.Annotate("'", path, "': ");
     }
     if (npy->element_type != tensor.element_type || npy->shape != tensor.shape) {
       return InvalidArgumentError("'", path, "' holds ", npy->DescribeType(), ", not ", tensor.DescribeType());

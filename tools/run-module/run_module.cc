@@ -159,7 +159,7 @@ Status RunProgram(Options& options, Tracer* tracer) {
     auto tensor = ParseTensor(options.expected_outputs[i]);
     if (!tensor.ok()) {
       Status status = tensor.status();
-      return status.Annotate(StrCat("expected output ", i, ": "));
+      return status.Annotate("expected output ", i, ": ");
     }
     expected[i] = std::move(tensor).value();
   }
@@ -182,7 +182,7 @@ Status RunProgram(Options& options, Tracer* tracer) {
       std::printf("%s\n", results[i].ToString().c_str());  // a ref that is no tensor
     } else {
       Status status = tensor.status();
-      return status.Annotate(StrCat("result ", i, ": "));
+      return status.Annotate("result ", i, ": ");
     }
   }
   std::fflush(stdout);

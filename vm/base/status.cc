@@ -78,10 +78,11 @@ Status& Status::AddFrame(std::string frame) {
   return *this;
 }
 
-Status& Status::Annotate(const std::string& prefix) {
-  if (state_) state_->message = prefix + state_->message;
-  return *this;
-}
+#if !STRATA_STATUS_MESSAGES
+__attribute__((noinline, cold)) Status CodeOnlyStatus(StatusCode code) { return Status(code, std::string()); }
+#endif
+
+void Status::Prepend(const std::string& prefix) { state_->message.insert(0, prefix); }
 
 std::string Status::ToString() const {
   if (!state_) return "OK";

@@ -48,6 +48,9 @@ enum class StatusCode : int {
 
 const char* StatusCodeName(StatusCode code);
 
+template <typename... Args>
+std::string StrCat(const Args&... args);
+
 class [[nodiscard]] Status {
  public:
   Status() = default;
@@ -64,16 +67,24 @@ class [[nodiscard]] Status {
 
   // Appends one frame to the backtrace (innermost first).
   Status& AddFrame(std::string frame);
-  // Prefixes the message with context: "loading 'x.smod': " + message.
-  Status& Annotate(const std::string& prefix);
+  // Prefixes the message with context, its parts concatenated as by StrCat:
+  // status.Annotate("loading '", path, "': "). Without messages
+  // (STRATA_STATUS_MESSAGES=0) it is a macro that evaluates no part.
+  template <typename... Args>
+  Status& Annotate(const Args&... parts);
 
   // "ABORTED: message" followed by one "  at frame" line per frame.
   std::string ToString() const;
+
+  // What Annotate becomes without messages.
+  Status& Annotated() { return *this; }
 
   // Marks the status as seen when the caller deliberately drops it.
   void IgnoreError() const {}
 
  private:
+  void Prepend(const std::string& prefix);
+
   struct State {
     StatusCode code;
     std::string message;
@@ -128,19 +139,30 @@ std::string StrCat(const Args&... args) {
   return out;
 }
 
-#if STRATA_STATUS_MESSAGES
+template <typename... Args>
+Status& Status::Annotate(const Args&... parts) {
+  if (state_) Prepend(StrCat(parts...));
+  return *this;
+}
+
+// "a, b, c" (or "none" for no items): each item of `items` as `name(item)`
+// gives it, for a message. Called among an error's arguments, it does not
+// run when there are no messages.
+template <typename Items, typename Name>
+std::string JoinNames(const Items& items, Name name, std::string_view separator = ", ") {
+  std::string out;
+  for (const auto& item : items) {
+    if (!out.empty()) out += separator;
+    status_internal::Append(out, name(item));
+  }
+  return out.empty() ? std::string("none") : out;
+}
+
 #define STRATA_STATUS_CTOR(Name, Code)                      \
   template <typename... Args>                               \
   Status Name(const Args&... args) {                        \
     return Status(StatusCode::Code, StrCat(args...));       \
   }
-#else
-#define STRATA_STATUS_CTOR(Name, Code)                      \
-  template <typename... Args>                               \
-  Status Name(const Args&...) {                             \
-    return Status(StatusCode::Code, std::string());         \
-  }
-#endif
 STRATA_STATUS_CTOR(InvalidArgumentError, kInvalidArgument)
 STRATA_STATUS_CTOR(NotFoundError, kNotFound)
 STRATA_STATUS_CTOR(OutOfRangeError, kOutOfRange)
@@ -155,6 +177,35 @@ STRATA_STATUS_CTOR(DataLossError, kDataLoss)
 STRATA_STATUS_CTOR(InternalError, kInternal)
 STRATA_STATUS_CTOR(PermissionDeniedError, kPermissionDenied)
 #undef STRATA_STATUS_CTOR
+
+#if !STRATA_STATUS_MESSAGES
+// Without messages an error is its code: the constructors and Annotate become
+// macros that do not evaluate their arguments, so nothing is formatted and no
+// message text is compiled in.
+Status CodeOnlyStatus(StatusCode code);
+#define InvalidArgumentError(...) CodeOnlyStatus(::strata::StatusCode::kInvalidArgument)
+#define NotFoundError(...) CodeOnlyStatus(::strata::StatusCode::kNotFound)
+#define OutOfRangeError(...) CodeOnlyStatus(::strata::StatusCode::kOutOfRange)
+#define FailedPreconditionError(...) CodeOnlyStatus(::strata::StatusCode::kFailedPrecondition)
+#define ResourceExhaustedError(...) CodeOnlyStatus(::strata::StatusCode::kResourceExhausted)
+#define DeadlineExceededError(...) CodeOnlyStatus(::strata::StatusCode::kDeadlineExceeded)
+#define AbortedError(...) CodeOnlyStatus(::strata::StatusCode::kAborted)
+#define UnimplementedError(...) CodeOnlyStatus(::strata::StatusCode::kUnimplemented)
+#define UnavailableError(...) CodeOnlyStatus(::strata::StatusCode::kUnavailable)
+#define IncompatibleError(...) CodeOnlyStatus(::strata::StatusCode::kIncompatible)
+#define DataLossError(...) CodeOnlyStatus(::strata::StatusCode::kDataLoss)
+#define InternalError(...) CodeOnlyStatus(::strata::StatusCode::kInternal)
+#define PermissionDeniedError(...) CodeOnlyStatus(::strata::StatusCode::kPermissionDenied)
+#define Annotate(...) Annotated()
+#endif
+
+// A value that only a message reads (an instruction's mnemonic passed down
+// to name it): the value, or "" without messages, unevaluated.
+#if STRATA_STATUS_MESSAGES
+#define STRATA_FOR_MESSAGE(...) (__VA_ARGS__)
+#else
+#define STRATA_FOR_MESSAGE(...) ("")
+#endif
 
 template <typename T>
 class [[nodiscard]] StatusOr {

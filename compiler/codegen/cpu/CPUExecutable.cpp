@@ -319,7 +319,7 @@ std::vector<std::string> requiredFeatures(const llvm::TargetMachine &machine) {
   if (machine.getTargetTriple().getArch() != llvm::Triple::x86_64)
     return names;
   const llvm::MCSubtargetInfo *subtarget = machine.getMCSubtargetInfo();
-#define STRATA_X86_FEATURE(name)                                               \
+#define STRATA_X86_FEATURE(name, ...)                                          \
   if (subtarget->checkFeatures("+" name))                                      \
     names.push_back(name);
 #include "schemas/cpu_features.def"
