@@ -87,13 +87,13 @@ class Executable : public Resource {
 // entry point's position, names one without a name.
 template <typename EntryPointDef>
 StatusOr<EntryPointInfo> ReadEntryPoint(const EntryPointDef& entry, uint32_t index,
-                                        std::span<const EntryPointInfo> earlier, const std::string& prefix) {
+                                        std::span<const EntryPointInfo> earlier, std::string_view prefix) {
   if (!entry.name() || entry.name()->size() == 0) {
     return InvalidArgumentError(prefix, "entry point ", index, " has no name");
   }
   EntryPointInfo info;
   info.name = entry.name()->str();
-  const std::string where = StrCat(prefix, "entry point '", info.name, "' ");
+  const std::string where = STRATA_FOR_MESSAGE(StrCat(prefix, "entry point '", info.name, "' "));
   for (const EntryPointInfo& other : earlier) {
     if (other.name == info.name) return InvalidArgumentError(where, "is listed twice");
   }

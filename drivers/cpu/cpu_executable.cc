@@ -69,20 +69,30 @@ std::optional<bool> CpuHasFeature(std::string_view feature) {
 // Refuses code that needs CPU features this CPU lacks (it would fault on
 // its first such instruction).
 Status CheckRequiredFeatures(const schema::cpu::CpuExecutableDef& def, const hal::ExecutableParams& params,
-                             const std::string& prefix) {
+                             std::string_view prefix) {
   const auto* features = def.required_features();
   if (!features || features->size() == 0 || params.format != HostExecutableFormat()) return OkStatus();
-  std::string missing, unknown;
+  bool any_unknown = false, any_missing = false;
   for (const flatbuffers::String* feature : *features) {
-    std::optional<bool> has = CpuHasFeature(feature->string_view());
-    std::string& list = !has ? unknown : missing;
-    if (!has || !*has) list += StrCat(list.empty() ? "" : ", ", feature->string_view());
+    const std::optional<bool> has = CpuHasFeature(feature->string_view());
+    any_unknown |= !has;
+    any_missing |= has && !*has;
   }
-  if (!unknown.empty()) {
-    return InvalidArgumentError(prefix, "needs CPU features this runtime does not know: ", unknown);
+  // The features this runtime does not know (`known` false), or knows and
+  // this CPU lacks, for the messages.
+  const auto list = [&](bool known) {
+    std::string out;
+    for (const flatbuffers::String* feature : *features) {
+      const std::optional<bool> has = CpuHasFeature(feature->string_view());
+      if (known ? has && !*has : !has) out += StrCat(out.empty() ? "" : ", ", feature->string_view());
+    }
+    return out;
+  };
+  if (any_unknown) {
+    return InvalidArgumentError(prefix, "needs CPU features this runtime does not know: ", list(false));
   }
-  if (!missing.empty()) {
-    return FailedPreconditionError(prefix, "needs CPU features this CPU lacks: ", missing,
+  if (any_missing) {
+    return FailedPreconditionError(prefix, "needs CPU features this CPU lacks: ", list(true),
                                    "; compile it for this CPU (--cpu=NAME) or for the baseline (--cpu=generic)");
   }
   return OkStatus();
@@ -105,11 +115,11 @@ StatusOr<std::vector<hal::EntryPointInfo>> ParseCpuExecutableMetadata(const hal:
   if (!def->entry_points() || def->entry_points()->size() == 0) {
     return InvalidArgumentError(prefix(), "metadata lists no entry points");
   }
-  STRATA_RETURN_IF_ERROR(CheckRequiredFeatures(*def, params, prefix()));
+  STRATA_RETURN_IF_ERROR(CheckRequiredFeatures(*def, params, STRATA_FOR_MESSAGE(prefix())));
   std::vector<hal::EntryPointInfo> entry_points;
   for (uint32_t i = 0; i < def->entry_points()->size(); ++i) {
     const schema::cpu::EntryPointDef* entry = def->entry_points()->Get(i);
-    STRATA_ASSIGN_OR_RETURN(hal::EntryPointInfo info, hal::ReadEntryPoint(*entry, i, entry_points, prefix()));
+    STRATA_ASSIGN_OR_RETURN(hal::EntryPointInfo info, hal::ReadEntryPoint(*entry, i, entry_points, STRATA_FOR_MESSAGE(prefix())));
     if (const auto* size = entry->workgroup_size()) {
       if (size->size() != 3) {
         return InvalidArgumentError(prefix(), "entry point '", info.name, "' workgroup size has ", size->size(),

@@ -210,7 +210,8 @@ class Loader {
       const auto ph = ReadAs<Elf64_Phdr>(elf_.data() + header_.e_phoff + i * sizeof(Elf64_Phdr));
       switch (ph.p_type) {
         case PT_LOAD: {
-          const std::string where = StrCat("PT_LOAD segment ", loads_.size(), " (program header ", i, ")");
+          const std::string where =
+              STRATA_FOR_MESSAGE(StrCat("PT_LOAD segment ", loads_.size(), " (program header ", i, ")"));
           if (!InBounds(ph.p_offset, ph.p_filesz, elf_.size())) {
             return DataLossError(where, ": ", ph.p_filesz, " file bytes at offset ", ph.p_offset,
                                  " are past the end of the ", elf_.size(), "-byte file");
@@ -342,7 +343,7 @@ class Loader {
     return reinterpret_cast<uint8_t*>(bias_ + vaddr);
   }
 
-  Status OutsideImage(const std::string& what, uint64_t vaddr, uint64_t size) const {
+  Status OutsideImage(std::string_view what, uint64_t vaddr, uint64_t size) const {
     return DataLossError(what, ": ", size, " bytes at vaddr ", HexAddress(vaddr),
                          " are outside the image [", HexAddress(image_lo_), ", ", HexAddress(image_hi_), ")");
   }

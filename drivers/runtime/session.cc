@@ -52,8 +52,9 @@ SourceType ParseSourceType(std::string_view text) {
   for (size_t x; (x = body.find('x')) != std::string_view::npos;) {
     std::string_view dim = body.substr(0, x);
     body.remove_prefix(x + 1);
+    if (type.rank == hal::BufferView::kMaxRank) return {};
     if (dim == "?") {
-      type.shape.push_back(-1);
+      type.shape[type.rank++] = -1;
       continue;
     }
     if (dim.empty() || dim.size() > 18) return {};
@@ -62,9 +63,9 @@ SourceType ParseSourceType(std::string_view text) {
       if (c < '0' || c > '9') return {};
       value = value * 10 + (c - '0');
     }
-    type.shape.push_back(value);
+    type.shape[type.rank++] = value;
   }
-  if (type.shape.size() > hal::BufferView::kMaxRank || !element_type(body, &type.element_type)) return {};
+  if (!element_type(body, &type.element_type)) return {};
   type.known = true;
   type.tensor = true;
   return type;
@@ -148,8 +149,8 @@ Status Session::CheckInputCount(std::string_view description, std::string_view a
 Status Session::CheckTensorInput(const Function& fn, size_t index, const hal::BufferView& view) {
   const SourceType& expected = fn.inputs[index];
   if (!expected.known) return OkStatus();
-  bool match = expected.element_type == view.element_type() && expected.shape.size() == view.rank();
-  for (size_t d = 0; match && d < expected.shape.size(); ++d) {
+  bool match = expected.element_type == view.element_type() && expected.rank == view.rank();
+  for (size_t d = 0; match && d < expected.rank; ++d) {
     match = expected.shape[d] < 0 || expected.shape[d] == view.shape()[d];
   }
   if (match) return OkStatus();

@@ -43,7 +43,10 @@ struct SourceType {
   bool known = false;  // false: no type recorded, or one this parser does not read
   bool tensor = false;
   ElementType element_type = ElementType::kFloat32;
-  std::vector<int64_t> shape;  // -1 for a dynamic dimension
+  uint32_t rank = 0;
+  int64_t shape[hal::BufferView::kMaxRank] = {};  // -1 for a dynamic dimension
+
+  std::span<const int64_t> dims() const { return {shape, rank}; }
 };
 SourceType ParseSourceType(std::string_view text);
 

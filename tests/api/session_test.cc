@@ -17,13 +17,13 @@ TEST_CASE("source types: tensors, scalars and what stays unknown") {
   CHECK(t.known);
   CHECK(t.tensor);
   CHECK(t.element_type == ElementType::kFloat32);
-  CHECK(t.shape == std::vector<int64_t>{-1, 784});
+  CHECK(std::vector<int64_t>(t.dims().begin(), t.dims().end()) == std::vector<int64_t>{-1, 784});
 
   SourceType rank0 = ParseSourceType("tensor<bf16>");
   CHECK(rank0.known);
   CHECK(rank0.tensor);
   CHECK(rank0.element_type == ElementType::kBFloat16);
-  CHECK(rank0.shape.empty());
+  CHECK(rank0.rank == 0);
 
   SourceType scalar = ParseSourceType("i1");
   CHECK(scalar.known);
