@@ -2,7 +2,6 @@
 
 #include <dlfcn.h>
 
-#include <mutex>
 #include <string>
 
 #include "schemas/integrity.h"
@@ -19,32 +18,35 @@ struct Sodium {
                      size_t) = nullptr;
   int (*verify_detached)(const unsigned char*, const unsigned char*, unsigned long long,
                          const unsigned char*) = nullptr;
-  std::string error;
+  const char* error = nullptr;  // why it cannot be used, or null
 };
 
+Sodium LoadSodium() {
+  Sodium sodium;
+  void* library = nullptr;
+  for (const char* name : {"libsodium.so.23", "libsodium.so.26", "libsodium.so"}) {
+    library = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+    if (library) break;
+  }
+  if (!library) {
+    sodium.error = "libsodium.so.23 cannot be opened (install libsodium23); it checks module signatures";
+    return sodium;
+  }
+  sodium.init = reinterpret_cast<decltype(sodium.init)>(dlsym(library, "sodium_init"));
+  sodium.generichash = reinterpret_cast<decltype(sodium.generichash)>(dlsym(library, "crypto_generichash"));
+  sodium.verify_detached =
+      reinterpret_cast<decltype(sodium.verify_detached)>(dlsym(library, "crypto_sign_verify_detached"));
+  if (!sodium.init || !sodium.generichash || !sodium.verify_detached) {
+    sodium.error = "libsodium lacks sodium_init, crypto_generichash or crypto_sign_verify_detached";
+  } else if (sodium.init() < 0) {
+    sodium.error = "libsodium failed to initialize";
+  }
+  return sodium;
+}
+
+// Opened once, on the first signature check (a thread-safe static).
 const Sodium& OpenSodium() {
-  static Sodium sodium;
-  static std::once_flag once;
-  std::call_once(once, [] {
-    void* library = nullptr;
-    for (const char* name : {"libsodium.so.23", "libsodium.so.26", "libsodium.so"}) {
-      library = dlopen(name, RTLD_NOW | RTLD_LOCAL);
-      if (library) break;
-    }
-    if (!library) {
-      sodium.error = "libsodium.so.23 cannot be opened (install libsodium23); it checks module signatures";
-      return;
-    }
-    sodium.init = reinterpret_cast<decltype(sodium.init)>(dlsym(library, "sodium_init"));
-    sodium.generichash = reinterpret_cast<decltype(sodium.generichash)>(dlsym(library, "crypto_generichash"));
-    sodium.verify_detached =
-        reinterpret_cast<decltype(sodium.verify_detached)>(dlsym(library, "crypto_sign_verify_detached"));
-    if (!sodium.init || !sodium.generichash || !sodium.verify_detached) {
-      sodium.error = "libsodium lacks sodium_init, crypto_generichash or crypto_sign_verify_detached";
-    } else if (sodium.init() < 0) {
-      sodium.error = "libsodium failed to initialize";
-    }
-  });
+  static const Sodium sodium = LoadSodium();
   return sodium;
 }
 
@@ -132,7 +134,7 @@ StatusOr<std::span<const uint8_t>> CheckIntegrity(std::span<const uint8_t> file,
       return PermissionDeniedError("the module is not signed, and a trusted key requires a signature");
     }
     const Sodium& sodium = OpenSodium();
-    if (!sodium.error.empty()) return UnavailableError("cannot check the module's signature: ", sodium.error);
+    if (sodium.error) return UnavailableError("cannot check the module's signature: ", sodium.error);
     uint8_t hash[integrity::kSignedHashBytes];
     sodium.generichash(hash, sizeof(hash), record.signed_bytes.data(), record.signed_bytes.size(), nullptr, 0);
     if (sodium.verify_detached(record.signature.data(), hash, sizeof(hash), options.trusted_public_key.data()) !=
