@@ -9,6 +9,13 @@
 // out of the reduction loop, where it would otherwise be loaded and stored
 // on every step.
 //
+// A reduction whose output was just filled (a matmul or convolution starting
+// from zero) takes the fill into its tiles: each output tile is filled right
+// before its reduction begins, so the accumulator starts from the fill value
+// in registers (the fill's store and the accumulator's load are forwarded
+// away) instead of the whole output being written with zeros first and read
+// back tile by tile.
+//
 //===----------------------------------------------------------------------===//
 
 #include "compiler/codegen/cpu/KernelConfig.h"
@@ -27,6 +34,7 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
 #include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
+#include "mlir/Dialect/Vector/Transforms/VectorTransforms.h"
 #include "mlir/IR/Dominance.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/CSE.h"
@@ -193,9 +201,15 @@ struct CPUTileAndVectorizePass
 
     SmallVector<linalg::LinalgOp> ops;
     func.walk([&](linalg::LinalgOp op) { ops.push_back(op); });
-    for (linalg::LinalgOp op : ops)
-      if (failed(tile(rewriter, op)))
+    // Last first, so that a reduction meets the fill before it untiled and
+    // may take it in.
+    llvm::SmallPtrSet<Operation *, 8> fusedFills;
+    for (linalg::LinalgOp op : llvm::reverse(ops)) {
+      if (fusedFills.contains(op.getOperation()))
+        continue;
+      if (failed(tile(rewriter, op, fusedFills)))
         return signalPassFailure();
+    }
     // Like the canonicalizer pass, a rewrite that has not converged after
     // the driver's iteration limit is not an error: the IR is valid.
     (void)applyPatternsGreedily(func, canonicalizationPatterns);
@@ -220,6 +234,46 @@ struct CPUTileAndVectorizePass
     DominanceInfo dominance(func);
     eliminateCommonSubExpressions(rewriter, dominance, func);
     linalg::hoistRedundantVectorTransfers(func);
+    // A fused fill's store to an output tile, then the accumulator's load of
+    // it: the load takes the stored vector, and the store, overwritten by the
+    // accumulator's before anything reads it, goes.
+    vector::transferOpflowOpt(rewriter, func);
+  }
+
+  /// The memref `value` views (through subviews and casts).
+  static Value rootOf(Value value) {
+    while (Operation *def = value.getDefiningOp()) {
+      if (auto view = dyn_cast<ViewLikeOpInterface>(def))
+        value = view.getViewSource();
+      else
+        break;
+    }
+    return value;
+  }
+
+  /// The fill just before `op` that `op` can take into its tiles: it fills
+  /// exactly `op`'s one output, which `op` reduces into (so it reads the
+  /// fill), writes every element of (its output is indexed by parallel
+  /// loops alone, each once) and reads through no input.
+  static linalg::FillOp fusableFill(linalg::LinalgOp op) {
+    if (op.getNumDpsInits() != 1 || op.getNumReductionLoops() == 0 || op.hasPureTensorSemantics())
+      return {};
+    auto fill = dyn_cast_or_null<linalg::FillOp>(op->getPrevNode());
+    OpOperand *init = op.getDpsInitOperand(0);
+    if (!fill || fill.getDpsInitOperand(0)->get() != init->get())
+      return {};
+    AffineMap map = op.getMatchingIndexingMap(init);
+    if (!map.isProjectedPermutation(/*allowZeroInResults=*/false))
+      return {};
+    SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+    for (AffineExpr result : map.getResults())
+      if (iterators[cast<AffineDimExpr>(result).getPosition()] != utils::IteratorType::parallel)
+        return {};
+    Value root = rootOf(init->get());
+    for (OpOperand *input : op.getDpsInputOperands())
+      if (isa<MemRefType>(input->get().getType()) && rootOf(input->get()) == root)
+        return {};
+    return fill;
   }
 
   /// A large matmul is first blocked for the caches: columns in blocks of
@@ -228,10 +282,13 @@ struct CPUTileAndVectorizePass
   /// right-hand side (256 KiB of f32) stays in L2 while every row tile of the
   /// workgroup reads it, and a row tile's kCacheDepth-long piece of the
   /// left-hand side stays in L1. Returns the op to tile by registers: the
-  /// blocked one, or `op` itself.
+  /// blocked one, or `op` itself; `blockedReduction` says whether the
+  /// reduction was cut into blocks.
   static constexpr int64_t kCacheColumns = 256, kCacheDepth = 256;
   FailureOr<linalg::LinalgOp> blockForCaches(IRRewriter &rewriter,
-                                             linalg::LinalgOp op) {
+                                             linalg::LinalgOp op,
+                                             bool &blockedReduction) {
+    blockedReduction = false;
     FailureOr<linalg::ContractionDimensions> dims =
         linalg::inferContractionDims(op);
     if (failed(dims) || dims->m.size() != 1 || dims->n.size() != 1 ||
@@ -251,8 +308,10 @@ struct CPUTileAndVectorizePass
                                         rewriter.getIndexAttr(0));
     if (large(ranges[n], kCacheColumns))
       tileSizes[n] = rewriter.getIndexAttr(kCacheColumns);
-    if (large(ranges[k], kCacheDepth))
+    if (large(ranges[k], kCacheDepth)) {
       tileSizes[k] = rewriter.getIndexAttr(kCacheDepth);
+      blockedReduction = true;
+    }
     SmallVector<int64_t> interchange = {n, k};
     for (unsigned loop = 0; loop < op.getNumLoops(); ++loop)
       if (loop != n && loop != k)
@@ -272,35 +331,81 @@ struct CPUTileAndVectorizePass
 
   /// Tiles `op` by its vector tile, then peels the tile loops from the
   /// innermost out, so every combination of full and partial tiles gets its
-  /// own copy of the loop body.
-  LogicalResult tile(IRRewriter &rewriter, linalg::LinalgOp op) {
+  /// own copy of the loop body. A fill it takes in (fusableFill) is erased
+  /// and added to `fusedFills`.
+  LogicalResult tile(IRRewriter &rewriter, linalg::LinalgOp op,
+                     llvm::SmallPtrSetImpl<Operation *> &fusedFills) {
     FailureOr<std::optional<TileSizes>> sizes = readTileSizes(op);
     if (failed(sizes))
       return failure();
     if (!*sizes ||
         llvm::all_of((*sizes)->vector, [](int64_t size) { return size == 0; }))
       return success();
-    FailureOr<linalg::LinalgOp> blocked = blockForCaches(rewriter, op);
+    linalg::FillOp fill = fusableFill(op);
+    bool blockedReduction = false;
+    FailureOr<linalg::LinalgOp> blocked = blockForCaches(rewriter, op, blockedReduction);
     if (failed(blocked))
       return failure();
+    // A matmul whose reduction is blocked for the caches reduces each output
+    // tile in several blocks: its fill stays where it is.
+    if (blockedReduction)
+      fill = {};
     op = *blocked;
 
-    SmallVector<OpFoldResult> tileSizes;
-    for (int64_t size : (*sizes)->vector)
-      tileSizes.push_back(rewriter.getIndexAttr(size));
-    scf::SCFTilingOptions options;
-    options.setLoopType(scf::SCFTilingOptions::LoopType::ForOp);
-    options.setTileSizes(tileSizes);
-    rewriter.setInsertionPoint(op);
-    FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(
-        rewriter, cast<TilingInterface>(op.getOperation()), options);
-    if (failed(tiled))
-      return op->emitOpError("cannot be tiled by its vector tile sizes");
-    rewriter.eraseOp(op);
+    // With a fill to take in, the parallel loops are tiled first and the
+    // fill of each output tile goes before the reduction loops, tiled next.
+    SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+    auto sizesWhere = [&](bool parallel) {
+      SmallVector<OpFoldResult> tileSizes;
+      for (auto [loop, size] : llvm::enumerate((*sizes)->vector)) {
+        const bool take = !fill || (iterators[loop] == utils::IteratorType::parallel) == parallel;
+        tileSizes.push_back(rewriter.getIndexAttr(take ? size : 0));
+      }
+      return tileSizes;
+    };
+    SmallVector<LoopLikeOpInterface> loops;
+    auto tileBy = [&](linalg::LinalgOp target,
+                      ArrayRef<OpFoldResult> tileSizes) -> FailureOr<linalg::LinalgOp> {
+      if (llvm::all_of(tileSizes, isZeroInteger))
+        return target;
+      scf::SCFTilingOptions options;
+      options.setLoopType(scf::SCFTilingOptions::LoopType::ForOp);
+      options.setTileSizes(tileSizes);
+      rewriter.setInsertionPoint(target);
+      FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(
+          rewriter, cast<TilingInterface>(target.getOperation()), options);
+      if (failed(tiled) || tiled->tiledOps.size() != 1)
+        return target->emitOpError("cannot be tiled by its vector tile sizes");
+      rewriter.eraseOp(target);
+      llvm::append_range(loops, tiled->loops);
+      return cast<linalg::LinalgOp>(tiled->tiledOps.front());
+    };
+    FailureOr<linalg::LinalgOp> outer = tileBy(op, sizesWhere(/*parallel=*/true));
+    if (failed(outer))
+      return failure();
+    if (fill) {
+      // The fill of this output tile, vectorized whole (its tile sizes are
+      // its extents, by the parallel vector sizes along each dimension).
+      rewriter.setInsertionPoint(*outer);
+      Value tileOutput = (*outer).getDpsInitOperand(0)->get();
+      auto tileFill = linalg::FillOp::create(rewriter, fill.getLoc(), fill.getDpsInputOperand(0)->get(), tileOutput);
+      AffineMap map = (*outer).getMatchingIndexingMap((*outer).getDpsInitOperand(0));
+      TileSizes fillSizes;
+      for (AffineExpr result : map.getResults()) {
+        fillSizes.workgroup.push_back(0);
+        fillSizes.vector.push_back((*sizes)->vector[cast<AffineDimExpr>(result).getPosition()]);
+      }
+      writeTileSizes(cast<linalg::LinalgOp>(tileFill.getOperation()), fillSizes);
+      fusedFills.insert(fill.getOperation());
+      rewriter.eraseOp(fill);
+      if (failed(tileBy(*outer, sizesWhere(/*parallel=*/false))))
+        return failure();
+    }
 
     if (!peel)
       return success();
-    for (LoopLikeOpInterface loop : llvm::reverse(tiled->loops)) {
+    // Innermost first: the reduction loops, then the parallel ones.
+    for (LoopLikeOpInterface loop : llvm::reverse(loops)) {
       scf::ForOp partial;
       // Fails when the step divides the trip count: nothing to peel.
       (void)scf::peelForLoopAndSimplifyBounds(

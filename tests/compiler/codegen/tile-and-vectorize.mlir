@@ -86,3 +86,85 @@ func.func @blocked(%a: memref<64x1024xf32>, %b: memref<1024x512xf32>, %c: memref
       ins(%a, %b : memref<64x1024xf32>, memref<1024x512xf32>) outs(%c : memref<64x512xf32>)
   return
 }
+
+// A matmul from a zero fill takes the fill into its tiles: each 8 x 32
+// accumulator starts as a zero vector in registers; the output is neither
+// filled beforehand nor read back, full tiles and partial ones alike.
+// CHECK-LABEL: func.func @matmul_from_zero
+// CHECK-SAME: (%[[A:.*]]: memref<20x64xf32>, %[[B:.*]]: memref<64x40xf32>, %[[C:.*]]: memref<20x40xf32>)
+// CHECK-DAG: %[[Z4X8:.*]] = arith.constant dense<0.000000e+00> : vector<4x8xf32>
+// CHECK-DAG: %[[Z8X32:.*]] = arith.constant dense<0.000000e+00> : vector<8x32xf32>
+// CHECK-NOT: linalg.fill
+// CHECK-NOT: vector.transfer_read %[[C]]
+// CHECK: scf.for %[[I:.*]] = %c0 to %c16 step %c8 {
+// CHECK:   %[[SUM:.*]] = scf.for {{.*}} iter_args(%{{.*}} = %[[Z8X32]]) -> (vector<8x32xf32>) {
+// CHECK:   vector.transfer_write %[[SUM]], %[[C]][%[[I]], %c0]
+// CHECK: scf.for {{.*}} iter_args(%{{.*}} = %[[Z4X8]]) -> (vector<4x8xf32>) {
+// CHECK-NOT: vector.transfer_read %[[C]]
+// CHECK: return
+func.func @matmul_from_zero(%a: memref<20x64xf32>, %b: memref<64x40xf32>, %c: memref<20x40xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill {strata_cpu.tile_sizes = {vector = array<i64: 8, 32>, workgroup = array<i64: 0, 0>}}
+      ins(%zero : f32) outs(%c : memref<20x40xf32>)
+  linalg.matmul {strata_cpu.tile_sizes = {vector = array<i64: 8, 32, 1>, workgroup = array<i64: 0, 0, 0>}}
+      ins(%a, %b : memref<20x64xf32>, memref<64x40xf32>) outs(%c : memref<20x40xf32>)
+  return
+}
+
+// Blocked for the caches along the columns only, each tile still reduces
+// in one go: the fill goes into the tiles.
+// CHECK-LABEL: func.func @columns_blocked_from_zero
+// CHECK: %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : vector<8x32xf32>
+// CHECK: scf.for %{{.*}} = %c0 to %c512 step %c256 {
+// CHECK:   scf.for {{.*}} iter_args(%{{.*}} = %[[ZERO]])
+// CHECK-NOT: vector.transfer_read %arg2
+func.func @columns_blocked_from_zero(%a: memref<64x64xf32>, %b: memref<64x512xf32>, %c: memref<64x512xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill {strata_cpu.tile_sizes = {vector = array<i64: 8, 32>, workgroup = array<i64: 0, 0>}}
+      ins(%zero : f32) outs(%c : memref<64x512xf32>)
+  linalg.matmul {strata_cpu.tile_sizes = {vector = array<i64: 8, 32, 1>, workgroup = array<i64: 0, 0, 0>}}
+      ins(%a, %b : memref<64x64xf32>, memref<64x512xf32>) outs(%c : memref<64x512xf32>)
+  return
+}
+
+// With the reduction blocked for the caches, a tile is reduced in several
+// blocks, each starting from what the last one stored: the fill stays a
+// pass of its own before them.
+// CHECK-LABEL: func.func @depth_blocked_from_zero
+// CHECK: %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : vector<8x32xf32>
+// CHECK: vector.transfer_write %[[ZERO]], %arg2
+// CHECK: scf.for %{{.*}} = %c0 to %c1024 step %c256 {
+// CHECK:   %[[INIT:.*]] = vector.transfer_read %arg2
+// CHECK:   scf.for {{.*}} iter_args(%{{.*}} = %[[INIT]])
+func.func @depth_blocked_from_zero(%a: memref<64x1024xf32>, %b: memref<1024x64xf32>, %c: memref<64x64xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill {strata_cpu.tile_sizes = {vector = array<i64: 8, 32>, workgroup = array<i64: 0, 0>}}
+      ins(%zero : f32) outs(%c : memref<64x64xf32>)
+  linalg.matmul {strata_cpu.tile_sizes = {vector = array<i64: 8, 32, 1>, workgroup = array<i64: 0, 0, 0>}}
+      ins(%a, %b : memref<64x1024xf32>, memref<1024x64xf32>) outs(%c : memref<64x64xf32>)
+  return
+}
+
+// A reduction that also reads its output as an input would read other
+// tiles' unfilled values: its fill stays before it.
+// CHECK-LABEL: func.func @reads_its_output
+// CHECK: scf.for
+// CHECK:   vector.transfer_write %{{.*}}, %arg1
+// CHECK: scf.for
+// CHECK:   vector.transfer_read %arg1
+#rows = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+func.func @reads_its_output(%c: memref<16x64xf32>, %r: memref<16xf32>) {
+  %zero = arith.constant 1.0 : f32
+  linalg.fill {strata_cpu.tile_sizes = {vector = array<i64: 8>, workgroup = array<i64: 0>}}
+      ins(%zero : f32) outs(%r : memref<16xf32>)
+  linalg.generic {indexing_maps = [#rows, #row, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%c, %r : memref<16x64xf32>, memref<16xf32>) outs(%r : memref<16xf32>)
+      attrs = {strata_cpu.tile_sizes = {vector = array<i64: 8, 16>, workgroup = array<i64: 0, 0>}} {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %p, %acc : f32
+    linalg.yield %s : f32
+  }
+  return
+}
