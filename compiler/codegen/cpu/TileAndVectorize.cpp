@@ -316,6 +316,18 @@ struct CPUTileAndVectorizePass
     for (unsigned loop = 0; loop < op.getNumLoops(); ++loop)
       if (loop != n && loop != k)
         interchange.push_back(loop);
+    return tileWithLoops(rewriter, op, tileSizes, interchange,
+                         "cannot be blocked for the caches");
+  }
+
+  /// `op` tiled by `tileSizes` with scf.for loops (in `interchange` order),
+  /// `op` erased; the tile loops, outermost first, are appended to `loops`.
+  /// Reports `failure` on `op` when it cannot be tiled.
+  static FailureOr<linalg::LinalgOp>
+  tileWithLoops(IRRewriter &rewriter, linalg::LinalgOp op,
+                ArrayRef<OpFoldResult> tileSizes, ArrayRef<int64_t> interchange,
+                StringRef failure,
+                SmallVectorImpl<LoopLikeOpInterface> *loops = nullptr) {
     scf::SCFTilingOptions options;
     options.setLoopType(scf::SCFTilingOptions::LoopType::ForOp);
     options.setTileSizes(tileSizes);
@@ -324,8 +336,10 @@ struct CPUTileAndVectorizePass
     FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(
         rewriter, cast<TilingInterface>(op.getOperation()), options);
     if (failed(tiled) || tiled->tiledOps.size() != 1)
-      return op->emitOpError("cannot be blocked for the caches");
+      return op->emitOpError(failure);
     rewriter.eraseOp(op);
+    if (loops)
+      llvm::append_range(*loops, tiled->loops);
     return cast<linalg::LinalgOp>(tiled->tiledOps.front());
   }
 
@@ -368,17 +382,8 @@ struct CPUTileAndVectorizePass
                       ArrayRef<OpFoldResult> tileSizes) -> FailureOr<linalg::LinalgOp> {
       if (llvm::all_of(tileSizes, isZeroInteger))
         return target;
-      scf::SCFTilingOptions options;
-      options.setLoopType(scf::SCFTilingOptions::LoopType::ForOp);
-      options.setTileSizes(tileSizes);
-      rewriter.setInsertionPoint(target);
-      FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(
-          rewriter, cast<TilingInterface>(target.getOperation()), options);
-      if (failed(tiled) || tiled->tiledOps.size() != 1)
-        return target->emitOpError("cannot be tiled by its vector tile sizes");
-      rewriter.eraseOp(target);
-      llvm::append_range(loops, tiled->loops);
-      return cast<linalg::LinalgOp>(tiled->tiledOps.front());
+      return tileWithLoops(rewriter, target, tileSizes, {},
+                           "cannot be tiled by its vector tile sizes", &loops);
     };
     FailureOr<linalg::LinalgOp> outer = tileBy(op, sizesWhere(/*parallel=*/true));
     if (failed(outer))
