@@ -327,6 +327,27 @@ compileModel(ModuleOp module, const ModelCompileOptions &options) {
                            std::move(executable->metadata))))
             return failure();
         }
+        if (options.rocmTarget) {
+          OwningOpRef<ModuleOp> copy = kernels->clone();
+          FailureOr<gpu::ROCmExecutable> executable = gpu::compileROCmExecutable(
+              *copy, gpuOptions, options.rocm, options.configure);
+          if (failed(executable))
+            return failure();
+          // Each code object on its own too, for llvm-readobj and comgr.
+          if (!options.dumpExecutablesDir.empty())
+            for (const gpu::ROCmCodeObject &object : executable->codeObjects) {
+              SmallString<256> path(options.dumpExecutablesDir);
+              llvm::sys::fs::create_directories(path);
+              llvm::sys::path::append(path, hostOptions.executableName + "." +
+                                                object.arch + ".hsaco");
+              if (failed(writeFile(path, object.bytes, loc)))
+                return failure();
+            }
+          if (failed(embed(executable->format, executable->entryPoints, "hsaco",
+                           std::move(executable->data),
+                           std::move(executable->metadata))))
+            return failure();
+        }
         return success();
       })))
     return failure();

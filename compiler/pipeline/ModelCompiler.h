@@ -25,6 +25,7 @@
 
 #include "compiler/codegen/cpu/CPUExecutable.h"
 #include "compiler/codegen/gpu/CUDAExecutable.h"
+#include "compiler/codegen/gpu/ROCmExecutable.h"
 #include "compiler/codegen/gpu/Pipeline.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/PassManager.h"
@@ -49,6 +50,9 @@ struct ModelCompileOptions {
   /// A "cuda-ptx" executable too (--target=cuda), for these archs.
   bool cudaTarget = false;
   gpu::CUDATargetOptions cuda;
+  /// A "rocm-hsaco" executable too (--target=rocm), for these archs.
+  bool rocmTarget = false;
+  gpu::ROCmTargetOptions rocm;
   cpu::CPUCodegenPipelineOptions codegen;
   gpu::GPUCodegenPipelineOptions gpuCodegen;
   /// Writes each executable (ELF) here when non-empty.

@@ -73,7 +73,7 @@ cl::opt<Emit> emit(
 cl::list<std::string> targetBackends(
     "target", cl::CommaSeparated,
     cl::desc("Device targets of the model's executables: cpu, vulkan, cuda, "
-             "or several in one file (cpu,vulkan,cuda); default cpu"));
+             "rocm, or several in one file (cpu,vulkan,cuda); default cpu"));
 cl::list<std::string> cudaArchs(
     "cuda-arch", cl::CommaSeparated,
     cl::desc("Compute capabilities of the cuda target, one PTX image each "
@@ -83,6 +83,23 @@ cl::opt<std::string> cudaPtxas(
     cl::desc("ptxas that makes a cubin beside each PTX image (default: "
              "$CUDA_HOME/bin, /usr/local/cuda/bin, then PATH; none: PTX "
              "only)"));
+cl::list<std::string> rocmArchs(
+    "rocm-arch", cl::CommaSeparated,
+    cl::desc("AMD GPU architectures of the rocm target, one code object "
+             "each (default gfx90a,gfx942,gfx1100)"));
+cl::opt<unsigned> rocmCodeObject(
+    "rocm-code-object", cl::value_desc("4|5|6"),
+    cl::desc("Code object version of every ROCm code object (default: 4 for "
+             "gfx90a, which ROCm 5 runtimes load, 5 for the others)"));
+cl::opt<std::string> rocmDeviceLibs(
+    "rocm-device-libs", cl::value_desc("folder"),
+    cl::desc("Folder with ROCm's device libraries (ocml.bc), linked into "
+             "kernels that call them (default: $ROCM_PATH/amdgcn/bitcode, "
+             "/opt/rocm/amdgcn/bitcode, /usr/lib/<triple>/amdgcn/bitcode)"));
+cl::opt<std::string> rocmLld(
+    "rocm-lld", cl::value_desc("path"),
+    cl::desc("ld.lld that links ROCm code objects (default: ld.lld-22, then "
+             "ld.lld)"));
 cl::list<std::string> cpuTriples(
     "cpu-triple", cl::CommaSeparated,
     cl::desc("CPU triples to compile executables for (default: the host's "
@@ -273,9 +290,11 @@ int compileModel(mlir::ModuleOp top) {
         options.vulkanTarget = true;
       } else if (target == "cuda") {
         options.cudaTarget = true;
+      } else if (target == "rocm") {
+        options.rocmTarget = true;
       } else {
         llvm::errs() << "compile-module: unknown --target='" << target
-                     << "'; expected cpu, vulkan or cuda\n";
+                     << "'; expected cpu, vulkan, cuda or rocm\n";
         return 1;
       }
     }
@@ -289,6 +308,20 @@ int compileModel(mlir::ModuleOp top) {
     if (!cudaArchs.empty())
       options.cuda.archs.assign(cudaArchs.begin(), cudaArchs.end());
     options.cuda.ptxas = cudaPtxas;
+  }
+  if (!rocmArchs.empty() || rocmCodeObject.getNumOccurrences() ||
+      !rocmDeviceLibs.empty() || !rocmLld.empty()) {
+    if (!options.rocmTarget) {
+      llvm::errs() << "compile-module: --rocm-arch, --rocm-code-object, "
+                      "--rocm-device-libs and --rocm-lld need --target to "
+                      "include rocm\n";
+      return 1;
+    }
+    if (!rocmArchs.empty())
+      options.rocm.archs.assign(rocmArchs.begin(), rocmArchs.end());
+    options.rocm.codeObjectVersion = rocmCodeObject;
+    options.rocm.deviceLibs = rocmDeviceLibs;
+    options.rocm.lld = rocmLld;
   }
   for (const std::string &triple : cpuTriples) {
     strata::cpu::CPUTargetOptions target;

@@ -13,6 +13,9 @@ packages=(
   # Vulkan: headers to build the driver; the loader, Mesa's lavapipe (a CPU
   # Vulkan device), the validation layer and the SPIR-V tools to run and test it
   libvulkan-dev libvulkan1 mesa-vulkan-drivers vulkan-tools vulkan-validationlayers spirv-tools glslc
+  # ROCm (Debian's 5.2): the device math library linked into AMD GPU kernels,
+  # the code-object library the tests read them back with, and HIP
+  rocm-device-libs libamd-comgr-dev libamdhip64-dev
   # aarch64: cross toolchain and qemu, so CTest runs the runtime's tests on aarch64 too
   g++-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user
 )

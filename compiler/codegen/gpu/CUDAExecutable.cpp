@@ -130,12 +130,7 @@ FailureOr<unsigned> parseCUDAArch(StringRef arch) {
   return capability;
 }
 
-std::string cudaTargetEnv() {
-  return "#spirv.target_env<#spirv.vce<v1.3, [Shader], []>, api=Vulkan, "
-         "#spirv.resource_limits<max_compute_shared_memory_size = 49152, "
-         "max_compute_workgroup_invocations = 1024, "
-         "max_compute_workgroup_size = [1024, 1024, 64], subgroup_size = 32>>";
-}
+std::string cudaTargetEnv() { return llvmGPUTargetEnv(49152, 64, 32); }
 
 FailureOr<CUDAExecutable> compileCUDAExecutable(
     ModuleOp module, const GPUCodegenPipelineOptions &options,
@@ -171,24 +166,13 @@ FailureOr<CUDAExecutable> compileCUDAExecutable(
     build(pm);
     return pm.run(module);
   };
-  GPUCodegenPipelineOptions cudaOptions;
-  cudaOptions.copyOptionValuesFrom(options);
-  if (options.targetEnv.empty())
-    cudaOptions.targetEnv = cudaTargetEnv();
-  if (failed(runPasses([&](PassManager &pm) {
-        buildGPUCodegenPipeline(pm, cudaOptions);
-      })))
+  FailureOr<GPUKernels> shared =
+      runGPUCodegen(module, options, cudaTargetEnv(), configure);
+  if (failed(shared))
     return failure();
-
-  auto kernelModules = module.getOps<mlir::gpu::GPUModuleOp>();
-  if (kernelModules.empty())
-    return module.emitError("GPU code generation left no gpu.module");
-  mlir::gpu::GPUModuleOp kernels = *kernelModules.begin();
+  mlir::gpu::GPUModuleOp kernels = shared->module;
   CUDAExecutable executable;
-  FailureOr<std::vector<EntryPointInfo>> entries = collectEntryPoints(kernels);
-  if (failed(entries))
-    return failure();
-  executable.entryPoints = std::move(*entries);
+  executable.entryPoints = std::move(shared->entryPoints);
 
   if (failed(runPasses(buildNVVMPipeline)))
     return failure();
@@ -245,14 +229,10 @@ FailureOr<CUDAExecutable> compileCUDAExecutable(
       executable.images.push_back(std::move(assembled));
     }
   }
-  std::vector<uint64_t> offsets;
-  for (const CUDAImage &image : executable.images) {
-    // 8-byte aligned: cubins are ELF files.
-    executable.data.resize(llvm::alignTo(executable.data.size(), 8), 0);
-    offsets.push_back(executable.data.size());
-    executable.data.insert(executable.data.end(), image.bytes.begin(),
-                           image.bytes.end());
-  }
+  SmallVector<ArrayRef<uint8_t>> images;
+  for (const CUDAImage &image : executable.images)
+    images.push_back(image.bytes);
+  std::vector<uint64_t> offsets = concatenateImages(images, executable.data);
   executable.metadata = serializeMetadata(executable, offsets, ptxVersion);
   return executable;
 }

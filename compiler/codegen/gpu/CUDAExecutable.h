@@ -2,7 +2,7 @@
 //
 // A builtin.module of dispatch kernels (the input of the CPU and SPIR-V code
 // generators too) becomes a "cuda-ptx" executable: the shared GPU pipeline,
-// then the NVVM back end (strata-nvvm-kernel-abi, convert-gpu-to-nvvm with
+// then the NVVM back end (strata-llvm-kernel-abi, convert-gpu-to-nvvm with
 // bare pointers), PTX written in process for each compute capability asked
 // for, a cubin beside each where `ptxas` is found, and the metadata
 // FlatBuffer of schemas/cuda_executable.fbs, which states the kernel ABI the

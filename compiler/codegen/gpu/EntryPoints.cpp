@@ -57,4 +57,53 @@ collectEntryPoints(mlir::gpu::GPUModuleOp kernels) {
   return entries;
 }
 
+FailureOr<GPUKernels>
+runGPUCodegen(ModuleOp module, const GPUCodegenPipelineOptions &options,
+              StringRef defaultTargetEnv,
+              llvm::function_ref<LogicalResult(PassManager &)> configure) {
+  GPUCodegenPipelineOptions targetOptions;
+  targetOptions.copyOptionValuesFrom(options);
+  if (options.targetEnv.empty())
+    targetOptions.targetEnv = defaultTargetEnv.str();
+  PassManager pm(module.getContext());
+  if (configure && failed(configure(pm)))
+    return failure();
+  buildGPUCodegenPipeline(pm, targetOptions);
+  if (failed(pm.run(module)))
+    return failure();
+  auto kernelModules = module.getOps<mlir::gpu::GPUModuleOp>();
+  if (kernelModules.empty())
+    return module.emitError("GPU code generation left no gpu.module");
+  GPUKernels kernels;
+  kernels.module = *kernelModules.begin();
+  FailureOr<std::vector<EntryPointInfo>> entries =
+      collectEntryPoints(kernels.module);
+  if (failed(entries))
+    return failure();
+  kernels.entryPoints = std::move(*entries);
+  return kernels;
+}
+
+std::string llvmGPUTargetEnv(unsigned sharedMemoryBytes, unsigned maxZ,
+                             unsigned subgroupSize) {
+  return "#spirv.target_env<#spirv.vce<v1.3, [Shader], []>, api=Vulkan, "
+         "#spirv.resource_limits<max_compute_shared_memory_size = " +
+         std::to_string(sharedMemoryBytes) +
+         ", max_compute_workgroup_invocations = 1024, "
+         "max_compute_workgroup_size = [1024, 1024, " +
+         std::to_string(maxZ) + "], subgroup_size = " +
+         std::to_string(subgroupSize) + ">>";
+}
+
+std::vector<uint64_t> concatenateImages(ArrayRef<ArrayRef<uint8_t>> images,
+                                        std::vector<uint8_t> &data) {
+  std::vector<uint64_t> offsets;
+  for (ArrayRef<uint8_t> image : images) {
+    data.resize(llvm::alignTo(data.size(), 8), 0);
+    offsets.push_back(data.size());
+    data.insert(data.end(), image.begin(), image.end());
+  }
+  return offsets;
+}
+
 } // namespace strata::gpu

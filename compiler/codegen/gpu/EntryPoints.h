@@ -14,8 +14,11 @@
 #include <vector>
 
 #include "compiler/codegen/DispatchInfo.h"
+#include "compiler/codegen/gpu/Pipeline.h"
 #include "flatbuffers/flatbuffers.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/PassManager.h"
 
 namespace strata::gpu {
 
@@ -38,6 +41,29 @@ struct EntryPointInfo {
 /// list theirs, so that a kernel has the same ordinal in every format).
 mlir::FailureOr<std::vector<EntryPointInfo>>
 collectEntryPoints(mlir::gpu::GPUModuleOp kernels);
+
+/// The gpu.module of GPU kernels and their entry points, after the shared
+/// GPU pipeline ran on `module` (with `defaultTargetEnv` unless `options`
+/// names a target environment). `configure` is applied to its pass manager.
+struct GPUKernels {
+  mlir::gpu::GPUModuleOp module;
+  std::vector<EntryPointInfo> entryPoints;
+};
+mlir::FailureOr<GPUKernels> runGPUCodegen(
+    mlir::ModuleOp module, const GPUCodegenPipelineOptions &options,
+    llvm::StringRef defaultTargetEnv,
+    llvm::function_ref<mlir::LogicalResult(mlir::PassManager &)> configure);
+
+/// A #spirv.target_env stating a GPU's limits, for the shared pipeline's
+/// distributor: 1024 threads per workgroup at most, `sharedMemoryBytes` of
+/// workgroup memory, a z extent of at most `maxZ`, `subgroupSize` lanes.
+std::string llvmGPUTargetEnv(unsigned sharedMemoryBytes, unsigned maxZ,
+                             unsigned subgroupSize);
+
+/// Appends each image to `data`, 8-byte aligned (cubins and code objects
+/// are ELF files), and returns where each starts.
+std::vector<uint64_t> concatenateImages(llvm::ArrayRef<llvm::ArrayRef<uint8_t>> images,
+                                        std::vector<uint8_t> &data);
 
 /// The EntryPointDef of `entry` in a GPU executable's metadata: the fields
 /// the Vulkan and CUDA schemas share (`Builder` is the schema's

@@ -199,13 +199,15 @@ def SPIRVPushConstantsPass : Pass<"strata-spirv-push-constants",
   }];
 }
 
-def NVVMKernelABIPass : Pass<"strata-nvvm-kernel-abi",
+def LLVMKernelABIPass : Pass<"strata-llvm-kernel-abi",
                              "::mlir::gpu::GPUModuleOp"> {
-  let summary = "Gives the outlined kernels the CUDA kernel ABI";
+  let summary = "Gives the outlined kernels the CUDA and ROCm kernel ABI";
   let description = [{
     The outliner leaves each kernel with `memref<?xT>` bindings, one
     `memref<Nxi32>` of constants and the memory spaces SPIR-V names
-    (schemas/cuda_executable.fbs states the ABI this pass implements):
+    (schemas/cuda_executable.fbs states the ABI this pass implements, which
+    schemas/rocm_executable.fbs shares; global memory is address space 1
+    and workgroup memory 3 on both NVPTX and AMDGPU):
     - each binding becomes a global pointer (`!llvm.ptr<1>`, `noalias`:
       the ABI forbids a written binding to overlap another), its loads,
       stores and atomics addressed by `llvm.getelementptr` at their 1-D
@@ -217,11 +219,16 @@ def NVVMKernelABIPass : Pass<"strata-nvvm-kernel-abi",
       `gpu.func` (shared memory), private ones plain allocas;
     - the workgroup size becomes `known_block_size` (`.maxntid` in PTX),
       and the SPIR-V attributes are dropped;
-    - scalar `math.sqrt` calls libdevice's correctly rounded
-      `__nv_fsqrt_rn` / `__nv_dsqrt_rn` (PTX `sqrt.rn`), not the approximate
-      `__nv_sqrtf` that `convert-gpu-to-nvvm` would call.
+    - for NVVM (not `rocdl`), scalar `math.sqrt` calls libdevice's
+      correctly rounded `__nv_fsqrt_rn` / `__nv_dsqrt_rn` (PTX `sqrt.rn`),
+      not the approximate `__nv_sqrtf` that `convert-gpu-to-nvvm` would
+      call; AMDGPU's square root is correctly rounded already.
     A use it cannot rewrite fails the pass, naming the op.
   }];
+  let options = [
+    Option<"rocdl", "rocdl", "bool", /*default=*/"false",
+           "Kernels for ROCDL (AMD GPUs) rather than NVVM">,
+  ];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect",
                            "::mlir::arith::ArithDialect"];
 }

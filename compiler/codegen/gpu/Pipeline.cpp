@@ -110,13 +110,30 @@ void buildSPIRVPipeline(OpPassManager &pm) {
 
 void buildNVVMPipeline(OpPassManager &pm) {
   OpPassManager &kernels = pm.nest<mlir::gpu::GPUModuleOp>();
-  kernels.addPass(createNVVMKernelABIPass());
+  kernels.addPass(createLLVMKernelABIPass());
   kernels.addPass(createSCFToControlFlowPass());
   ConvertGpuOpsToNVVMOpsOptions nvvm;
   nvvm.useBarePtrCallConv = true;
   kernels.addPass(createConvertGpuOpsToNVVMOps(nvvm));
   // What NVVM has no libdevice call for (math.trunc) becomes the LLVM
   // intrinsic, which the NVPTX back end lowers.
+  kernels.addPass(createConvertMathToLLVMPass());
+  kernels.addPass(createReconcileUnrealizedCastsPass());
+  kernels.addPass(createCanonicalizerPass());
+  kernels.addPass(createCSEPass());
+}
+
+void buildROCDLPipeline(OpPassManager &pm, StringRef chipset) {
+  OpPassManager &kernels = pm.nest<mlir::gpu::GPUModuleOp>();
+  LLVMKernelABIPassOptions abi;
+  abi.rocdl = true;
+  kernels.addPass(createLLVMKernelABIPass(abi));
+  kernels.addPass(createSCFToControlFlowPass());
+  ConvertGpuOpsToROCDLOpsOptions rocdl;
+  rocdl.chipset = chipset.str();
+  rocdl.useBarePtrCallConv = true;
+  rocdl.runtime = mlir::gpu::amd::Runtime::HIP;
+  kernels.addPass(createConvertGpuOpsToROCDLOps(rocdl));
   kernels.addPass(createConvertMathToLLVMPass());
   kernels.addPass(createReconcileUnrealizedCastsPass());
   kernels.addPass(createCanonicalizerPass());
@@ -138,6 +155,11 @@ void registerGPUCodegenPasses() {
       "strata-nvvm-codegen",
       "Lowers a gpu.module of Strata kernels to NVVM with the CUDA kernel ABI",
       buildNVVMPipeline);
+  PassPipelineRegistration<>(
+      "strata-rocdl-codegen",
+      "Lowers a gpu.module of Strata kernels to ROCDL with the ROCm kernel "
+      "ABI (for any chip; ROCm executables lower once per chip)",
+      [](OpPassManager &pm) { buildROCDLPipeline(pm, "gfx90a"); });
 }
 
 } // namespace strata::gpu

@@ -75,8 +75,13 @@ void buildSPIRVPipeline(mlir::OpPassManager &pm);
 /// schemas/cuda_executable.fbs: pointer bindings, 32-bit constants.
 void buildNVVMPipeline(mlir::OpPassManager &pm);
 
-/// Registers the passes and the `strata-gpu-codegen` and
-/// `strata-spirv-codegen` and `strata-nvvm-codegen` pipelines.
+/// The gpu.module to ROCDL (LLVM dialect) for the AMD GPU `chipset`
+/// ("gfx90a"), with the ROCm kernel ABI of schemas/rocm_executable.fbs (the
+/// CUDA one: pointer bindings, 32-bit constants).
+void buildROCDLPipeline(mlir::OpPassManager &pm, llvm::StringRef chipset);
+
+/// Registers the passes and the `strata-gpu-codegen`, `strata-spirv-codegen`,
+/// `strata-nvvm-codegen` and `strata-rocdl-codegen` pipelines.
 void registerGPUCodegenPasses();
 
 } // namespace strata::gpu

@@ -1,4 +1,4 @@
-//===- NVVMKernelABI.cpp - Outlined kernels get the CUDA kernel ABI -------===//
+//===- LLVMKernelABI.cpp - Outlined kernels get the CUDA/ROCm kernel ABI --===//
 
 #include "compiler/codegen/gpu/KernelABI.h"
 #include "compiler/codegen/gpu/Passes.h"
@@ -12,12 +12,12 @@ using namespace mlir;
 
 namespace strata::gpu {
 
-#define GEN_PASS_DEF_NVVMKERNELABIPASS
+#define GEN_PASS_DEF_LLVMKERNELABIPASS
 #include "compiler/codegen/gpu/Passes.h.inc"
 
 namespace {
 
-/// NVVM's address space for global memory.
+/// NVVM's and AMDGPU's address space for global memory.
 constexpr unsigned kGlobalAddressSpace = 1;
 
 bool hasStorageClass(MemRefType type, spirv::StorageClass storageClass) {
@@ -73,7 +73,7 @@ LogicalResult bindPointer(BlockArgument binding) {
   MLIRContext *context = binding.getContext();
   for (Operation *user : binding.getUsers()) {
     if (!isa<memref::LoadOp, memref::StoreOp, memref::AtomicRMWOp>(user))
-      return user->emitOpError("uses a kernel binding; CUDA kernels only "
+      return user->emitOpError("uses a kernel binding; GPU kernels only "
                                "load, store and update bindings at 1-D "
                                "indices (strata-gpu-fold-flat-views)");
   }
@@ -106,7 +106,7 @@ LogicalResult bindPointer(BlockArgument binding) {
       default: break;
       }
       if (!op)
-        return update.emitOpError("is an atomic update CUDA kernels do not "
+        return update.emitOpError("is an atomic update GPU kernels do not "
                                   "lower");
       Value address = elementPointer(b, loc, binding, element,
                                      update.getIndices()[0]);
@@ -120,7 +120,9 @@ LogicalResult bindPointer(BlockArgument binding) {
   return success();
 }
 
-struct NVVMKernelABIPass : impl::NVVMKernelABIPassBase<NVVMKernelABIPass> {
+struct LLVMKernelABIPass : impl::LLVMKernelABIPassBase<LLVMKernelABIPass> {
+  using Base::Base;
+
   void runOnOperation() override {
     for (auto function : getOperation().getOps<mlir::gpu::GPUFuncOp>())
       if (function.isKernel() && failed(lower(function)))
@@ -178,7 +180,7 @@ struct NVVMKernelABIPass : impl::NVVMKernelABIPassBase<NVVMKernelABIPass> {
       if (!hasStorageClass(type, spirv::StorageClass::Workgroup) ||
           !type.hasStaticShape())
         return alloc.emitOpError("allocates ")
-               << type << "; CUDA kernels allocate only static workgroup "
+               << type << "; GPU kernels allocate only static workgroup "
                << "temporaries";
       BlockArgument memory = function.addWorkgroupAttribution(
           MemRefType::get(type.getShape(), type.getElementType(),
@@ -194,7 +196,8 @@ struct NVVMKernelABIPass : impl::NVVMKernelABIPassBase<NVVMKernelABIPass> {
     // convert-gpu-to-nvvm calls, which is approximate unless the
     // __CUDA_PREC_SQRT reflection is set.
     SmallVector<math::SqrtOp> roots;
-    function.walk([&](math::SqrtOp sqrt) { roots.push_back(sqrt); });
+    if (!rocdl)
+      function.walk([&](math::SqrtOp sqrt) { roots.push_back(sqrt); });
     for (math::SqrtOp sqrt : roots) {
       Type type = sqrt.getType();
       if (!type.isF32() && !type.isF64())

@@ -2,7 +2,7 @@
 // pointers addressed at their 1-D indices, the constants one i32 parameter
 // per word, workgroup temporaries shared memory (workgroup attributions),
 // private ones plain allocas, and the workgroup size known_block_size.
-// RUN: strata-opt %s --split-input-file --verify-diagnostics --pass-pipeline='builtin.module(gpu.module(strata-nvvm-kernel-abi))' | FileCheck %s
+// RUN: strata-opt %s --split-input-file --verify-diagnostics --pass-pipeline='builtin.module(gpu.module(strata-llvm-kernel-abi))' | FileCheck %s
 
 // CHECK-LABEL: gpu.module @kernels
 // CHECK-NOT: spirv.target_env
@@ -65,7 +65,7 @@ module attributes {gpu.container_module} {
 module attributes {gpu.container_module} {
   gpu.module @kernels {
     gpu.func @viewed(%in: memref<?xf32>) kernel attributes {strata.constant_count = 0 : i32, strata.workgroup_size = array<i32: 64, 1, 1>} {
-      // expected-error @below {{uses a kernel binding; CUDA kernels only load, store and update bindings at 1-D indices}}
+      // expected-error @below {{uses a kernel binding; GPU kernels only load, store and update bindings at 1-D indices}}
       %view = memref.subview %in[0] [4] [1] : memref<?xf32> to memref<4xf32, strided<[1]>>
       gpu.return
     }
