@@ -25,6 +25,10 @@ for tool in ["compile-module", "strata-opt", "dump-module", "run-module"]:
     if not os.path.exists(os.path.join(config.strata_tools_dir, tool)):
         lit_config.fatal("%s is not built; build it first (ninja %s)" % (tool, tool))
     add_tool(tool, config.strata_tools_dir)
+# Built where AMD's code-object library is installed.
+if os.path.exists(os.path.join(config.strata_tools_dir, "rocm-code-objects")):
+    config.available_features.add("rocm-code-objects")
+    add_tool("rocm-code-objects", config.strata_tools_dir)
 for tool in ["FileCheck", "not", "split-file"]:
     add_tool(tool, config.llvm_tools_dir)
 config.substitutions.append(("%python", sys.executable))

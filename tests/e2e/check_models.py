@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """End-to-end checks of the sample models against NumPy.
 
-    check_models.py --bin=DIR --models=DIR --work=DIR [--target=cpu,vulkan,cuda]
+    check_models.py --bin=DIR --models=DIR --work=DIR [--target=cpu,vulkan,cuda,rocm]
                     [--compile-only | --run-only]
                     [--devices=vulkan,cpu-sync] MODEL...
 
@@ -217,6 +217,10 @@ def main():
             # ptxas, where found, made a cubin of each PTX image.
             print("ok %s: compiles for cuda%s" % (model, " (ptxas accepts every image)" if os.path.exists(
                 os.path.join(executables, "kernels.sm_90.cubin")) else " (no ptxas: PTX unchecked)"))
+        if "rocm" in args.target.split(",") and not args.run_only:
+            # Every code object reads back (comgr, LLVM) as the metadata says.
+            run([os.path.join(args.bin, "rocm-code-objects"), module])
+            print("ok %s: its ROCm code objects match their metadata" % model)
         if "vulkan" in args.target.split(",") and not args.run_only:
             # Every SPIR-V kernel must validate for the Vulkan 1.3 environment.
             run(["spirv-val", "--target-env", "vulkan1.3",

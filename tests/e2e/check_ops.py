@@ -123,6 +123,12 @@ KNOWN_FAILURES_CUDA = {
     "ipowi": KNOWN_FAILURES_VULKAN["ipowi"],
 }
 
+# On --target=rocm (compiled here with --compile-only; every code object read
+# back with rocm-code-objects; not yet run on an AMD GPU).
+KNOWN_FAILURES_ROCM = {
+    "ipowi": KNOWN_FAILURES_VULKAN["ipowi"],
+}
+
 # Ops the compiler rejects by design: family -> text its diagnostic contains.
 UNSUPPORTED = {
     "index_tensor_argument": "argument 0: expected integer or float elements, got 'tensor<7xindex>'",
@@ -1836,7 +1842,8 @@ class Results:
 
 
 def check_family(fam, args, results):
-    KNOWN_FAILURES = {"vulkan": KNOWN_FAILURES_VULKAN, "cuda": KNOWN_FAILURES_CUDA}.get(
+    KNOWN_FAILURES = {"vulkan": KNOWN_FAILURES_VULKAN, "cuda": KNOWN_FAILURES_CUDA,
+                      "rocm": KNOWN_FAILURES_ROCM}.get(
         args.target, globals()["KNOWN_FAILURES"])
     base = os.path.join(args.work, fam.name.replace(".", "_"))
     source, module = base + ".mlir", base + ".smod"
@@ -1859,6 +1866,13 @@ def check_family(fam, args, results):
                                    os.path.join(executables, "kernels.vulkan-spirv.spv")])
         if not valid:
             results.fail("%s: spirv-val refuses its SPIR-V:\n    %s" % (fam.name, first_lines(message[1])))
+            return
+    if ok and args.target == "rocm" and not args.run_only:
+        # Every code object reads back (comgr, LLVM) as the metadata says.
+        matches, message = run_tool([os.path.join(args.bin, "rocm-code-objects"), module])
+        if not matches:
+            results.fail("%s: its ROCm code objects do not match their metadata:\n    %s" % (
+                fam.name, first_lines(message[1])))
             return
     if ok and args.target == "cuda" and not args.run_only and PTXAS:
         # ptxas made a cubin of every PTX image: each kernel assembles for

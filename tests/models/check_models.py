@@ -305,6 +305,13 @@ def check(variant, args, report):
         return
     size = os.path.getsize(module)
     report.ok("%s compile: %.1f s, module %.1f MB" % (variant.label, detail, size / 1e6))
+    if "rocm" in args.target.split(","):
+        # Every code object reads back (comgr, LLVM) as the metadata says.
+        error, detail = run_tool([os.path.join(args.bin, "rocm-code-objects"), module], COMPILE_TIMEOUT)
+        if error:
+            report.fail(variant.label + " ROCm code objects", one_line(error, 400), detail)
+        else:
+            report.ok("%s: its ROCm code objects match their metadata" % variant.label)
 
     # Run at each batch on each device.
     failed = False
@@ -376,7 +383,7 @@ def main():
     parser.add_argument("--devices", default=",".join(DEVICES),
                         help="comma-separated (default %(default)s)")
     parser.add_argument("--target", default="cpu",
-                        help="compile-module --target (cpu, vulkan, cuda, cpu,vulkan); with "
+                        help="compile-module --target (cpu, vulkan, cuda, rocm, cpu,vulkan); with "
                              "--devices= (none) the models are compiled and not run")
     parser.add_argument("--keep-modules", action="store_true",
                         help="keep the .smod files of models that passed (failures' are kept)")
