@@ -207,6 +207,10 @@ struct CPUTileAndVectorizePass
     for (linalg::LinalgOp op : llvm::reverse(ops)) {
       if (fusedFills.contains(op.getOperation()))
         continue;
+      // An elementwise op the reduction before it takes in is tiled with it.
+      auto previous = dyn_cast_or_null<linalg::LinalgOp>(op->getPrevNode());
+      if (previous && fusableConsumer(previous) == op.getOperation())
+        continue;
       if (failed(tile(rewriter, op, fusedFills)))
         return signalPassFailure();
     }
@@ -256,24 +260,67 @@ struct CPUTileAndVectorizePass
   /// fill), writes every element of (its output is indexed by parallel
   /// loops alone, each once) and reads through no input.
   static linalg::FillOp fusableFill(linalg::LinalgOp op) {
-    if (op.getNumDpsInits() != 1 || op.getNumReductionLoops() == 0 || op.hasPureTensorSemantics())
+    if (!reducesIntoTiles(op))
       return {};
     auto fill = dyn_cast_or_null<linalg::FillOp>(op->getPrevNode());
     OpOperand *init = op.getDpsInitOperand(0);
     if (!fill || fill.getDpsInitOperand(0)->get() != init->get())
       return {};
-    AffineMap map = op.getMatchingIndexingMap(init);
-    if (!map.isProjectedPermutation(/*allowZeroInResults=*/false))
-      return {};
-    SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
-    for (AffineExpr result : map.getResults())
-      if (iterators[cast<AffineDimExpr>(result).getPosition()] != utils::IteratorType::parallel)
-        return {};
     Value root = rootOf(init->get());
     for (OpOperand *input : op.getDpsInputOperands())
       if (isa<MemRefType>(input->get().getType()) && rootOf(input->get()) == root)
         return {};
     return fill;
+  }
+
+  /// Whether `op` is a reduction into one output, on buffers, with vector
+  /// tile sizes, that completes each output tile in the reduction loops of
+  /// that tile: the output is indexed by parallel loops alone, each once,
+  /// and the reduction is not cut into cache blocks.
+  static bool reducesIntoTiles(linalg::LinalgOp op) {
+    if (op.getNumDpsInits() != 1 || op.getNumReductionLoops() == 0 ||
+        op.hasPureTensorSemantics() || blocksReduction(op))
+      return false;
+    FailureOr<std::optional<TileSizes>> sizes = readTileSizes(op);
+    if (failed(sizes) || !*sizes ||
+        llvm::all_of((*sizes)->vector, [](int64_t size) { return size == 0; }))
+      return false;
+    AffineMap map = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+    if (!map.isProjectedPermutation(/*allowZeroInResults=*/false))
+      return false;
+    SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+    for (AffineExpr result : map.getResults())
+      if (iterators[cast<AffineDimExpr>(result).getPosition()] != utils::IteratorType::parallel)
+        return false;
+    return true;
+  }
+
+  /// The elementwise op just after `op` that `op` can take into its tiles
+  /// (a bias, a batch norm, an activation): it runs over `op`'s output, one
+  /// parallel loop per dimension, writes it in place and reads it, if at
+  /// all, at the same element, and reads no other view of it. Each output
+  /// tile then gets it right after its reduction, while the tile is still
+  /// in registers.
+  static linalg::GenericOp fusableConsumer(linalg::LinalgOp op) {
+    if (!reducesIntoTiles(op))
+      return {};
+    auto generic = dyn_cast_or_null<linalg::GenericOp>(op->getNextNode());
+    Value output = op.getDpsInitOperand(0)->get();
+    if (!generic || generic.getNumDpsInits() != 1 || generic.getNumReductionLoops() != 0 ||
+        generic.getDpsInitOperand(0)->get() != output ||
+        generic.getNumLoops() != cast<MemRefType>(output.getType()).getRank() ||
+        !generic.getMatchingIndexingMap(generic.getDpsInitOperand(0)).isIdentity())
+      return {};
+    Value root = rootOf(output);
+    for (OpOperand *input : generic.getDpsInputOperands()) {
+      if (input->get() == output) {
+        if (!generic.getMatchingIndexingMap(input).isIdentity())
+          return {};
+      } else if (isa<MemRefType>(input->get().getType()) && rootOf(input->get()) == root) {
+        return {};
+      }
+    }
+    return generic;
   }
 
   /// A large matmul is first blocked for the caches: columns in blocks of
@@ -285,15 +332,15 @@ struct CPUTileAndVectorizePass
   /// blocked one, or `op` itself; `blockedReduction` says whether the
   /// reduction was cut into blocks.
   static constexpr int64_t kCacheColumns = 256, kCacheDepth = 256;
-  FailureOr<linalg::LinalgOp> blockForCaches(IRRewriter &rewriter,
-                                             linalg::LinalgOp op,
-                                             bool &blockedReduction) {
-    blockedReduction = false;
+  /// The cache blocks of `op` (blockForCaches): a tile size per loop, all
+  /// zero when it is not blocked.
+  static SmallVector<int64_t> cacheBlocks(linalg::LinalgOp op) {
+    SmallVector<int64_t> blocks(op.getNumLoops(), 0);
     FailureOr<linalg::ContractionDimensions> dims =
         linalg::inferContractionDims(op);
     if (failed(dims) || dims->m.size() != 1 || dims->n.size() != 1 ||
         dims->k.size() != 1)
-      return op;
+      return blocks;
     SmallVector<int64_t> ranges = op.getStaticLoopRanges();
     unsigned m = dims->m.front(), n = dims->n.front(), k = dims->k.front();
     auto large = [](int64_t extent, int64_t block) {
@@ -301,17 +348,37 @@ struct CPUTileAndVectorizePass
     };
     // Blocking pays when the rows share a block: a matrix-vector product
     // reads each weight once whatever the order.
-    if (ShapedType::isDynamic(ranges[m]) || ranges[m] < 16 ||
-        !(large(ranges[n], kCacheColumns) || large(ranges[k], kCacheDepth)))
-      return op;
-    SmallVector<OpFoldResult> tileSizes(op.getNumLoops(),
-                                        rewriter.getIndexAttr(0));
+    if (ShapedType::isDynamic(ranges[m]) || ranges[m] < 16)
+      return blocks;
     if (large(ranges[n], kCacheColumns))
-      tileSizes[n] = rewriter.getIndexAttr(kCacheColumns);
-    if (large(ranges[k], kCacheDepth)) {
-      tileSizes[k] = rewriter.getIndexAttr(kCacheDepth);
-      blockedReduction = true;
-    }
+      blocks[n] = kCacheColumns;
+    if (large(ranges[k], kCacheDepth))
+      blocks[k] = kCacheDepth;
+    return blocks;
+  }
+
+  /// Whether blockForCaches cuts `op`'s reduction into blocks, so that an
+  /// output tile is complete only after the last one.
+  static bool blocksReduction(linalg::LinalgOp op) {
+    SmallVector<int64_t> blocks = cacheBlocks(op);
+    SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+    for (auto [block, iterator] : llvm::zip_equal(blocks, iterators))
+      if (block != 0 && iterator == utils::IteratorType::reduction)
+        return true;
+    return false;
+  }
+
+  FailureOr<linalg::LinalgOp> blockForCaches(IRRewriter &rewriter,
+                                             linalg::LinalgOp op) {
+    SmallVector<int64_t> blocks = cacheBlocks(op);
+    if (llvm::all_of(blocks, [](int64_t block) { return block == 0; }))
+      return op;
+    FailureOr<linalg::ContractionDimensions> dims =
+        linalg::inferContractionDims(op);
+    unsigned n = dims->n.front(), k = dims->k.front();
+    SmallVector<OpFoldResult> tileSizes;
+    for (int64_t block : blocks)
+      tileSizes.push_back(rewriter.getIndexAttr(block));
     SmallVector<int64_t> interchange = {n, k};
     for (unsigned loop = 0; loop < op.getNumLoops(); ++loop)
       if (loop != n && loop != k)
@@ -356,23 +423,21 @@ struct CPUTileAndVectorizePass
         llvm::all_of((*sizes)->vector, [](int64_t size) { return size == 0; }))
       return success();
     linalg::FillOp fill = fusableFill(op);
-    bool blockedReduction = false;
-    FailureOr<linalg::LinalgOp> blocked = blockForCaches(rewriter, op, blockedReduction);
+    linalg::GenericOp consumer = fusableConsumer(op);
+    FailureOr<linalg::LinalgOp> blocked = blockForCaches(rewriter, op);
     if (failed(blocked))
       return failure();
-    // A matmul whose reduction is blocked for the caches reduces each output
-    // tile in several blocks: its fill stays where it is.
-    if (blockedReduction)
-      fill = {};
     op = *blocked;
 
-    // With a fill to take in, the parallel loops are tiled first and the
-    // fill of each output tile goes before the reduction loops, tiled next.
+    // With a fill or a consumer to take in, the parallel loops are tiled
+    // first; the fill of each output tile goes before the reduction loops,
+    // tiled next, and the consumer of the tile after them.
+    const bool split = fill || consumer;
     SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
     auto sizesWhere = [&](bool parallel) {
       SmallVector<OpFoldResult> tileSizes;
       for (auto [loop, size] : llvm::enumerate((*sizes)->vector)) {
-        const bool take = !fill || (iterators[loop] == utils::IteratorType::parallel) == parallel;
+        const bool take = !split || (iterators[loop] == utils::IteratorType::parallel) == parallel;
         tileSizes.push_back(rewriter.getIndexAttr(take ? size : 0));
       }
       return tileSizes;
@@ -388,24 +453,44 @@ struct CPUTileAndVectorizePass
     FailureOr<linalg::LinalgOp> outer = tileBy(op, sizesWhere(/*parallel=*/true));
     if (failed(outer))
       return failure();
+    // The fill and the consumer of this output tile, each vectorized whole
+    // (its tile sizes are its extents, by the reduction's parallel vector
+    // sizes along each dimension of the output).
+    AffineMap outputMap = (*outer).getMatchingIndexingMap((*outer).getDpsInitOperand(0));
+    TileSizes outputSizes;
+    for (AffineExpr result : outputMap.getResults()) {
+      outputSizes.workgroup.push_back(0);
+      outputSizes.vector.push_back((*sizes)->vector[cast<AffineDimExpr>(result).getPosition()]);
+    }
+    if (consumer) {
+      Value tileOutput = (*outer).getDpsInitOperand(0)->get();
+      SmallVector<OpFoldResult> offsets, extents;
+      if (auto view = tileOutput.getDefiningOp<memref::SubViewOp>()) {
+        offsets = view.getMixedOffsets();
+        extents = view.getMixedSizes();
+      } else {
+        rewriter.setInsertionPoint(*outer);
+        offsets.assign(outputMap.getNumResults(), rewriter.getIndexAttr(0));
+        extents = memref::getMixedSizes(rewriter, consumer.getLoc(), tileOutput);
+      }
+      rewriter.setInsertionPointAfter(*outer);
+      FailureOr<TilingResult> tiledConsumer =
+          cast<TilingInterface>(consumer.getOperation()).getTiledImplementation(rewriter, offsets, extents);
+      if (failed(tiledConsumer) || tiledConsumer->tiledOps.size() != 1)
+        return consumer->emitOpError("cannot be tiled with the reduction before it");
+      writeTileSizes(cast<linalg::LinalgOp>(tiledConsumer->tiledOps.front()), outputSizes);
+      rewriter.eraseOp(consumer);
+    }
     if (fill) {
-      // The fill of this output tile, vectorized whole (its tile sizes are
-      // its extents, by the parallel vector sizes along each dimension).
       rewriter.setInsertionPoint(*outer);
       Value tileOutput = (*outer).getDpsInitOperand(0)->get();
       auto tileFill = linalg::FillOp::create(rewriter, fill.getLoc(), fill.getDpsInputOperand(0)->get(), tileOutput);
-      AffineMap map = (*outer).getMatchingIndexingMap((*outer).getDpsInitOperand(0));
-      TileSizes fillSizes;
-      for (AffineExpr result : map.getResults()) {
-        fillSizes.workgroup.push_back(0);
-        fillSizes.vector.push_back((*sizes)->vector[cast<AffineDimExpr>(result).getPosition()]);
-      }
-      writeTileSizes(cast<linalg::LinalgOp>(tileFill.getOperation()), fillSizes);
+      writeTileSizes(cast<linalg::LinalgOp>(tileFill.getOperation()), outputSizes);
       fusedFills.insert(fill.getOperation());
       rewriter.eraseOp(fill);
-      if (failed(tileBy(*outer, sizesWhere(/*parallel=*/false))))
-        return failure();
     }
+    if (split && failed(tileBy(*outer, sizesWhere(/*parallel=*/false))))
+      return failure();
 
     if (!peel)
       return success();

@@ -168,3 +168,58 @@ func.func @reads_its_output(%c: memref<16x64xf32>, %r: memref<16xf32>) {
   }
   return
 }
+
+// The elementwise op after a reduction (a bias and a ReLU here) is taken
+// into its tiles too: each accumulator gets it in registers right after its
+// reduction and is stored once; the output is never read back.
+// CHECK-LABEL: func.func @matmul_bias_relu
+// CHECK-SAME: (%{{.*}}: memref<20x64xf32>, %{{.*}}: memref<64x40xf32>, %[[BIAS:.*]]: memref<40xf32>, %[[C:.*]]: memref<20x40xf32>)
+// CHECK-NOT: vector.transfer_read %[[C]]
+// CHECK: scf.for %[[I:.*]] = %c0 to %c16 step %c8 {
+// CHECK:   %[[SUM:.*]] = scf.for {{.*}} -> (vector<8x32xf32>) {
+// CHECK:   %[[BIASED:.*]] = arith.addf %[[SUM]], %{{.*}} : vector<8x32xf32>
+// CHECK:   %[[RELU:.*]] = arith.maximumf %[[BIASED]], %{{.*}} : vector<8x32xf32>
+// CHECK:   vector.transfer_write %[[RELU]], %[[C]][%[[I]], %c0]
+// CHECK-NOT: vector.transfer_write %[[SUM]]
+// CHECK-NOT: vector.transfer_read %[[C]]
+// CHECK: return
+#bias_rows = affine_map<(d0, d1) -> (d0, d1)>
+#bias_cols = affine_map<(d0, d1) -> (d1)>
+func.func @matmul_bias_relu(%a: memref<20x64xf32>, %b: memref<64x40xf32>, %bias: memref<40xf32>, %c: memref<20x40xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill {strata_cpu.tile_sizes = {vector = array<i64: 8, 32>, workgroup = array<i64: 0, 0>}}
+      ins(%zero : f32) outs(%c : memref<20x40xf32>)
+  linalg.matmul {strata_cpu.tile_sizes = {vector = array<i64: 8, 32, 1>, workgroup = array<i64: 0, 0, 0>}}
+      ins(%a, %b : memref<20x64xf32>, memref<64x40xf32>) outs(%c : memref<20x40xf32>)
+  linalg.generic {indexing_maps = [#bias_rows, #bias_cols, #bias_rows], iterator_types = ["parallel", "parallel"]}
+      ins(%c, %bias : memref<20x40xf32>, memref<40xf32>) outs(%c : memref<20x40xf32>)
+      attrs = {strata_cpu.tile_sizes = {vector = array<i64: 8, 32>, workgroup = array<i64: 0, 0>}} {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %s = arith.addf %x, %y : f32
+    %r = arith.maximumf %s, %zero : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// With the reduction blocked for the caches, the consumer waits for the
+// last block: it stays a pass of its own after the reduction.
+// CHECK-LABEL: func.func @depth_blocked_then_relu
+// CHECK: scf.for %{{.*}} = %c0 to %c1024 step %c256 {
+// CHECK: }
+// CHECK: scf.for
+// CHECK:   vector.transfer_read %arg2
+// CHECK:   arith.maximumf
+func.func @depth_blocked_then_relu(%a: memref<64x1024xf32>, %b: memref<1024x64xf32>, %c: memref<64x64xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.matmul {strata_cpu.tile_sizes = {vector = array<i64: 8, 32, 1>, workgroup = array<i64: 0, 0, 0>}}
+      ins(%a, %b : memref<64x1024xf32>, memref<1024x64xf32>) outs(%c : memref<64x64xf32>)
+  linalg.generic {indexing_maps = [#bias_rows, #bias_rows], iterator_types = ["parallel", "parallel"]}
+      ins(%c : memref<64x64xf32>) outs(%c : memref<64x64xf32>)
+      attrs = {strata_cpu.tile_sizes = {vector = array<i64: 8, 32>, workgroup = array<i64: 0, 0>}} {
+  ^bb0(%x: f32, %o: f32):
+    %r = arith.maximumf %x, %zero : f32
+    linalg.yield %r : f32
+  }
+  return
+}
