@@ -5,7 +5,12 @@
 // t goes to workgroup t mod count (cyclic distribution), so any workgroup
 // count is correct and ceil(N / T) gives every workgroup one tile. The rule
 // in checkDistributable keeps the ops of one kernel consistent: a workgroup
-// only reads rows of intermediate buffers that it wrote itself.
+// only reads rows of intermediate buffers that it wrote itself, tile t of
+// every op covering the same rows. So the loops of consecutive ops over the
+// same tiles become one loop: each tile of rows goes through all the ops in
+// turn while it is in the caches (and the register tiler can take an op's
+// neighbours into its tiles), rather than each op sweeping all its rows
+// first.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,6 +22,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/PatternMatch.h"
 
 using namespace mlir;
@@ -121,6 +127,12 @@ struct CPUDistributeToWorkgroupsPass
     Value count = kernel.getArgument(first + 1);
 
     IRRewriter rewriter(context);
+    // Each op's workgroup loop with its bounds before distribution.
+    struct WorkgroupLoop {
+      scf::ForOp loop;
+      OpFoldResult lower, upper, step;
+    };
+    SmallVector<WorkgroupLoop> workgroupLoops;
     for (Distributed d : ops) {
       SmallVector<OpFoldResult> tileSizes(d.op.getNumLoops(),
                                           rewriter.getIndexAttr(0));
@@ -138,6 +150,9 @@ struct CPUDistributeToWorkgroupsPass
 
       // Workgroup `id` starts at tile `id` and strides over `count` tiles.
       auto loop = cast<scf::ForOp>(tiled->loops.front().getOperation());
+      workgroupLoops.push_back({loop, getAsOpFoldResult(loop.getLowerBound()),
+                                getAsOpFoldResult(loop.getUpperBound()),
+                                getAsOpFoldResult(loop.getStep())});
       rewriter.setInsertionPoint(loop);
       Location loopLoc = loop.getLoc();
       Value start = arith::AddIOp::create(
@@ -159,7 +174,39 @@ struct CPUDistributeToWorkgroupsPass
           }
         }
     }
+    mergeLoops(rewriter, MutableArrayRef(workgroupLoops));
     return success();
+  }
+
+  /// Merges each workgroup loop into the one before it when both run over
+  /// the same tiles and only allocations and ops without memory effects lie
+  /// between them (those move before the first loop).
+  template <typename Loop>
+  static void mergeLoops(IRRewriter &rewriter, MutableArrayRef<Loop> loops) {
+    for (size_t i = 1, into = 0; i < loops.size(); ++i) {
+      Loop &first = loops[into], &next = loops[i];
+      bool mergeable = first.loop->getBlock() == next.loop->getBlock() &&
+                       first.loop.getNumResults() == 0 && next.loop.getNumResults() == 0 &&
+                       isEqualConstantIntOrValue(first.lower, next.lower) &&
+                       isEqualConstantIntOrValue(first.upper, next.upper) &&
+                       isEqualConstantIntOrValue(first.step, next.step);
+      for (Operation *op = first.loop->getNextNode(); mergeable && op != next.loop; op = op->getNextNode())
+        mergeable = isMemoryEffectFree(op) || hasSingleEffect<MemoryEffects::Allocate>(op);
+      if (!mergeable) {
+        into = i;
+        continue;
+      }
+      // What lies between (the next loop's bounds among it) moves up.
+      while (first.loop->getNextNode() != next.loop)
+        first.loop->getNextNode()->moveBefore(first.loop);
+      // The next loop's bounds equal the first's; its body joins the first's.
+      Block *body = next.loop.getBody();
+      rewriter.replaceAllUsesWith(next.loop.getInductionVar(), first.loop.getInductionVar());
+      first.loop.getBody()->getOperations().splice(first.loop.getBody()->getTerminator()->getIterator(),
+                                                   body->getOperations(), body->begin(),
+                                                   std::prev(body->end()));
+      rewriter.eraseOp(next.loop);
+    }
   }
 
   /// Records T and the extent N of the distributed loops, so the ABI wrapper

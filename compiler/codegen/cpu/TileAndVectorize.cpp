@@ -199,6 +199,15 @@ struct CPUTileAndVectorizePass
     func::FuncOp func = getOperation();
     IRRewriter rewriter(func.getContext());
 
+    // Views and index arithmetic shared by several ops become one, and move
+    // up before the linalg ops, so that a reduction, the fill before it and
+    // the elementwise op after it stand next to each other.
+    {
+      DominanceInfo dominance(func);
+      eliminateCommonSubExpressions(rewriter, dominance, func);
+    }
+    gatherPureOps(func);
+
     SmallVector<linalg::LinalgOp> ops;
     func.walk([&](linalg::LinalgOp op) { ops.push_back(op); });
     // Last first, so that a reduction meets the fill before it untiled and
@@ -242,6 +251,36 @@ struct CPUTileAndVectorizePass
     // it: the load takes the stored vector, and the store, overwritten by the
     // accumulator's before anything reads it, goes.
     vector::transferOpflowOpt(rewriter, func);
+  }
+
+  /// In each block, moves the ops without memory effects or regions that
+  /// follow a run of linalg ops before the run's first op, where their
+  /// operands are defined before it (linalg ops on buffers define nothing).
+  /// An op with memory effects ends the run.
+  static void gatherPureOps(func::FuncOp func) {
+    func.walk([](Block *block) {
+      Operation *first = nullptr;
+      for (Operation &op : llvm::make_early_inc_range(*block)) {
+        if (isa<linalg::LinalgOp>(op)) {
+          if (!first)
+            first = &op;
+          continue;
+        }
+        if (!first)
+          continue;
+        if (op.getNumRegions() != 0 || !isMemoryEffectFree(&op) ||
+            op.hasTrait<OpTrait::IsTerminator>()) {
+          first = nullptr;
+          continue;
+        }
+        const bool movable = llvm::all_of(op.getOperands(), [&](Value operand) {
+          Operation *definer = operand.getDefiningOp();
+          return !definer || definer->getBlock() != block || definer->isBeforeInBlock(first);
+        });
+        if (movable)
+          op.moveBefore(first);
+      }
+    });
   }
 
   /// The memref `value` views (through subviews and casts).

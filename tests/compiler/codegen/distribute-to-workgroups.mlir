@@ -3,7 +3,9 @@
 // RUN: strata-opt %s --strata-cpu-distribute-to-workgroups --split-input-file --verify-diagnostics | FileCheck %s
 
 // Both ops are split along the rows of C, 16 at a time: workgroup `id`
-// starts at row 16 * id and strides 16 * count rows.
+// starts at row 16 * id and strides 16 * count rows. Their loops run over
+// the same tiles, so they are one loop: each 16 rows are filled, then
+// multiplied into.
 // CHECK-LABEL: func.func @matmul
 // CHECK-SAME: %[[A:[^:]*]]: memref<64x64xf32>, %[[B:[^:]*]]: memref<64x64xf32>, %[[C:[^:]*]]: memref<64x64xf32>,
 // CHECK-SAME: %[[ID:[^:]*]]: index {strata_cpu.workgroup_id}, %[[COUNT:[^:]*]]: index {strata_cpu.workgroup_count}
@@ -14,10 +16,12 @@
 // CHECK: scf.for %[[ROW:.*]] = %[[LB]] to %{{.*}} step %[[STEP]] {
 // CHECK:   %[[CROWS:.*]] = memref.subview %[[C]][%[[ROW]], 0] [16, 64] [1, 1]
 // CHECK:   linalg.fill {strata_cpu.tile_sizes = {vector = array<i64: 1, 16>, workgroup = array<i64: 0, 0>}} {{.*}} outs(%[[CROWS]]
-// CHECK: scf.for %[[ROW2:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
-// CHECK-DAG: %[[AROWS:.*]] = memref.subview %[[A]][%[[ROW2]], 0] [16, 64] [1, 1]
-// CHECK-DAG: %[[CROWS2:.*]] = memref.subview %[[C]][%[[ROW2]], 0] [16, 64] [1, 1]
+// CHECK-NOT: scf.for
+// CHECK-DAG: %[[AROWS:.*]] = memref.subview %[[A]][%[[ROW]], 0] [16, 64] [1, 1]
+// CHECK-DAG: %[[CROWS2:.*]] = memref.subview %[[C]][%[[ROW]], 0] [16, 64] [1, 1]
 // CHECK:   linalg.matmul {strata_cpu.tile_sizes = {vector = array<i64: 8, 32, 1>, workgroup = array<i64: 0, 0, 0>}} ins(%[[AROWS]], %{{.*}} : {{.*}}) outs(%[[CROWS2]]
+// CHECK-NEXT: }
+// CHECK-NEXT: return
 func.func @matmul(%a: memref<64x64xf32>, %b: memref<64x64xf32>, %c: memref<64x64xf32>) {
   %zero = arith.constant 0.0 : f32
   linalg.fill {strata_cpu.tile_sizes = {vector = array<i64: 1, 16>, workgroup = array<i64: 16, 0>}}
@@ -98,5 +102,22 @@ func.func @malformed(%a: memref<8xf32>, %b: memref<8xf32>) {
   // expected-error @+1 {{'linalg.copy' op expects 1 tile sizes (one per loop), got 2}}
   linalg.copy {strata_cpu.tile_sizes = {vector = array<i64: 1, 8>, workgroup = array<i64: 2, 0>}}
       ins(%a : memref<8xf32>) outs(%b : memref<8xf32>)
+  return
+}
+
+// -----
+
+// Ops over different extents keep a loop each (64 rows, then 32).
+// CHECK-LABEL: func.func @two_extents
+// CHECK: scf.for %{{.*}} = %{{.*}} to %c64 step
+// CHECK:   linalg.copy
+// CHECK: }
+// CHECK: scf.for %{{.*}} = %{{.*}} to %c32 step
+// CHECK:   linalg.copy
+func.func @two_extents(%a: memref<64x4xf32>, %b: memref<64x4xf32>, %c: memref<32x4xf32>, %d: memref<32x4xf32>) {
+  linalg.copy {strata_cpu.tile_sizes = {vector = array<i64: 1, 4>, workgroup = array<i64: 16, 0>}}
+      ins(%a : memref<64x4xf32>) outs(%b : memref<64x4xf32>)
+  linalg.copy {strata_cpu.tile_sizes = {vector = array<i64: 1, 4>, workgroup = array<i64: 16, 0>}}
+      ins(%c : memref<32x4xf32>) outs(%d : memref<32x4xf32>)
   return
 }
