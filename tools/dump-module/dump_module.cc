@@ -17,6 +17,10 @@
 #include <vector>
 
 #include "drivers/cpu/cpu_executable.h"
+#include <optional>
+
+#include "strata/schemas/cuda_executable_generated.h"
+#include "strata/schemas/rocm_executable_generated.h"
 #include "strata/schemas/vulkan_executable_generated.h"
 #include "tools/common/program.h"
 #include "tools/common/tool_main.h"
@@ -43,62 +47,114 @@ std::string DescribeEntryPoint(const hal::EntryPointInfo& entry) {
   return out;
 }
 
-// The entry points of a "vulkan-spirv" executable's metadata
-// (schemas/vulkan_executable.fbs), and what the SPIR-V module requires.
-StatusOr<std::vector<hal::EntryPointInfo>> ParseVulkanMetadata(std::span<const uint8_t> bytes,
-                                                               std::string* requires_text) {
-  flatbuffers::Verifier verifier(bytes.data(), bytes.size());
-  if (bytes.size() < 8 ||
-      !flatbuffers::BufferHasIdentifier(bytes.data(), schema::vulkan::VulkanExecutableDefIdentifier()) ||
-      !schema::vulkan::VerifyVulkanExecutableDefBuffer(verifier)) {
-    return DataLossError("the metadata is not a valid VulkanExecutableDef");
-  }
-  const auto* def = schema::vulkan::GetVulkanExecutableDef(bytes.data());
+// The entry points of a GPU executable's metadata: the fields every GPU
+// format's EntryPointDef has.
+template <typename EntryPoints>
+std::vector<hal::EntryPointInfo> ReadGpuEntryPoints(const EntryPoints* defs) {
   std::vector<hal::EntryPointInfo> entries;
-  if (def->entry_points()) {
-    for (const schema::vulkan::EntryPointDef* entry : *def->entry_points()) {
-      hal::EntryPointInfo info;
-      info.name = entry->name() ? entry->name()->str() : "";
-      info.binding_count = entry->binding_count();
-      info.constant_count = entry->constant_count();
-      if (const auto* read_only = entry->binding_read_only()) {
-        for (uint32_t b = 0; b < read_only->size() && b < 32; ++b) {
-          if (read_only->Get(b)) info.read_only_bindings |= 1u << b;
-        }
+  if (!defs) return entries;
+  for (const auto* entry : *defs) {
+    hal::EntryPointInfo info;
+    info.name = entry->name() ? entry->name()->str() : "";
+    info.binding_count = entry->binding_count();
+    info.constant_count = entry->constant_count();
+    if (const auto* read_only = entry->binding_read_only()) {
+      for (uint32_t b = 0; b < read_only->size() && b < 32; ++b) {
+        if (read_only->Get(b)) info.read_only_bindings |= 1u << b;
       }
-      if (const auto* size = entry->workgroup_size(); size && size->size() == 3) {
-        for (int d = 0; d < 3; ++d) info.workgroup_size[d] = size->Get(d);
-      }
-      if (const auto* checks = entry->check_messages()) {
-        for (const flatbuffers::String* message : *checks) info.check_messages.push_back(message->str());
-      }
-      entries.push_back(std::move(info));
     }
-  }
-  *requires_text = StrCat("SPIR-V ", def->spirv_version() >> 16, ".", (def->spirv_version() >> 8) & 0xff);
-  if (def->required_capabilities()) {
-    for (const flatbuffers::String* name : *def->required_capabilities()) *requires_text += StrCat(", ", name->str());
-  }
-  if (def->workgroup_memory_bytes()) {
-    *requires_text += StrCat(", ", def->workgroup_memory_bytes(), " bytes of workgroup memory");
+    if (const auto* size = entry->workgroup_size(); size && size->size() == 3) {
+      for (int d = 0; d < 3; ++d) info.workgroup_size[d] = size->Get(d);
+    }
+    if (const auto* checks = entry->check_messages()) {
+      for (const flatbuffers::String* message : *checks) info.check_messages.push_back(message->str());
+    }
+    entries.push_back(std::move(info));
   }
   return entries;
+}
+
+// The root of a GPU executable's metadata, verified; null when the bytes are
+// not one.
+template <typename Def>
+const Def* VerifiedRoot(std::span<const uint8_t> bytes, const char* identifier,
+                        bool (*verify)(flatbuffers::Verifier&)) {
+  flatbuffers::Verifier verifier(bytes.data(), bytes.size());
+  if (bytes.size() < 8 || !flatbuffers::BufferHasIdentifier(bytes.data(), identifier) || !verify(verifier)) {
+    return nullptr;
+  }
+  return flatbuffers::GetRoot<Def>(bytes.data());
+}
+
+// The entry points of a GPU executable ("vulkan-spirv", "cuda-ptx",
+// "rocm-hsaco") and a line saying what it holds or requires: the SPIR-V
+// version and capabilities, the PTX and cubin images, the code objects.
+// Fails for metadata that is not the format's, and for a format that is not
+// a GPU one (nullopt).
+std::optional<StatusOr<std::vector<hal::EntryPointInfo>>> ParseGpuMetadata(std::string_view format,
+                                                                            std::span<const uint8_t> bytes,
+                                                                            std::string* holds) {
+  const auto invalid = [&](const char* root) {
+    return StatusOr<std::vector<hal::EntryPointInfo>>(DataLossError("the metadata is not a valid ", root));
+  };
+  if (format == "vulkan-spirv") {
+    namespace fb = schema::vulkan;
+    const auto* def = VerifiedRoot<fb::VulkanExecutableDef>(bytes, fb::VulkanExecutableDefIdentifier(),
+                                                            fb::VerifyVulkanExecutableDefBuffer);
+    if (!def) return invalid("VulkanExecutableDef");
+    *holds = StrCat("requires SPIR-V ", def->spirv_version() >> 16, ".", (def->spirv_version() >> 8) & 0xff);
+    if (def->required_capabilities()) {
+      for (const flatbuffers::String* name : *def->required_capabilities()) *holds += StrCat(", ", name->str());
+    }
+    if (def->workgroup_memory_bytes()) {
+      *holds += StrCat(", ", def->workgroup_memory_bytes(), " bytes of workgroup memory");
+    }
+    return ReadGpuEntryPoints(def->entry_points());
+  }
+  if (format == "cuda-ptx") {
+    namespace fb = schema::cuda;
+    const auto* def = VerifiedRoot<fb::CudaExecutableDef>(bytes, fb::CudaExecutableDefIdentifier(),
+                                                          fb::VerifyCudaExecutableDefBuffer);
+    if (!def) return invalid("CudaExecutableDef");
+    *holds = StrCat("PTX ", def->ptx_version() / 10, ".", def->ptx_version() % 10, " images:");
+    if (def->images()) {
+      for (const fb::ImageDef* image : *def->images()) {
+        *holds += StrCat(" ", image->kind() == fb::ImageKind::Cubin ? "cubin" : "ptx", " sm_", image->arch(), " (",
+                         image->size(), " bytes)");
+      }
+    }
+    return ReadGpuEntryPoints(def->entry_points());
+  }
+  if (format == "rocm-hsaco") {
+    namespace fb = schema::rocm;
+    const auto* def = VerifiedRoot<fb::RocmExecutableDef>(bytes, fb::RocmExecutableDefIdentifier(),
+                                                          fb::VerifyRocmExecutableDefBuffer);
+    if (!def) return invalid("RocmExecutableDef");
+    *holds = "code objects:";
+    if (def->code_objects()) {
+      for (const fb::CodeObjectDef* object : *def->code_objects()) {
+        *holds += StrCat(" ", object->arch() ? object->arch()->string_view() : "?", " v",
+                         object->code_object_version(), " (", object->size(), " bytes)");
+      }
+    }
+    return ReadGpuEntryPoints(def->entry_points());
+  }
+  return std::nullopt;
 }
 
 // Prints one executable; fails when its metadata does not parse.
 Status PrintExecutable(const vm::ExecutableInfo& exe) {
   std::printf("  %s [%s]: %zu bytes, %zu bytes of metadata\n", std::string(exe.name).c_str(),
               std::string(exe.format).c_str(), exe.data.size(), exe.metadata.size());
-  if (exe.format == "vulkan-spirv") {
-    std::string requires_text;
-    auto entry_points = ParseVulkanMetadata(exe.metadata, &requires_text);
-    if (!entry_points.ok()) {
-      std::printf("    (entry points: %s)\n", entry_points.status().ToString().c_str());
-      return entry_points.status();
+  std::string holds;
+  if (auto entry_points = ParseGpuMetadata(exe.format, exe.metadata, &holds)) {
+    if (!entry_points->ok()) {
+      std::printf("    (entry points: %s)\n", entry_points->status().ToString().c_str());
+      return entry_points->status();
     }
-    std::printf("    requires %s\n", requires_text.c_str());
-    for (size_t i = 0; i < entry_points->size(); ++i) {
-      const hal::EntryPointInfo& entry = (*entry_points)[i];
+    std::printf("    %s\n", holds.c_str());
+    for (size_t i = 0; i < (*entry_points)->size(); ++i) {
+      const hal::EntryPointInfo& entry = (**entry_points)[i];
       std::printf("    entry#%zu %s: %s\n", i, entry.name.c_str(), DescribeEntryPoint(entry).c_str());
     }
     return OkStatus();

@@ -7,6 +7,7 @@
 // RUN: FileCheck %s --input-file=%t/kernels.sm_80.ptx --check-prefixes=PTX,SM80
 // RUN: FileCheck %s --input-file=%t/kernels.sm_90.ptx --check-prefixes=PTX,SM90
 // RUN: not ls %t/kernels.sm_80.cubin
+// RUN: dump-module %t.smod --no-disassembly | FileCheck %s --check-prefix=DUMP
 // RUN: not compile-module %s --target=cuda --cuda-arch=sm_9 -o %t.bad 2>&1 | FileCheck %s --check-prefix=ARCH
 // RUN: not compile-module %s --cuda-arch=sm_80 -o %t.bad 2>&1 | FileCheck %s --check-prefix=NEEDS-TARGET
 
@@ -26,6 +27,10 @@
 // PTX-NOT: .extern
 // PTX: ld.global
 // PTX: st.global
+
+// DUMP: kernels [cuda-ptx]:
+// DUMP-NEXT: PTX 8.0 images: ptx sm_80 ({{[0-9]+}} bytes) ptx sm_90 ({{[0-9]+}} bytes)
+// DUMP-NEXT: entry#0 layer_dispatch_0: 4 bindings (0, 1, 2 read-only), 3 push constants, workgroup size 64x1x1
 
 // ARCH: unknown CUDA arch 'sm_9'; expected sm_<major><minor> from sm_50 to sm_121
 // NEEDS-TARGET: --cuda-arch and --cuda-ptxas need --target to include cuda

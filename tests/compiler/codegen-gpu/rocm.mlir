@@ -11,6 +11,7 @@
 // RUN: llvm-readobj --file-headers --notes %t/kernels.gfx942.hsaco | FileCheck %s --check-prefixes=CO,GFX942
 // RUN: llvm-readobj --file-headers --notes %t/kernels.gfx1100.hsaco | FileCheck %s --check-prefixes=CO,GFX1100
 // RUN: llvm-readobj --dyn-symbols %t/kernels.gfx942.hsaco | FileCheck %s --check-prefix=SYMBOLS
+// RUN: dump-module %t.smod --no-disassembly | FileCheck %s --check-prefix=DUMP
 // RUN: rm -rf %t.v6 && compile-module %s --target=rocm --rocm-arch=gfx90a --rocm-code-object=6 --dump-executables=%t.v6 -o %t.v6.smod
 // RUN: llvm-readobj --file-headers %t.v6/kernels.gfx90a.hsaco | FileCheck %s --check-prefix=V6
 // RUN: not compile-module %s --target=rocm --rocm-arch=gfx9000 -o %t.bad 2>&1 | FileCheck %s --check-prefix=ARCH
@@ -39,6 +40,11 @@
 // GFX942-NEXT: - 2
 // GFX1100: amdhsa.target: amdgcn-amd-amdhsa--gfx1100
 // V6: ABIVersion: 4
+
+// DUMP: kernels [rocm-hsaco]:
+// DUMP-NEXT: code objects: gfx90a v4 ({{[0-9]+}} bytes) gfx942 v5 ({{[0-9]+}} bytes) gfx1100 v5 ({{[0-9]+}} bytes)
+// DUMP-NEXT: entry#0 layer_dispatch_0: 4 bindings (0, 1, 2 read-only), 3 push constants, workgroup size 64x1x1
+// DUMP-NEXT: entry#1 soft_dispatch_1: 2 bindings (0 read-only), 3 push constants, workgroup size 64x1x1
 
 // SYMBOLS-NOT: __ocml
 // SYMBOLS: layer_dispatch_0
