@@ -51,6 +51,17 @@ struct FillSplit {
 // of the fill being byte i % pattern_length of the little-endian pattern).
 FillSplit SplitFill(uint64_t address, uint64_t length, uint32_t pattern, uint32_t pattern_length);
 
+// Lowers a split fill in address order: `edge(begin, bytes, count)` for the
+// leading and trailing bytes (begin counted from the fill's start),
+// `words(begin, length, word)` for the aligned middle; pieces of no bytes are
+// left out.
+template <typename Edge, typename Words>
+void LowerFill(const FillSplit& split, Edge edge, Words words) {
+  if (split.head) edge(uint64_t{0}, split.head_bytes, split.head);
+  if (split.middle) words(split.head, split.middle, split.word);
+  if (split.tail) edge(split.head + split.middle, split.tail_bytes, split.tail);
+}
+
 // The kinds of HAL command a GPU command buffer records (barriers are not
 // commands: they order the others).
 enum class GpuCommandKind : uint8_t { kDispatch, kFill, kCopy, kUpdate };

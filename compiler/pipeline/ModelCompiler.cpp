@@ -241,6 +241,16 @@ compileModel(ModuleOp module, const ModelCompileOptions &options) {
           return success();
         // Every format must dispatch a kernel with the same ordinal,
         // bindings and constants; the workgroup counts may differ.
+        // An executable, or one image of it on its own for the vendor's
+        // tools (ptxas, cuobjdump, llvm-readobj, comgr), in --dump-executables.
+        auto dumpImage = [&](const std::string &suffix, ArrayRef<uint8_t> bytes) {
+          if (options.dumpExecutablesDir.empty())
+            return success();
+          SmallString<256> path(options.dumpExecutablesDir);
+          llvm::sys::fs::create_directories(path);
+          llvm::sys::path::append(path, hostOptions.executableName + "." + suffix);
+          return writeFile(path, bytes, loc);
+        };
         auto embed = [&](StringRef format, const auto &entryPoints,
                          StringRef extension, std::vector<uint8_t> data,
                          std::vector<uint8_t> metadata) -> LogicalResult {
@@ -257,14 +267,8 @@ compileModel(ModuleOp module, const ModelCompileOptions &options) {
                      << format << " than for " << variants.front().first;
             variants.emplace_back(format.str(), info);
           }
-          if (!options.dumpExecutablesDir.empty()) {
-            llvm::sys::fs::create_directories(options.dumpExecutablesDir);
-            SmallString<256> path(options.dumpExecutablesDir);
-            llvm::sys::path::append(path, hostOptions.executableName + "." +
-                                              format + "." + extension);
-            if (failed(writeFile(path, data, loc)))
-              return failure();
-          }
+          if (failed(dumpImage((format + "." + extension).str(), data)))
+            return failure();
           executables.push_back({hostOptions.executableName, format.str(),
                                  std::move(data), std::move(metadata)});
           return success();
@@ -307,21 +311,15 @@ compileModel(ModuleOp module, const ModelCompileOptions &options) {
               *copy, gpuOptions, options.cuda, options.configure);
           if (failed(executable))
             return failure();
-          // Each image on its own too, for ptxas and cuobjdump.
-          if (!options.dumpExecutablesDir.empty())
-            for (const gpu::CUDAImage &image : executable->images) {
-              SmallString<256> path(options.dumpExecutablesDir);
-              llvm::sys::fs::create_directories(path);
-              llvm::sys::path::append(
-                  path, hostOptions.executableName + ".sm_" +
-                            std::to_string(image.arch) +
-                            (image.cubin ? ".cubin" : ".ptx"));
-              ArrayRef<uint8_t> bytes = image.bytes;
-              if (!image.cubin)
-                bytes = bytes.drop_back(); // the NUL the driver needs
-              if (failed(writeFile(path, bytes, loc)))
-                return failure();
-            }
+          for (const gpu::CUDAImage &image : executable->images) {
+            ArrayRef<uint8_t> bytes = image.bytes;
+            if (!image.cubin)
+              bytes = bytes.drop_back(); // the NUL the driver needs
+            if (failed(dumpImage("sm_" + std::to_string(image.arch) +
+                                     (image.cubin ? ".cubin" : ".ptx"),
+                                 bytes)))
+              return failure();
+          }
           if (failed(embed(executable->format, executable->entryPoints, "bin",
                            std::move(executable->data),
                            std::move(executable->metadata))))
@@ -333,16 +331,9 @@ compileModel(ModuleOp module, const ModelCompileOptions &options) {
               *copy, gpuOptions, options.rocm, options.configure);
           if (failed(executable))
             return failure();
-          // Each code object on its own too, for llvm-readobj and comgr.
-          if (!options.dumpExecutablesDir.empty())
-            for (const gpu::ROCmCodeObject &object : executable->codeObjects) {
-              SmallString<256> path(options.dumpExecutablesDir);
-              llvm::sys::fs::create_directories(path);
-              llvm::sys::path::append(path, hostOptions.executableName + "." +
-                                                object.arch + ".hsaco");
-              if (failed(writeFile(path, object.bytes, loc)))
-                return failure();
-            }
+          for (const gpu::ROCmCodeObject &object : executable->codeObjects)
+            if (failed(dumpImage(object.arch + ".hsaco", object.bytes)))
+              return failure();
           if (failed(embed(executable->format, executable->entryPoints, "hsaco",
                            std::move(executable->data),
                            std::move(executable->metadata))))

@@ -115,15 +115,13 @@ Status CudaCommandBuffer::FillImpl(hal::Buffer* target, uint64_t offset, uint64_
     op.upload_offset = recording_.AddUpload({bytes, static_cast<size_t>(count)});
     recording_.AddOp(op);
   };
-  if (split.head) edge(0, split.head_bytes, split.head);
-  if (split.middle) {
+  hal::LowerFill(split, edge, [&](uint64_t begin, uint64_t middle, uint32_t word) {
     Op op{Op::Kind::kMemsetD32};
-    op.target = address + split.head;
-    op.length = split.middle;
-    op.value = split.word;
+    op.target = address + begin;
+    op.length = middle;
+    op.value = word;
     recording_.AddOp(op);
-  }
-  if (split.tail) edge(split.head + split.middle, split.tail_bytes, split.tail);
+  });
   return OkStatus();
 }
 

@@ -115,16 +115,14 @@ Status VulkanCommandBuffer::FillImpl(hal::Buffer* target, uint64_t offset, uint6
     op.source_offset = recording_.AddUpload({bytes, static_cast<size_t>(count)});
     recording_.AddOp(op);
   };
-  if (split.head) edge(0, split.head_bytes, split.head);
-  if (split.middle) {
+  hal::LowerFill(split, edge, [&](uint64_t begin, uint64_t middle, uint32_t word) {
     Op op{Op::Kind::kFill};
     op.target = range.buffer;
-    op.target_offset = range.offset + split.head;
-    op.length = split.middle;
-    op.word = split.word;
+    op.target_offset = range.offset + begin;
+    op.length = middle;
+    op.word = word;
     recording_.AddOp(op);
-  }
-  if (split.tail) edge(split.head + split.middle, split.tail_bytes, split.tail);
+  });
   return OkStatus();
 }
 

@@ -58,6 +58,12 @@ findExtentArgument(linalg::LinalgOp op, unsigned loop) {
   return std::nullopt;
 }
 
+/// An op's workgroup loop, with its bounds before distribution.
+struct WorkgroupLoop {
+  scf::ForOp loop;
+  OpFoldResult lower, upper, step;
+};
+
 struct CPUDistributeToWorkgroupsPass
     : impl::CPUDistributeToWorkgroupsPassBase<CPUDistributeToWorkgroupsPass> {
   void runOnOperation() override {
@@ -127,11 +133,6 @@ struct CPUDistributeToWorkgroupsPass
     Value count = kernel.getArgument(first + 1);
 
     IRRewriter rewriter(context);
-    // Each op's workgroup loop with its bounds before distribution.
-    struct WorkgroupLoop {
-      scf::ForOp loop;
-      OpFoldResult lower, upper, step;
-    };
     SmallVector<WorkgroupLoop> workgroupLoops;
     for (Distributed d : ops) {
       SmallVector<OpFoldResult> tileSizes(d.op.getNumLoops(),
@@ -174,17 +175,16 @@ struct CPUDistributeToWorkgroupsPass
           }
         }
     }
-    mergeLoops(rewriter, MutableArrayRef(workgroupLoops));
+    mergeLoops(rewriter, workgroupLoops);
     return success();
   }
 
   /// Merges each workgroup loop into the one before it when both run over
   /// the same tiles and only allocations and ops without memory effects lie
   /// between them (those move before the first loop).
-  template <typename Loop>
-  static void mergeLoops(IRRewriter &rewriter, MutableArrayRef<Loop> loops) {
+  static void mergeLoops(IRRewriter &rewriter, MutableArrayRef<WorkgroupLoop> loops) {
     for (size_t i = 1, into = 0; i < loops.size(); ++i) {
-      Loop &first = loops[into], &next = loops[i];
+      WorkgroupLoop &first = loops[into], &next = loops[i];
       bool mergeable = first.loop->getBlock() == next.loop->getBlock() &&
                        first.loop.getNumResults() == 0 && next.loop.getNumResults() == 0 &&
                        isEqualConstantIntOrValue(first.lower, next.lower) &&

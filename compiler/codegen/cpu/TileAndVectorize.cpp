@@ -371,17 +371,27 @@ struct CPUTileAndVectorizePass
   /// blocked one, or `op` itself; `blockedReduction` says whether the
   /// reduction was cut into blocks.
   static constexpr int64_t kCacheColumns = 256, kCacheDepth = 256;
-  /// The cache blocks of `op` (blockForCaches): a tile size per loop, all
-  /// zero when it is not blocked.
-  static SmallVector<int64_t> cacheBlocks(linalg::LinalgOp op) {
-    SmallVector<int64_t> blocks(op.getNumLoops(), 0);
+  /// The cache blocks of `op` (blockForCaches): a tile size per loop (all
+  /// zero when it is not blocked) and its n and k loops, the column loop
+  /// outermost.
+  struct CacheBlocks {
+    SmallVector<int64_t> sizes;
+    unsigned n = 0, k = 0;
+    bool reduction() const { return !sizes.empty() && sizes[k] != 0; }
+    bool any() const { return llvm::any_of(sizes, [](int64_t size) { return size != 0; }); }
+  };
+  static CacheBlocks cacheBlocks(linalg::LinalgOp op) {
+    CacheBlocks blocks;
+    blocks.sizes.assign(op.getNumLoops(), 0);
     FailureOr<linalg::ContractionDimensions> dims =
         linalg::inferContractionDims(op);
     if (failed(dims) || dims->m.size() != 1 || dims->n.size() != 1 ||
         dims->k.size() != 1)
       return blocks;
     SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-    unsigned m = dims->m.front(), n = dims->n.front(), k = dims->k.front();
+    unsigned m = dims->m.front();
+    blocks.n = dims->n.front();
+    blocks.k = dims->k.front();
     auto large = [](int64_t extent, int64_t block) {
       return !ShapedType::isDynamic(extent) && extent > block;
     };
@@ -389,38 +399,30 @@ struct CPUTileAndVectorizePass
     // reads each weight once whatever the order.
     if (ShapedType::isDynamic(ranges[m]) || ranges[m] < 16)
       return blocks;
-    if (large(ranges[n], kCacheColumns))
-      blocks[n] = kCacheColumns;
-    if (large(ranges[k], kCacheDepth))
-      blocks[k] = kCacheDepth;
+    if (large(ranges[blocks.n], kCacheColumns))
+      blocks.sizes[blocks.n] = kCacheColumns;
+    if (large(ranges[blocks.k], kCacheDepth))
+      blocks.sizes[blocks.k] = kCacheDepth;
     return blocks;
   }
 
   /// Whether blockForCaches cuts `op`'s reduction into blocks, so that an
   /// output tile is complete only after the last one.
   static bool blocksReduction(linalg::LinalgOp op) {
-    SmallVector<int64_t> blocks = cacheBlocks(op);
-    SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
-    for (auto [block, iterator] : llvm::zip_equal(blocks, iterators))
-      if (block != 0 && iterator == utils::IteratorType::reduction)
-        return true;
-    return false;
+    return cacheBlocks(op).reduction();
   }
 
   FailureOr<linalg::LinalgOp> blockForCaches(IRRewriter &rewriter,
                                              linalg::LinalgOp op) {
-    SmallVector<int64_t> blocks = cacheBlocks(op);
-    if (llvm::all_of(blocks, [](int64_t block) { return block == 0; }))
+    CacheBlocks blocks = cacheBlocks(op);
+    if (!blocks.any())
       return op;
-    FailureOr<linalg::ContractionDimensions> dims =
-        linalg::inferContractionDims(op);
-    unsigned n = dims->n.front(), k = dims->k.front();
     SmallVector<OpFoldResult> tileSizes;
-    for (int64_t block : blocks)
+    for (int64_t block : blocks.sizes)
       tileSizes.push_back(rewriter.getIndexAttr(block));
-    SmallVector<int64_t> interchange = {n, k};
+    SmallVector<int64_t> interchange = {blocks.n, blocks.k};
     for (unsigned loop = 0; loop < op.getNumLoops(); ++loop)
-      if (loop != n && loop != k)
+      if (loop != blocks.n && loop != blocks.k)
         interchange.push_back(loop);
     return tileWithLoops(rewriter, op, tileSizes, interchange,
                          "cannot be blocked for the caches");
