@@ -4,7 +4,8 @@
 #include "compiler/support/SourceLocation.h"
 
 #include "compiler/dispatch/IR/FlowOps.h"
-#include "compiler/host/MemoryPlan.h"
+#include "compiler/host/KernelVariants.h"
+#include "compiler/host/Passes.h"
 #include "compiler/vm/IR/VMDialect.h"
 #include "compiler/vm/IR/VMOps.h"
 #include "schemas/buffer_bits.h"
@@ -16,6 +17,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/Dominance.h"
+#include "mlir/Pass/Pass.h"
 #include "llvm/ADT/DepthFirstIterator.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -48,10 +50,6 @@ uint32_t elementTypeCode(Type type) {
     name = "f" + std::to_string(type.getIntOrFloatBitWidth());
   std::optional<ElementType> code = ElementTypeFromName(name);
   return code ? uint32_t(*code) : 0;
-}
-
-int64_t elementBytes(Type type) {
-  return type.isInteger(1) ? 1 : (type.getIntOrFloatBitWidth() + 7) / 8;
 }
 
 /// A tensor inside a host function: its buffer range and dimensions.
@@ -108,10 +106,9 @@ private:
   Value byteSize(TensorValue &tensor);
   Value byteSize(RankedTensorType type, ArrayRef<Value> dims);
   void flush();
-  void planArena(Block &block);
-  void planDynamicSlots(Block &block, ArrayRef<Value> values,
-                        ArrayRef<Lifetime> lifetimes);
-  void allocateDynamicArena();
+  /// Fails when dispatches are recorded that no flow.submit ran.
+  LogicalResult checkSubmitted(Operation *op);
+  void allocateDynamicArena(Block &block);
 
   ModuleLowering &module;
   func::FuncOp source;
@@ -125,30 +122,32 @@ private:
   llvm::StringMap<Value> formatQueries;
   // Per block.
   Value commandBuffer;
+  // The buffers the recorded dispatches write.
+  DenseSet<Value> pendingBuffers;
   Value arena;
-  DenseMap<Value, int64_t> arenaOffsets;
-  // Dispatches of kernels that take scratch: its offset in the arena.
-  DenseMap<Operation *, int64_t> scratchOffsets;
   int64_t transientBytes = 0;
-  // Transients whose sizes the host computes (dynamic shapes): slots shared
-  // by values whose lifetimes do not overlap, each as large as its largest
-  // value, in one allocation made at the first of their dispatches.
-  struct DynamicSlot {
-    int64_t freeAfter = -1;
-    SmallVector<Value> values;
-  };
-  SmallVector<DynamicSlot> dynamicSlots;
-  Operation *dynamicArenaAt = nullptr;
-  DenseMap<Value, Value> dynamicOffsets; // value -> offset in dynamicArena
+  // Dynamically sized transients (strata-plan-transients' slots): their
+  // offsets in the one allocation of the block's slots.
+  DenseMap<Value, Value> dynamicOffsets;
   Value dynamicArena;
 };
 
 class ModuleLowering {
 public:
-  ModuleLowering(ModuleOp module, const HostToVMOptions &options)
-      : top(module), options(options), b(module.getContext()) {}
+  explicit ModuleLowering(ModuleOp module)
+      : top(module), symbols(module), b(module.getContext()) {}
 
   LogicalResult run() {
+    // The executable the kernels are in: the name of its binaries.
+    for (auto binary : top.getOps<flow::ExecutableBinaryOp>()) {
+      if (!executableName.empty() && executableName != binary.getName())
+        return binary.emitOpError("names executable '")
+               << binary.getName() << "', but the module's kernels are in '"
+               << executableName << "' (one executable per module)";
+      executableName = binary.getName().str();
+    }
+    std::string moduleName =
+        top.getSymName() ? top.getSymName()->str() : "module";
     SmallVector<func::FuncOp> hosts;
     for (auto function : top.getOps<func::FuncOp>()) {
       if (function->hasAttr(flow::kKernelAttr))
@@ -159,7 +158,7 @@ public:
       hosts.push_back(function);
     }
     b.setInsertionPointToEnd(top.getBody());
-    vmModule = vm::ModuleOp::create(b, top.getLoc(), options.moduleName);
+    vmModule = vm::ModuleOp::create(b, top.getLoc(), moduleName);
     vmModule.getBody().push_back(new Block);
     b.setInsertionPointToStart(&vmModule.getBody().front());
     // Signatures first: calls between host functions refer to them.
@@ -197,6 +196,14 @@ public:
     OpBuilder eb = OpBuilder::atBlockEnd(&vmModule.getBody().front());
     for (StringRef name : exports)
       vm::ExportOp::create(eb, top.getLoc(), name, StringAttr());
+    // The executables go into the module the writer embeds them from.
+    for (auto binary :
+         llvm::make_early_inc_range(top.getOps<flow::ExecutableBinaryOp>())) {
+      vm::ExecutableOp::create(eb, binary.getLoc(), binary.getNameAttr(),
+                               binary.getFormatAttr(), binary.getData(),
+                               binary.getMetadata());
+      binary.erase();
+    }
     for (func::FuncOp function : hosts)
       function.erase();
     return success();
@@ -278,7 +285,8 @@ public:
   }
 
   ModuleOp top;
-  const HostToVMOptions &options;
+  SymbolTable symbols;
+  std::string executableName;
   OpBuilder b;
   vm::ModuleOp vmModule;
   llvm::StringMap<vm::FuncOp> functions;
@@ -449,155 +457,41 @@ void FunctionLowering::flush() {
   call0("queue.execute", {device, nullList(), signals, commandBuffers});
   call1("semaphore.wait", {semaphore, i64(1), i64(-1)});
   commandBuffer = Value();
+  pendingBuffers.clear();
 }
 
-/// Dispatch results that die in this block, and the scratch of its kernels,
-/// go to one arena.
-/// The position of the last reader of `result` when it is a transient: read
-/// only by later dispatches of its block, directly or through reshapes (views
-/// of the same buffer, which live as long as their last reader).
-static std::optional<int64_t>
-transientLastUse(Value result, Block &block,
-                 const DenseMap<Operation *, int64_t> &position) {
-  int64_t last = position.lookup(result.getDefiningOp());
-  SmallVector<Value> views = {result};
-  while (!views.empty()) {
-    Value view = views.pop_back_val();
-    for (Operation *user : view.getUsers()) {
-      if (user->getBlock() != &block)
-        return std::nullopt;
-      if (isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp, tensor::CastOp>(
-              user))
-        views.push_back(user->getResult(0));
-      else if (!isa<flow::DispatchOp, tensor::DimOp>(user))
-        return std::nullopt;
-      last = std::max(last, position.lookup(user));
-    }
-  }
-  return last;
+LogicalResult FunctionLowering::checkSubmitted(Operation *op) {
+  if (!commandBuffer)
+    return success();
+  return op->emitOpError("comes after dispatches that no flow.submit runs "
+                         "(strata-batch-submissions places them)");
 }
 
-void FunctionLowering::planArena(Block &block) {
-  arena = Value();
-  arenaOffsets.clear();
-  scratchOffsets.clear();
-  dynamicSlots.clear();
-  dynamicArenaAt = nullptr;
-  dynamicOffsets.clear();
-  dynamicArena = Value();
-  DenseMap<Operation *, int64_t> position;
-  int64_t index = 0;
-  for (Operation &op : block)
-    position[&op] = index++;
-  SmallVector<Value> values, dynamicValues;
-  SmallVector<Lifetime> lifetimes, dynamicLifetimes;
-  SmallVector<Operation *> scratchUsers;
-  SmallVector<Lifetime> scratchLifetimes;
-  for (Operation &op : block) {
-    auto dispatch = dyn_cast<flow::DispatchOp>(op);
-    if (!dispatch)
+/// At the dispatch marked flow.dynamic_arena: each slot's size (its largest
+/// value, rounded up to 64 bytes) and offset, and the one allocation that
+/// holds them all.
+void FunctionLowering::allocateDynamicArena(Block &block) {
+  SmallVector<SmallVector<OpResult>> slots;
+  for (auto dispatch : block.getOps<flow::DispatchOp>()) {
+    auto list = dispatch->getAttrOfType<DenseI64ArrayAttr>(kDynamicSlotsAttr);
+    if (!list)
       continue;
-    // A kernel's scratch lives for its dispatch only.
-    auto kernel = module.options.kernels.find(dispatch.getKernel());
-    if (kernel != module.options.kernels.end() && !kernel->second.empty() &&
-        kernel->second.front().second.dispatch.scratchBytes != 0) {
-      scratchUsers.push_back(&op);
-      scratchLifetimes.push_back(
-          {position[&op], position[&op],
-           int64_t(kernel->second.front().second.dispatch.scratchBytes)});
-    }
-    for (Value result : dispatch.getResults()) {
-      auto type = cast<RankedTensorType>(result.getType());
-      std::optional<int64_t> lastUse = transientLastUse(result, block, position);
-      if (!lastUse)
+    for (auto [result, slot] : llvm::zip(dispatch->getResults(), list.asArrayRef())) {
+      if (slot < 0)
         continue;
-      int64_t last = *lastUse;
-      if (!type.hasStaticShape()) {
-        dynamicValues.push_back(result);
-        dynamicLifetimes.push_back({position[&op], last, 0});
-        continue;
-      }
-      values.push_back(result);
-      lifetimes.push_back({position[&op], last,
-                           type.getNumElements() *
-                               elementBytes(type.getElementType())});
+      if (int64_t(slots.size()) <= slot)
+        slots.resize(slot + 1);
+      slots[slot].push_back(result);
     }
   }
-  planDynamicSlots(block, dynamicValues, dynamicLifetimes);
-  if (values.empty() && scratchUsers.empty())
-    return;
-  lifetimes.append(scratchLifetimes);
-  ArenaPlan plan = host::planArena(lifetimes);
-  for (auto [value, offset] : llvm::zip(values, plan.offsets))
-    arenaOffsets[value] = offset;
-  for (auto [op, offset] :
-       llvm::zip(scratchUsers, ArrayRef(plan.offsets).drop_front(values.size())))
-    scratchOffsets[op] = offset;
-  transientBytes += plan.size;
-  arena = call1("allocator.allocate",
-                {allocator, i32(kMemoryDeviceLocal),
-                 i32(kUsageDispatchStorage | kUsageTransferSource |
-                     kUsageTransferTarget),
-                 i64(plan.size)});
-}
-
-/// The sizes (source values) of `result`'s dynamic dimensions among its
-/// dispatch's result dims.
-static SmallVector<Value> dynamicDimsOf(OpResult result) {
-  auto dispatch = cast<flow::DispatchOp>(result.getOwner());
-  auto dims = dispatch.getResultDims().begin();
-  for (Value earlier : dispatch.getResults().take_front(result.getResultNumber()))
-    dims += cast<RankedTensorType>(earlier.getType()).getNumDynamicDims();
-  auto type = cast<RankedTensorType>(result.getType());
-  return SmallVector<Value>(dims, dims + type.getNumDynamicDims());
-}
-
-/// Dynamically sized transients share slots by lifetime (first fit in
-/// order of definition). They can live in one allocation only if the host
-/// knows every size when it allocates, at the first of their dispatches:
-/// values whose sizes come later keep their own buffers.
-void FunctionLowering::planDynamicSlots(Block &block, ArrayRef<Value> values,
-                                        ArrayRef<Lifetime> lifetimes) {
-  if (values.empty())
-    return;
-  Operation *first = values.front().getDefiningOp();
-  auto knownAtFirst = [&](Value value) {
-    for (Value dim : dynamicDimsOf(cast<OpResult>(value))) {
-      Operation *def = dim.getDefiningOp();
-      if (def && def->getBlock() == &block && !def->isBeforeInBlock(first))
-        return false;
-    }
-    return true;
-  };
-  for (auto [value, lifetime] : llvm::zip(values, lifetimes)) {
-    if (!knownAtFirst(value))
-      continue;
-    DynamicSlot *slot = nullptr;
-    for (DynamicSlot &candidate : dynamicSlots)
-      if (candidate.freeAfter < lifetime.first) {
-        slot = &candidate;
-        break;
-      }
-    if (!slot)
-      slot = &dynamicSlots.emplace_back();
-    slot->values.push_back(value);
-    slot->freeAfter = lifetime.last;
-  }
-  if (!dynamicSlots.empty())
-    dynamicArenaAt = first;
-}
-
-/// At the first dispatch of a dynamically sized transient: each slot's size
-/// (its largest value, rounded up to 64 bytes) and offset, and the one
-/// allocation that holds them all.
-void FunctionLowering::allocateDynamicArena() {
   Type i64Type = b.getI64Type();
   Value total = i64(0);
-  for (DynamicSlot &slot : dynamicSlots) {
+  for (ArrayRef<OpResult> slot : slots) {
     Value size;
-    for (Value value : slot.values) {
+    for (OpResult value : slot) {
       SmallVector<Value> dims;
-      for (Value dim : dynamicDimsOf(cast<OpResult>(value)))
+      for (Value dim : cast<flow::DispatchOp>(value.getOwner())
+                           .getDynamicDimsOf(value.getResultNumber()))
         dims.push_back(scalars.lookup(dim));
       Value bytes = byteSize(cast<RankedTensorType>(value.getType()), dims);
       size = !size ? bytes
@@ -609,7 +503,7 @@ void FunctionLowering::allocateDynamicArena() {
     Value aligned =
         op1("and.i64", {op1("add.i64", {size, i64(63)}, i64Type), i64(-64)},
             i64Type);
-    for (Value value : slot.values)
+    for (OpResult value : slot)
       dynamicOffsets[value] = total;
     total = op1("add.i64", {total, aligned}, i64Type);
   }
@@ -642,12 +536,15 @@ LogicalResult FunctionLowering::run() {
   allocator = call1("device.allocator", {device});
   bool dispatches = false;
   source.walk([&](flow::DispatchOp) { dispatches = true; });
+  if (dispatches && module.executableName.empty())
+    return source.emitOpError("dispatches kernels, but the module has no "
+                              "flow.executable_binary with their executable");
   if (dispatches)
     executable = call1(
         "executable.create",
         {device, vm::ConstRefExecutableOp::create(
                      b, loc, vm::RefType::get(b.getContext()),
-                     b.getStringAttr(module.options.executableName))});
+                     b.getStringAttr(module.executableName))});
   for (BlockArgument arg : entry.getArguments()) {
     Value vmArg = blocks[&entry]->getArgument(arg.getArgNumber());
     auto tensor = dyn_cast<RankedTensorType>(arg.getType());
@@ -696,7 +593,10 @@ LogicalResult FunctionLowering::lowerBlock(Block &block) {
     b.setInsertionPointToEnd(vmBlock);
   }
   commandBuffer = Value();
-  planArena(block);
+  pendingBuffers.clear();
+  arena = Value();
+  dynamicArena = Value();
+  dynamicOffsets.clear();
   for (Operation &op : block) {
     loc = op.getLoc();
     if (failed(lowerOp(op)))
@@ -728,8 +628,16 @@ FailureOr<SmallVector<Value>> FunctionLowering::operandsOf(Operation *op,
 LogicalResult FunctionLowering::lowerOp(Operation &op) {
   return llvm::TypeSwitch<Operation *, LogicalResult>(&op)
       .Case([&](flow::DispatchOp dispatch) { return lowerDispatch(dispatch); })
-      .Case([&](tensor::ExtractOp extract) {
+      .Case([&](flow::SubmitOp) {
         flush();
+        return success();
+      })
+      .Case([&](tensor::ExtractOp extract) -> LogicalResult {
+        auto it = tensors.find(extract.getTensor());
+        if (it != tensors.end() && pendingBuffers.contains(it->second.buffer))
+          return extract.emitOpError(
+              "reads a tensor that a dispatch no flow.submit ran writes "
+              "(strata-batch-submissions places them)");
         return lowerExtract(extract);
       })
       .Case([&](tensor::DimOp dim) -> LogicalResult {
@@ -846,7 +754,8 @@ LogicalResult FunctionLowering::lowerOp(Operation &op) {
             "contents to return or pass on");
       })
       .Case([&](func::CallOp call) -> LogicalResult {
-        flush();
+        if (failed(checkSubmitted(call)))
+          return failure();
         auto callee = module.functions.find(call.getCallee());
         if (callee == module.functions.end())
           return call.emitOpError("calls '")
@@ -868,7 +777,8 @@ LogicalResult FunctionLowering::lowerOp(Operation &op) {
         return success();
       })
       .Case([&](func::ReturnOp ret) -> LogicalResult {
-        flush();
+        if (failed(checkSubmitted(ret)))
+          return failure();
         FailureOr<SmallVector<Value>> operands =
             operandsOf(ret, ret.getOperands());
         if (failed(operands))
@@ -877,7 +787,8 @@ LogicalResult FunctionLowering::lowerOp(Operation &op) {
         return success();
       })
       .Case([&](cf::BranchOp br) -> LogicalResult {
-        flush();
+        if (failed(checkSubmitted(br)))
+          return failure();
         FailureOr<SmallVector<Value>> operands =
             operandsOf(br, br.getDestOperands());
         if (failed(operands))
@@ -886,7 +797,8 @@ LogicalResult FunctionLowering::lowerOp(Operation &op) {
         return success();
       })
       .Case([&](cf::CondBranchOp br) -> LogicalResult {
-        flush();
+        if (failed(checkSubmitted(br)))
+          return failure();
         FailureOr<SmallVector<Value>> t =
             operandsOf(br, br.getTrueDestOperands());
         FailureOr<SmallVector<Value>> f =
@@ -971,12 +883,15 @@ LogicalResult FunctionLowering::lowerConstantTensor(arith::ConstantOp op) {
 }
 
 LogicalResult FunctionLowering::lowerDispatch(flow::DispatchOp op) {
-  auto kernel = module.options.kernels.find(op.getKernel());
-  if (kernel == module.options.kernels.end() || kernel->second.empty())
+  auto kernel = module.symbols.lookup<func::FuncOp>(op.getKernel());
+  if (!kernel)
     return op.emitOpError("dispatches '")
-           << op.getKernel() << "', which the executable does not have";
-  const KernelVariants &variants = kernel->second;
-  const KernelInfo &kernelInfo = variants.front().second;
+           << op.getKernel() << "', which is not in the module";
+  FailureOr<SmallVector<KernelVariant>> found = kernelVariantsOf(kernel, op);
+  if (failed(found))
+    return failure();
+  ArrayRef<KernelVariant> variants = *found;
+  const KernelVariant &kernelInfo = variants.front();
   const codegen::DispatchInfo &info = kernelInfo.dispatch;
 
   SmallVector<TensorValue *> inputs;
@@ -1010,9 +925,27 @@ LogicalResult FunctionLowering::lowerDispatch(flow::DispatchOp op) {
       if (input->type.isDynamicDim(d))
         constants.push_back(op1("trunc.i64.i32", {dim}, b.getI32Type()));
 
-  // Outputs.
-  if (op.getOperation() == dynamicArenaAt)
-    allocateDynamicArena();
+  // Outputs, where strata-plan-transients put them.
+  if (auto bytes = op->getAttrOfType<IntegerAttr>(kArenaBytesAttr)) {
+    arena = call1("allocator.allocate",
+                  {allocator, i32(kMemoryDeviceLocal),
+                   i32(kUsageDispatchStorage | kUsageTransferSource |
+                       kUsageTransferTarget),
+                   i64(bytes.getInt())});
+    transientBytes += bytes.getInt();
+  }
+  if (op->hasAttr(kDynamicArenaAttr))
+    allocateDynamicArena(*op->getBlock());
+  auto offsets = op->getAttrOfType<DenseI64ArrayAttr>(kTransientOffsetsAttr);
+  auto slots = op->getAttrOfType<DenseI64ArrayAttr>(kDynamicSlotsAttr);
+  for (DenseI64ArrayAttr list : {offsets, slots})
+    if (list && list.size() != int64_t(op->getNumResults()))
+      return op.emitOpError("has a transient plan of ")
+             << list.size() << " results, expected " << op->getNumResults();
+  if ((offsets || op->hasAttr(kScratchOffsetAttr)) && !arena)
+    return op.emitOpError("places results in its block's arena before a "
+                          "dispatch allocates it (")
+           << kArenaBytesAttr << ")";
   SmallVector<TensorValue> outputs;
   auto dynamicDim = op.getResultDims().begin();
   for (Value result : op.getResults()) {
@@ -1028,12 +961,16 @@ LogicalResult FunctionLowering::lowerDispatch(flow::DispatchOp op) {
       }
     }
     tensor.length = byteSize(tensor);
-    auto planned = arenaOffsets.find(result);
+    unsigned number = cast<OpResult>(result).getResultNumber();
     auto dynamicPlanned = dynamicOffsets.find(result);
-    if (planned != arenaOffsets.end()) {
+    if (offsets && offsets[number] >= 0) {
       tensor.buffer = arena;
-      tensor.offset = i64(planned->second);
-    } else if (dynamicPlanned != dynamicOffsets.end()) {
+      tensor.offset = i64(offsets[number]);
+    } else if (slots && slots[number] >= 0) {
+      if (dynamicPlanned == dynamicOffsets.end())
+        return op.emitOpError("places result ")
+               << number << " in a dynamic slot before a dispatch "
+               << "allocates the slots (" << kDynamicArenaAttr << ")";
       tensor.buffer = dynamicArena;
       tensor.offset = dynamicPlanned->second;
     } else {
@@ -1051,21 +988,22 @@ LogicalResult FunctionLowering::lowerDispatch(flow::DispatchOp op) {
   for (TensorValue &output : outputs)
     bindings.append({output.buffer, output.offset, output.length});
   if (info.scratchBytes != 0) {
-    auto scratch = scratchOffsets.find(op);
-    if (scratch == scratchOffsets.end())
-      return op.emitOpError("dispatches a kernel that takes scratch outside "
-                            "a planned block");
-    bindings.append({arena, i64(scratch->second), i64(info.scratchBytes)});
+    auto scratch = op->getAttrOfType<IntegerAttr>(kScratchOffsetAttr);
+    if (!scratch)
+      return op.emitOpError("dispatches a kernel that takes ")
+             << info.scratchBytes << " bytes of scratch without a "
+             << kScratchOffsetAttr << " (strata-plan-transients places it)";
+    bindings.append({arena, i64(scratch.getInt()), i64(info.scratchBytes)});
   }
 
   // The workgroup count of the format the device runs: each variant's,
   // chosen by asking the device which formats it runs.
   std::array<Value, 3> count = workgroupCount(info, constants);
-  for (const auto &[format, variant] : ArrayRef(variants).drop_front()) {
+  for (const KernelVariant &variant : variants.drop_front()) {
     if (variant.dispatch.sameCount(info))
       continue;
     std::array<Value, 3> other = workgroupCount(variant.dispatch, constants);
-    Value runs = runsFormat(format);
+    Value runs = runsFormat(variant.format);
     for (int d = 0; d < 3; ++d)
       count[d] = op1("select.i32", {runs, other[d], count[d]}, b.getI32Type());
   }
@@ -1079,8 +1017,10 @@ LogicalResult FunctionLowering::lowerDispatch(flow::DispatchOp op) {
         {commandBuffer, executable, i32(kernelInfo.ordinal), x, y, z,
          constants.empty() ? nullList() : listOf(constants), listOf(bindings)});
   call0("command_buffer.barrier", {commandBuffer});
-  for (auto [result, tensor] : llvm::zip(op.getResults(), outputs))
+  for (auto [result, tensor] : llvm::zip(op.getResults(), outputs)) {
     tensors[result] = tensor;
+    pendingBuffers.insert(tensor.buffer);
+  }
   return success();
 }
 
@@ -1343,10 +1283,37 @@ LogicalResult FunctionLowering::lowerScalar(Operation &op) {
 
 } // namespace
 
-LogicalResult lowerHostToVM(ModuleOp module, const HostToVMOptions &options) {
+LogicalResult lowerHostToVM(ModuleOp module) {
   module.getContext()->getOrLoadDialect<vm::VMDialect>();
-  ModuleLowering lowering(module, options);
+  ModuleLowering lowering(module);
   return lowering.run();
+}
+
+namespace {
+struct HostToVMPass : PassWrapper<HostToVMPass, OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(HostToVMPass)
+  StringRef getArgument() const final { return "strata-host-to-vm"; }
+  StringRef getDescription() const final {
+    return "Lowers the host functions to a vm.module driving the hal module";
+  }
+  void getDependentDialects(DialectRegistry &registry) const override {
+    registry.insert<vm::VMDialect>();
+  }
+  void runOnOperation() override {
+    if (failed(lowerHostToVM(getOperation())))
+      signalPassFailure();
+  }
+};
+} // namespace
+
+std::unique_ptr<Pass> createHostToVMPass() {
+  return std::make_unique<HostToVMPass>();
+}
+
+void registerHostPasses() {
+  PassRegistration<HostToVMPass>();
+  registerPass(createPlanTransientsPass);
+  registerPass(createBatchSubmissionsPass);
 }
 
 } // namespace strata::host

@@ -10,55 +10,30 @@
 //   with hal.buffer_view.assert (shape and element type);
 // - dense weights become vm.rodata imported as read-only device buffers
 //   without a copy (hal.allocator.import);
-// - the dispatches of a block are recorded into one command buffer, with an
-//   execution barrier after each, and submitted (then waited for) before the
-//   host reads a tensor, calls, branches or returns;
-// - dispatch results that die in their block are placed in one transient
-//   arena per block, planned by lifetime (MemoryPlan.h); the others get their
-//   own buffers.
+// - the dispatches between two flow.submit ops are recorded into one command
+//   buffer, with an execution barrier after each; a flow.submit ends it,
+//   submits it and waits;
+// - dispatch results go where strata-plan-transients placed them (one arena
+//   per block, shared dynamic slots); the others get their own buffers;
+// - a kernel is dispatched with the workgroup count of the format the device
+//   runs, chosen among its flow.variants at run time.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef STRATA_COMPILER_HOST_HOSTTOVM_H
 #define STRATA_COMPILER_HOST_HOSTTOVM_H
 
-#include <array>
-#include <cstdint>
-#include <optional>
-#include <string>
-#include <utility>
-#include <vector>
-
-#include "compiler/codegen/DispatchInfo.h"
 #include "mlir/IR/BuiltinOps.h"
-#include "llvm/ADT/StringMap.h"
 
 namespace strata::host {
 
-/// How the host dispatches one kernel in one executable format.
-struct KernelInfo {
-  uint32_t ordinal = 0; ///< entry point number in the executable
-  codegen::DispatchInfo dispatch;
-};
-
-/// A kernel in each executable format the module embeds ("cpu-elf-x86_64",
-/// "vulkan-spirv"): the ordinal, bindings and constants are the same in
-/// all; the workgroup count may differ, and the host picks the one of the
-/// format its device runs.
-using KernelVariants = std::vector<std::pair<std::string, KernelInfo>>;
-
-struct HostToVMOptions {
-  std::string moduleName = "module";
-  /// The name of the executable (embedded in the module) with the kernels.
-  std::string executableName = "kernels";
-  /// Kernels by symbol.
-  llvm::StringMap<KernelVariants> kernels;
-};
-
-/// Appends a vm.module to `module` and erases the host functions; fails with
-/// diagnostics on what it cannot lower.
-mlir::LogicalResult lowerHostToVM(mlir::ModuleOp module,
-                                  const HostToVMOptions &options);
+/// Appends a vm.module (named after `module`, or "module") to `module` and
+/// erases the host functions; fails with diagnostics on what it cannot
+/// lower. Expects the IR of strata-plan-transients and
+/// strata-batch-submissions (Passes.h): the plan's attributes, flow.submit
+/// where the host waits, each kernel's flow.variants and the
+/// flow.executable_binary ops of the executable its dispatches name.
+mlir::LogicalResult lowerHostToVM(mlir::ModuleOp module);
 
 } // namespace strata::host
 

@@ -2,13 +2,16 @@
 
 #include "compiler/pipeline/ModelCompiler.h"
 
+#include <algorithm>
 #include <chrono>
 
 #include "compiler/codegen/cpu/Pipeline.h"
 #include "compiler/codegen/gpu/SPIRVExecutable.h"
 #include "compiler/dispatch/IR/FlowOps.h"
 #include "compiler/dispatch/Transforms/Passes.h"
-#include "compiler/host/HostToVM.h"
+#include "compiler/host/KernelVariants.h"
+#include "compiler/host/Passes.h"
+#include "compiler/support/Bytes.h"
 #include "compiler/vm/IR/VMDialect.h"
 #include "compiler/vm/IR/VMOps.h"
 #include "compiler/vm/Target/ModuleWriter.h"
@@ -222,12 +225,10 @@ compileModel(ModuleOp module, const ModelCompileOptions &options) {
   if (options.compileTo == Phase::kDispatch)
     return std::vector<uint8_t>();
 
-  // executables
-  std::vector<vm::EmbeddedExecutable> executables;
-  host::HostToVMOptions hostOptions;
-  hostOptions.moduleName =
-      module.getSymName() ? module.getSymName()->str() : "module";
-  hostOptions.executableName = "kernels";
+  // executables: each format's binary a flow.executable_binary, each
+  // kernel's dispatch in each format its flow.variants (KernelVariants.h).
+  const std::string executableName = "kernels";
+  bool embedded = false;
   if (failed(runner.timed(Phase::kExecutables, [&]() -> LogicalResult {
         OwningOpRef<ModuleOp> kernels = ModuleOp::create(loc);
         OpBuilder kb = OpBuilder::atBlockEnd(kernels->getBody());
@@ -248,29 +249,34 @@ compileModel(ModuleOp module, const ModelCompileOptions &options) {
             return success();
           SmallString<256> path(options.dumpExecutablesDir);
           llvm::sys::fs::create_directories(path);
-          llvm::sys::path::append(path, hostOptions.executableName + "." + suffix);
+          llvm::sys::path::append(path, executableName + "." + suffix);
           return writeFile(path, bytes, loc);
         };
         auto embed = [&](StringRef format, const auto &entryPoints,
                          StringRef extension, std::vector<uint8_t> data,
                          std::vector<uint8_t> metadata) -> LogicalResult {
           for (auto [ordinal, entry] : llvm::enumerate(entryPoints)) {
-            host::KernelInfo info{uint32_t(ordinal), entry.dispatchInfo()};
-            const std::string &name = entry.name;
-            host::KernelVariants &variants = hostOptions.kernels[name];
-            if (!variants.empty() &&
-                (variants.front().second.ordinal != info.ordinal ||
-                 variants.front().second.dispatch.scratchBytes !=
-                     info.dispatch.scratchBytes))
-              return emitError(loc)
-                     << "kernel '" << name << "' is laid out differently for "
-                     << format << " than for " << variants.front().first;
-            variants.emplace_back(format.str(), info);
+            auto kernel = module.lookupSymbol<func::FuncOp>(entry.name);
+            if (!kernel)
+              return emitError(loc) << "the " << format << " executable has "
+                                    << "an entry point '" << entry.name
+                                    << "' that is not a kernel of the model";
+            if (failed(host::addKernelVariant(
+                    kernel, {format.str(), uint32_t(ordinal),
+                             entry.dispatchInfo()})))
+              return failure();
           }
           if (failed(dumpImage((format + "." + extension).str(), data)))
             return failure();
-          executables.push_back({hostOptions.executableName, format.str(),
-                                 std::move(data), std::move(metadata)});
+          MLIRContext *context = module.getContext();
+          std::string blob = executableName + "_" + format.str();
+          std::replace(blob.begin(), blob.end(), '-', '_');
+          OpBuilder mb = OpBuilder::atBlockEnd(module.getBody());
+          flow::ExecutableBinaryOp::create(
+              mb, loc, executableName, format,
+              bytesAttr(context, blob, data),
+              bytesAttr(context, blob + "_metadata", metadata));
+          embedded = true;
           return success();
         };
         std::vector<cpu::CPUTargetOptions> targets = options.targets;
@@ -291,7 +297,7 @@ compileModel(ModuleOp module, const ModelCompileOptions &options) {
         // same bindings: the same temporaries go to scratch.
         gpu::GPUCodegenPipelineOptions gpuOptions;
         gpuOptions.copyOptionValuesFrom(options.gpuCodegen);
-        if (!executables.empty())
+        if (embedded)
           gpuOptions.maxPrivateBytes =
               unsigned(options.codegen.maxStackAllocationBytes);
         if (options.vulkanTarget) {
@@ -342,27 +348,8 @@ compileModel(ModuleOp module, const ModelCompileOptions &options) {
         return success();
       })))
     return failure();
-  if (options.compileTo == Phase::kExecutables) {
-    // Show what the host sees of each kernel.
-    for (auto function : module.getOps<func::FuncOp>()) {
-      auto it = hostOptions.kernels.find(function.getSymName());
-      if (it == hostOptions.kernels.end())
-        continue;
-      const host::KernelInfo &info = it->second.front().second;
-      Builder b(module.getContext());
-      function->setAttr("flow.ordinal", b.getI32IntegerAttr(info.ordinal));
-      const std::array<uint32_t, 3> &size = info.dispatch.workgroupSize;
-      function->setAttr("flow.workgroup_size",
-                        b.getDenseI32ArrayAttr({int32_t(size[0]),
-                                                int32_t(size[1]),
-                                                int32_t(size[2])}));
-    }
-    for (const vm::EmbeddedExecutable &executable : executables)
-      llvm::outs() << "// executable '" << executable.name << "' format '"
-                   << executable.format << "': " << executable.data.size()
-                   << " bytes\n";
+  if (options.compileTo == Phase::kExecutables)
     return std::vector<uint8_t>();
-  }
 
   // vm
   vm::ModuleOp vmModule;
@@ -382,17 +369,17 @@ compileModel(ModuleOp module, const ModelCompileOptions &options) {
               pm.addPass(createSCFToControlFlowPass());
               pm.addPass(createCanonicalizerPass());
               pm.addPass(createCSEPass());
+              pm.addPass(host::createPlanTransientsPass());
+              pm.addPass(host::createBatchSubmissionsPass());
+              pm.addPass(host::createHostToVMPass());
+              pm.addPass(vm::createVMFuseCompareBranchPass());
+              pm.addPass(createCanonicalizerPass());
+              pm.addPass(createCSEPass());
             })))
-          return failure();
-        if (failed(host::lowerHostToVM(module, hostOptions)))
           return failure();
         for (auto op : module.getOps<vm::ModuleOp>())
           vmModule = op;
-        return runner.runPasses(Phase::kVM, [](OpPassManager &pm) {
-          pm.addPass(vm::createVMFuseCompareBranchPass());
-          pm.addPass(createCanonicalizerPass());
-          pm.addPass(createCSEPass());
-        });
+        return success();
       })))
     return failure();
   if (options.compileTo == Phase::kVM)
@@ -401,7 +388,7 @@ compileModel(ModuleOp module, const ModelCompileOptions &options) {
   // module
   FailureOr<std::vector<uint8_t>> file;
   if (failed(runner.timed(Phase::kModule, [&]() -> LogicalResult {
-        file = vm::serializeModule(vmModule, executables, options.signingKey);
+        file = vm::serializeModule(vmModule, options.signingKey);
         return failure(failed(file));
       })))
     return failure();

@@ -247,7 +247,7 @@ LogicalResult writeOutput(strata::vm::ModuleOp module, llvm::raw_ostream &os) {
   if (!key)
     return failure();
   FailureOr<std::vector<uint8_t>> file =
-      strata::vm::serializeModule(module, {}, *key);
+      strata::vm::serializeModule(module, *key);
   if (failed(file))
     return failure();
   if (emit == Emit::kModule) {

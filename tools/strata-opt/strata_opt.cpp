@@ -6,6 +6,7 @@
 #include "compiler/codegen/gpu/Pipeline.h"
 #include "compiler/dispatch/IR/FlowOps.h"
 #include "compiler/dispatch/Transforms/Passes.h"
+#include "compiler/host/Passes.h"
 #include "compiler/vm/IR/VMDialect.h"
 #include "compiler/vm/Transforms/Passes.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -17,6 +18,7 @@ int main(int argc, char **argv) {
   registry.insert<strata::vm::VMDialect, strata::flow::FlowDialect>();
   strata::vm::registerVMPasses();
   strata::flow::registerDispatchPasses();
+  strata::host::registerHostPasses();
   // The CPU code generator's passes, its pipeline and the upstream dialects
   // kernels are written in.
   strata::cpu::registerCPUCodegenPasses();

@@ -4,7 +4,7 @@
 // up to the stack limit onto the stack; one that is larger but of a static
 // size becomes a view into one scratch buffer that the kernel takes as its
 // last binding, and that the host places in its transient arena like any
-// other buffer (compiler/host/HostToVM.cpp). Dynamically sized temporaries
+// other buffer (strata-plan-transients). Dynamically sized temporaries
 // stay allocations, which strata-cpu-verify-kernels then rejects.
 //
 //===----------------------------------------------------------------------===//

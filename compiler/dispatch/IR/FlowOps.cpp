@@ -2,6 +2,8 @@
 
 #include "compiler/dispatch/IR/FlowOps.h"
 
+#include "compiler/support/Bytes.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Matchers.h"
@@ -33,6 +35,15 @@ LogicalResult DispatchOp::verify() {
                                << " result dims, expected " << dynamic
                                << " (one per dynamic dimension of the results)";
   return success();
+}
+
+OperandRange DispatchOp::getDynamicDimsOf(unsigned index) {
+  unsigned before = 0;
+  for (Value result : getResults().take_front(index))
+    before += cast<RankedTensorType>(result.getType()).getNumDynamicDims();
+  unsigned count =
+      cast<RankedTensorType>(getResult(index).getType()).getNumDynamicDims();
+  return getResultDims().slice(before, count);
 }
 
 LogicalResult
@@ -83,6 +94,12 @@ LogicalResult CheckLessEqualOp::canonicalize(CheckLessEqualOp op,
   return eraseIfHolds(op, rewriter, [](const APInt &a, const APInt &b) {
     return a.sle(b);
   });
+}
+
+LogicalResult ExecutableBinaryOp::verify() {
+  if (failed(verifyBytesAttr(*this, "data", getData())))
+    return failure();
+  return verifyBytesAttr(*this, "metadata", getMetadata());
 }
 
 } // namespace strata::flow

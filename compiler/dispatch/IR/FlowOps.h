@@ -1,7 +1,7 @@
 //===- FlowOps.h - the flow dialect -----------------------------*- C++ -*-===//
 //
-// `flow.dispatch`: a host function's call of an outlined kernel. See
-// FlowOps.td.
+// `flow.dispatch`: a host function's call of an outlined kernel;
+// `flow.submit`, `flow.executable_binary` and the checks. See FlowOps.td.
 //
 //===----------------------------------------------------------------------===//
 
@@ -9,6 +9,7 @@
 #define STRATA_COMPILER_DISPATCH_IR_FLOWOPS_H
 
 #include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/BuiltinAttributeInterfaces.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Dialect.h"
 #include "mlir/IR/OpDefinition.h"

@@ -43,6 +43,11 @@ def Flow_DispatchOp : Op<Flow_Dialect, "dispatch", [
     functional-type($arguments, $results)
   }];
   let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The values among `result_dims` that size result `index`'s dynamic
+    /// dimensions, in order.
+    ::mlir::OperandRange getDynamicDimsOf(unsigned index);
+  }];
 }
 
 class Flow_CheckOp<string mnemonic> : Op<Flow_Dialect, mnemonic, [
@@ -77,6 +82,43 @@ def Flow_CheckLessEqualOp : Flow_CheckOp<"check_less_equal"> {
     `flow.check_equal`; a check of a value against itself or between
     constants that hold folds away.
   }];
+}
+
+def Flow_SubmitOp : Op<Flow_Dialect, "submit", [MemoryEffects<[MemWrite]>]> {
+  let summary = "runs the dispatches recorded since the last submit, and waits";
+  let description = [{
+    The dispatches of a block are recorded into one command buffer; this op
+    ends it, submits it to the device queue and waits for it, so that the
+    host may read what they wrote, call, branch or return. Placed by
+    `strata-batch-submissions` only where the host needs a result.
+    ```mlir
+    flow.submit
+    ```
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
+def Flow_ExecutableBinaryOp : Op<Flow_Dialect, "executable_binary", []> {
+  let summary = "one compiled executable, in one format, to embed";
+  let description = [{
+    The bytes of the executable `name` in one format (`cpu-elf-x86_64`,
+    `vulkan-spirv`, `cuda-ptx`, `rocm-hsaco`) and its FlatBuffer metadata,
+    as the code generator wrote them. The host lowering dispatches kernels of
+    the executable by name; the module writer embeds every binary. Each
+    kernel's `flow.variants` attribute (see KernelVariants.h) says how the
+    host dispatches it in each format.
+    ```mlir
+    flow.executable_binary "kernels" format "cpu-elf-x86_64"
+        data dense_resource<kernels_cpu> : tensor<5120xi8>
+        metadata dense<[...]> : tensor<96xi8>
+    ```
+  }];
+  let arguments = (ins StrAttr:$name, StrAttr:$format,
+                       ElementsAttr:$data, ElementsAttr:$metadata);
+  let assemblyFormat = [{
+    $name `format` $format `data` $data `metadata` $metadata attr-dict
+  }];
+  let hasVerifier = 1;
 }
 
 #endif  // STRATA_COMPILER_DISPATCH_IR_FLOWOPS_TD

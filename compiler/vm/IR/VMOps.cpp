@@ -7,6 +7,7 @@
 #include <string_view>
 #include <tuple>
 
+#include "compiler/support/Bytes.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/OpImplementation.h"
@@ -171,6 +172,12 @@ LogicalResult FuncOp::verify() {
       failed(verifyVMTypes(*this, "result", getResultTypes())))
     return failure();
   return success();
+}
+
+LogicalResult ExecutableOp::verify() {
+  if (failed(verifyBytesAttr(*this, "data", getData())))
+    return failure();
+  return verifyBytesAttr(*this, "metadata", getMetadata());
 }
 
 LogicalResult ExportOp::verify() {

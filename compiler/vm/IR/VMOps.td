@@ -165,6 +165,28 @@ def VM_GlobalRefOp : VM_Op<"global.ref", [VM_InModule, Symbol]> {
   let assemblyFormat = "$sym_name attr-dict `:` $type";
 }
 
+def VM_ExecutableOp : VM_Op<"executable", [VM_InModule]> {
+  let summary = "a device executable, in one format, to embed";
+  let description = [{
+    The bytes of the executable `name` in one format and its FlatBuffer
+    metadata (schemas/*_executable.fbs). The module file embeds every one,
+    its bytes 64-byte aligned so that the runtime loads them in place;
+    `vm.const.ref.executable` names them.
+
+    ```mlir
+    vm.executable "kernels" format "cpu-elf-x86_64"
+        data dense_resource<kernels_cpu> : tensor<5120xi8>
+        metadata dense<[...]> : tensor<96xi8>
+    ```
+  }];
+  let arguments = (ins StrAttr:$name, StrAttr:$format,
+                       ElementsAttr:$data, ElementsAttr:$metadata);
+  let assemblyFormat = [{
+    $name `format` $format `data` $data `metadata` $metadata attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
 def VM_RodataOp : VM_Op<"rodata", [VM_InModule, Symbol]> {
   let summary = "read-only bytes in the module file";
   let description = [{
@@ -380,8 +402,8 @@ def VM_ConstRefExecutableOp : VM_BytecodeOp<"const.ref.executable", [Pure]> {
     The device executable the module file embeds under the name `executable`,
     in every format it was compiled for, as a ref for `hal.executable.create`:
     the program hands its executables to the HAL as values. The name is
-    resolved when the module is written, against the executables embedded
-    with it.
+    resolved when the module is written, against the module's
+    `vm.executable` ops.
   }];
   let arguments = (ins StrAttr:$executable);
   let results = (outs VM_RefType:$result);

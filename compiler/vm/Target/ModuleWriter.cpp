@@ -8,6 +8,7 @@
 #include <limits>
 #include <string>
 
+#include "compiler/support/Bytes.h"
 #include "compiler/vm/Target/BytecodeEncoder.h"
 #include "compiler/vm/Target/RegisterAllocation.h"
 #include "schemas/integrity.h"
@@ -61,24 +62,9 @@ std::string signatureOf(FunctionType type) {
 std::vector<uint8_t> rodataBytes(RodataOp op) {
   if (auto string = dyn_cast<StringAttr>(op.getValue()))
     return {string.getValue().bytes_begin(), string.getValue().bytes_end()};
-  // The verifier admits only dense whole-byte ints and floats, whose raw
-  // data is packed elements (a single one for a splat), and resource blobs
-  // of them.
-  if (auto resource = dyn_cast<DenseResourceElementsAttr>(op.getValue())) {
-    AsmResourceBlob *blob = resource.getRawHandle().getBlob();
-    if (!blob)
-      return {};
-    ArrayRef<char> data = blob->getData();
-    return {data.begin(), data.end()};
-  }
-  auto dense = cast<DenseIntOrFPElementsAttr>(op.getValue());
-  ArrayRef<char> raw = dense.getRawData();
-  std::vector<uint8_t> bytes;
-  size_t copies = dense.isSplat() ? dense.getNumElements() : 1;
-  bytes.reserve(raw.size() * copies);
-  for (size_t i = 0; i < copies; ++i)
-    bytes.insert(bytes.end(), raw.begin(), raw.end());
-  return bytes;
+  // The verifier admits only dense whole-byte ints and floats and resource
+  // blobs of them.
+  return elementsBytes(cast<ElementsAttr>(op.getValue()));
 }
 
 /// The module's scalar globals: one byte array, each global aligned to its
@@ -109,12 +95,22 @@ struct ScalarGlobals {
 } // namespace
 
 FailureOr<std::vector<uint8_t>>
-serializeModule(ModuleOp module, ArrayRef<EmbeddedExecutable> executables,
-                ArrayRef<uint8_t> signingKey) {
+serializeModule(ModuleOp module, ArrayRef<uint8_t> signingKey) {
   ModuleSymbols symbols;
-  for (const EmbeddedExecutable &executable : executables)
-    symbols.executableOrdinals.try_emplace(executable.name,
+  // Every format of an executable shares its name and ordinal.
+  struct EmbeddedExecutable {
+    std::string name, format;
+    std::vector<uint8_t> data, metadata;
+  };
+  std::vector<EmbeddedExecutable> executables;
+  for (auto executable : module.getOps<ExecutableOp>()) {
+    symbols.executableOrdinals.try_emplace(executable.getName(),
                                            symbols.executableOrdinals.size());
+    executables.push_back({executable.getName().str(),
+                           executable.getFormat().str(),
+                           elementsBytes(executable.getData()),
+                           elementsBytes(executable.getMetadata())});
+  }
   SmallVector<FuncOp> functions;
   SmallVector<ImportOp> imports;
   SmallVector<ExportOp> exports;

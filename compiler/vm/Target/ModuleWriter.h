@@ -24,26 +24,16 @@
 
 namespace strata::vm {
 
-/// A device executable to embed (schemas/module.fbs ExecutableDef): its bytes
-/// go to the external data, 64-byte aligned, so the runtime loads them in
-/// place.
-struct EmbeddedExecutable {
-  std::string name;   ///< what vm.const.ref.executable names
-  std::string format; ///< "cpu-elf-x86_64", ...
-  std::vector<uint8_t> data;
-  std::vector<uint8_t> metadata;
-};
-
 /// Allocates registers for every function of `module`, encodes them and
-/// returns the bytes of the module file with `executables` embedded. A
+/// returns the bytes of the module file with its vm.executable ops embedded
+/// (schemas/module.fbs ExecutableDef: the bytes go to the external data,
+/// 64-byte aligned, so the runtime loads them in place). A
 /// function's `strata.argument_types` / `strata.result_types` (arrays of
 /// strings) and `strata.transient_bytes` attributes become its reflection.
 /// With `signingKey` (a 64-byte Ed25519 secret key, libsodium's layout) the
 /// integrity record carries a signature. Fails with diagnostics.
 mlir::FailureOr<std::vector<uint8_t>>
-serializeModule(ModuleOp module,
-                llvm::ArrayRef<EmbeddedExecutable> executables = {},
-                llvm::ArrayRef<uint8_t> signingKey = {});
+serializeModule(ModuleOp module, llvm::ArrayRef<uint8_t> signingKey = {});
 
 } // namespace strata::vm
 

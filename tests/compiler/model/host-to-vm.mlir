@@ -16,8 +16,9 @@
 // CHECK: %[[EXE:.*]] = vm.const.ref.executable "kernels" : !vm.ref
 // CHECK: vm.call.import @hal.executable.create(%{{.*}}, %[[EXE]])
 // CHECK: vm.call.import @hal.buffer_view.assert(%[[X]],
-// CHECK: vm.call.import @hal.allocator.allocate(%{{.*}}, %{{.*}}, %{{.*}}, %[[ARENA]]) :
 // CHECK: vm.call.import @hal.allocator.import
+// The arena, at the first dispatch that uses it.
+// CHECK: vm.call.import @hal.allocator.allocate(%{{.*}}, %{{.*}}, %{{.*}}, %[[ARENA]]) :
 // CHECK: vm.call.import @hal.command_buffer.create
 // CHECK-COUNT-5: vm.call.import @hal.command_buffer.dispatch
 // CHECK: vm.call.import @hal.queue.execute

@@ -12,11 +12,12 @@
 // INPUT-NOT: tosa.
 // DISPATCH: func.func @relu_dispatch_0({{.*}}) -> tensor<7xf32> attributes {flow.kernel}
 // DISPATCH: flow.dispatch @relu_dispatch_0
-// EXEC: // executable 'kernels' format 'cpu-elf-x86_64':
-// EXEC: func.func @relu_dispatch_0({{.*}}) -> tensor<7xf32> attributes {flow.kernel, flow.ordinal = 0 : i32, flow.workgroup_size = array<i32: {{[0-9]+}}, 1, 1>}
+// How the host dispatches each kernel, and the executables, travel in the IR:
+// EXEC: func.func @relu_dispatch_0({{.*}}) -> tensor<7xf32> attributes {flow.kernel, flow.variants = [{format = "cpu-elf-x86_64", ordinal = 0 : i32, scratch_bytes = 0 : i64, workgroup_count = array<i32: 1, 1, 1>, workgroup_size = array<i32: {{[0-9]+}}, 1, 1>}]}
+// EXEC: flow.executable_binary "kernels" format "cpu-elf-x86_64" data dense_resource<kernels_cpu_elf_x86_64> : tensor<{{[0-9]+}}xi8> metadata dense_resource<kernels_cpu_elf_x86_64_metadata> : tensor<{{[0-9]+}}xi8>
 // PIPELINE: // input: any(func.func(tosa-to-linalg-named
 // PIPELINE: // dispatch: any(strata-assert-shapes,strata-form-dispatches
-// PIPELINE: // vm: any(lower-affine,convert-scf-to-cf
+// PIPELINE: // vm: any(lower-affine,convert-scf-to-cf{{.*}}strata-plan-transients,strata-batch-submissions,strata-host-to-vm,
 // PHASE: unknown phase 'nowhere' for --compile-to; expected one of input, global-opt, dispatch, executables, vm, module
 // BADOP: unsupported.mlir:3:8: error: unsupported op 'gpu.thread_id' in a model
 

@@ -1,0 +1,67 @@
+// strata-host-to-vm: the host functions as vm ops calling the hal module,
+// reading the plan, the submits, the kernels' variants and the executables
+// from the IR.
+// RUN: strata-opt --strata-host-to-vm %s | FileCheck %s
+// RUN: strata-opt --strata-host-to-vm --split-input-file --verify-diagnostics %S/Inputs/host-to-vm-errors.mlir
+
+func.func private @k(tensor<16xf32>) -> tensor<16xf32> attributes {flow.kernel, flow.variants = [
+  {format = "cpu-elf-x86_64", ordinal = 0 : i32, scratch_bytes = 0 : i64, workgroup_count = array<i32: 1, 1, 1>, workgroup_size = array<i32: 1, 1, 1>},
+  {format = "vulkan-spirv", ordinal = 0 : i32, scratch_bytes = 0 : i64, workgroup_count = array<i32: 2, 1, 1>, workgroup_size = array<i32: 8, 1, 1>}]}
+func.func private @s(tensor<16xf32>) -> tensor<16xf32> attributes {flow.kernel, flow.variants = [
+  {format = "cpu-elf-x86_64", ordinal = 1 : i32, scratch_bytes = 256 : i64, workgroup_count = array<i32: 1, 1, 1>, workgroup_size = array<i32: 1, 1, 1>},
+  {format = "vulkan-spirv", ordinal = 1 : i32, scratch_bytes = 256 : i64, workgroup_count = array<i32: 1, 1, 1>, workgroup_size = array<i32: 64, 1, 1>}]}
+flow.executable_binary "kernels" format "cpu-elf-x86_64" data dense<[1, 2, 3]> : tensor<3xi8> metadata dense<[4]> : tensor<1xi8>
+flow.executable_binary "kernels" format "vulkan-spirv" data dense<[5, 6]> : tensor<2xi8> metadata dense<[7]> : tensor<1xi8>
+
+// CHECK-LABEL: vm.module @module
+// CHECK: vm.func @chain(%[[X:.*]]: !vm.ref) -> !vm.ref attributes {{{.*}}strata.transient_bytes = 384 : i64}
+// Whether the device runs vulkan-spirv, asked once.
+// CHECK: %[[QUERY:.*]]:2 = vm.call.import @hal.device.query_i64
+// CHECK: %[[VULKAN:.*]] = vm.cmp.ne.i64 %[[QUERY]]#1
+// CHECK: %[[EXE:.*]] = vm.const.ref.executable "kernels"
+// CHECK: vm.call.import @hal.buffer_view.assert(%[[X]],
+// The arena, at its first user.
+// CHECK: %[[ARENA_BYTES:.*]] = vm.const.i64 384
+// CHECK: %[[ARENA:.*]] = vm.call.import @hal.allocator.allocate(%{{.*}}, %{{.*}}, %{{.*}}, %[[ARENA_BYTES]])
+// The workgroup count of the format the device runs: 2 on vulkan-spirv.
+// CHECK: %[[CPU_X:.*]] = vm.const.i32 1
+// CHECK: %[[GPU_X:.*]] = vm.const.i32 2
+// CHECK: %[[COUNT_X:.*]] = vm.select.i32 %[[VULKAN]], %[[GPU_X]], %[[CPU_X]]
+// One command buffer for all four dispatches.
+// CHECK: %[[CB:.*]] = vm.call.import @hal.command_buffer.create
+// CHECK: vm.call.import @hal.command_buffer.dispatch(%[[CB]], %{{.*}}, %{{.*}}, %[[COUNT_X]],
+// CHECK: vm.call.import @hal.command_buffer.barrier(%[[CB]])
+// CHECK: vm.call.import @hal.command_buffer.dispatch(%[[CB]],
+// @s: input b at 256, output c at 320, scratch at 0 (256 bytes), all in the arena.
+// CHECK: %[[AT_320:.*]] = vm.const.i64 320
+// CHECK: %[[AT_0:.*]] = vm.const.i64 0
+// CHECK: %[[SCRATCH_BYTES:.*]] = vm.const.i64 256
+// CHECK: %[[BINDINGS:.*]] = vm.list.alloc
+// CHECK: vm.list.set.ref %[[BINDINGS]][%{{.*}}], %[[ARENA]]
+// CHECK: vm.list.set.ref %[[BINDINGS]][%{{.*}}], %[[ARENA]]
+// CHECK: vm.list.set.i64 %[[BINDINGS]][%{{.*}}], %[[AT_320]]
+// CHECK: vm.list.set.ref %[[BINDINGS]][%{{.*}}], %[[ARENA]]
+// CHECK: vm.list.set.i64 %[[BINDINGS]][%{{.*}}], %[[AT_0]]
+// CHECK: vm.list.set.i64 %[[BINDINGS]][%{{.*}}], %[[SCRATCH_BYTES]]
+// CHECK: vm.call.import @hal.command_buffer.dispatch(%[[CB]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[BINDINGS]])
+// The returned result has a buffer of its own.
+// CHECK: vm.call.import @hal.allocator.allocate
+// CHECK: vm.call.import @hal.command_buffer.dispatch(%[[CB]],
+// CHECK-NOT: @hal.command_buffer.create
+// The flow.submit.
+// CHECK: vm.call.import @hal.command_buffer.end(%[[CB]])
+// CHECK: vm.call.import @hal.queue.execute
+// CHECK: vm.call.import @hal.semaphore.wait
+// CHECK: vm.return
+// Both binaries, for the module writer.
+// CHECK: vm.executable "kernels" format "cpu-elf-x86_64" data dense<[1, 2, 3]> : tensor<3xi8> metadata dense<4> : tensor<1xi8>
+// CHECK: vm.executable "kernels" format "vulkan-spirv" data dense<[5, 6]> : tensor<2xi8>
+// CHECK-NOT: flow.executable_binary
+func.func @chain(%x: tensor<16xf32>) -> tensor<16xf32> {
+  %a = flow.dispatch @k(%x) {flow.arena_bytes = 384 : i64, flow.transient_offsets = array<i64: 0>} : (tensor<16xf32>) -> tensor<16xf32>
+  %b = flow.dispatch @k(%a) {flow.transient_offsets = array<i64: 256>} : (tensor<16xf32>) -> tensor<16xf32>
+  %c = flow.dispatch @s(%b) {flow.scratch_offset = 0 : i64, flow.transient_offsets = array<i64: 320>} : (tensor<16xf32>) -> tensor<16xf32>
+  %d = flow.dispatch @k(%c) : (tensor<16xf32>) -> tensor<16xf32>
+  flow.submit
+  return %d : tensor<16xf32>
+}
