@@ -197,12 +197,16 @@ compileModel(ModuleOp module, const ModelCompileOptions &options) {
 
   // global-opt
   if (failed(runner.timed(Phase::kGlobalOpt, [&] {
-        return runner.runPasses(Phase::kGlobalOpt, [](OpPassManager &pm) {
+        return runner.runPasses(Phase::kGlobalOpt, [&](OpPassManager &pm) {
           pm.addPass(createCanonicalizerPass());
           pm.addPass(createCSEPass());
           pm.addPass(flow::createChannelsLastPass());
           pm.addPass(flow::createConstEvalPass());
           pm.addPass(flow::createFuseElementwisePass());
+          if (options.packWeights) {
+            pm.addPass(flow::createPackWeightsPass());
+            pm.addPass(flow::createConstEvalPass());
+          }
           pm.addPass(createCanonicalizerPass());
           pm.addPass(createCSEPass());
           pm.addPass(createSymbolDCEPass());

@@ -44,6 +44,9 @@ struct ModelCompileOptions {
   Phase compileTo = Phase::kModule;
   /// CPU executables: one format per triple (none given: the host's).
   bool cpuTarget = true;
+  /// strata-pack-weights in global-opt: constant matmul weights stored in
+  /// strips of the columns a tile reads.
+  bool packWeights = true;
   std::vector<cpu::CPUTargetOptions> targets;
   /// A "vulkan-spirv" executable too (--target=vulkan).
   bool vulkanTarget = false;

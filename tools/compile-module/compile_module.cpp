@@ -134,6 +134,11 @@ cl::opt<std::string> gpuCodegenOptions(
     cl::desc("Options of the strata-gpu-codegen pipeline for the vulkan "
              "target, e.g. \"workgroup-size=128\""),
     cl::init(""));
+cl::opt<bool> packWeights(
+    "pack-weights",
+    cl::desc("Store constant matmul weights in strips of the columns a tile "
+             "reads (strata-pack-weights; default on)"),
+    cl::init(true));
 cl::opt<std::string> codegenOptions(
     "codegen-options",
     cl::desc("Options of the CPU codegen pipeline, e.g. \"vector-bits=256\""));
@@ -360,6 +365,7 @@ int compileModel(mlir::ModuleOp top) {
   if (!key)
     return 1;
   options.signingKey = std::move(*key);
+  options.packWeights = packWeights;
   options.configure = [](PassManager &pm) {
     return applyPassManagerCLOptions(pm);
   };

@@ -50,7 +50,7 @@ void PrintUsage(FILE* out) {
                "                  [--input=VALUE ...] [--output=@FILE.npy ...]\n"
                "                  [--expected-output=VALUE ...] [--rtol=X] [--atol=X]\n"
                "                  [--print-max-elements=N] [--max-steps=N] [--timeout-ms=N]\n"
-               "                  [--trace=FILE.json] [--print-statistics]\n"
+               "                  [--trace=FILE.json] [--print-statistics] [--warmup-calls=N]\n"
                "       run-module --module=FILE.smod --list-functions\n"
                "       run-module --list-devices\n"
                "\n"
@@ -64,7 +64,9 @@ void PrintUsage(FILE* out) {
                "  --max-steps     stops a program after N branches and calls (0 = no limit)\n"
                "  --trace         writes the run as Chrome trace-event JSON (ui.perfetto.dev)\n"
                "  --print-statistics  prints load and call time, dispatches, submissions and\n"
-               "                  peak device memory to stderr\n",
+               "                  peak device memory to stderr\n"
+               "  --warmup-calls  calls made first, untraced and unmeasured, so that --trace\n"
+               "                  and --print-statistics show a steady-state call (default 0)\n",
                kProgramFlagsHelp);
 }
 
@@ -78,6 +80,7 @@ struct Options {
   vm::InvocationOptions invocation;
   std::string trace_path;
   bool print_statistics = false;
+  uint64_t warmup_calls = 0;
 };
 
 StatusOr<bool> ParseOptions(int argc, char** argv, Options* options) {
@@ -111,6 +114,8 @@ StatusOr<bool> ParseOptions(int argc, char** argv, Options* options) {
       options->trace_path = value;
     } else if (ParseSwitch(arg, "print-statistics")) {
       options->print_statistics = true;
+    } else if (ParseFlag(arg, "warmup-calls", &value)) {
+      STRATA_ASSIGN_OR_RETURN(options->warmup_calls, ParseCount("warmup-calls", value));
     } else {
       PrintUsage(stderr);
       return InvalidArgumentError("unknown argument '", arg, "'");
@@ -132,11 +137,7 @@ Status RunProgram(Options& options, Tracer* tracer) {
   const Clock::duration load_time = Clock::now() - load_begin;
   // From here on, so that the inputs count in the peak.
   if (options.print_statistics) program->device->set_statistics_enabled(true);
-  if (tracer) {
-    tracer->Record({"run-module", "load", trace_load_begin, Tracer::Now(), {}});
-    program->device->set_tracer(tracer);
-    options.invocation.tracer = tracer;
-  }
+  if (tracer) tracer->Record({"run-module", "load", trace_load_begin, Tracer::Now(), {}});
   const std::string& described = program->description;
   const size_t result_count = program->result_types.size();
 
@@ -164,6 +165,17 @@ Status RunProgram(Options& options, Tracer* tracer) {
     expected[i] = std::move(tensor).value();
   }
 
+  for (uint64_t i = 0; i < options.warmup_calls; ++i) {
+    auto warmup = program->context->Invoke(program->function, args, options.invocation);
+    if (!warmup.ok()) {
+      Status status = warmup.status();
+      return status.Annotate("warm-up call ", i + 1, ": ");
+    }
+  }
+  if (tracer) {
+    program->device->set_tracer(tracer);
+    options.invocation.tracer = tracer;
+  }
   const hal::DeviceStatistics device_before = program->device->statistics();
   const Clock::time_point call_begin = Clock::now();
   STRATA_ASSIGN_OR_RETURN(std::vector<Value> results,

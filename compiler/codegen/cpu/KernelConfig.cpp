@@ -59,24 +59,27 @@ void writeTileSizes(linalg::LinalgOp op, const TileSizes &sizes) {
   op->setAttr(kTileSizesAttr, DictionaryAttr::get(context, entries));
 }
 
-unsigned splitDimension(Type shaped, bool columns) {
+unsigned splitDimension(Type shaped, unsigned columns) {
   auto type = dyn_cast<ShapedType>(shaped);
   if (!type || !type.hasRank())
     return 0;
   if (columns)
-    return std::max<int64_t>(0, type.getRank() - 1);
+    return std::max<int64_t>(0, type.getRank() - int64_t(columns));
   for (auto [dim, size] : llvm::enumerate(type.getShape()))
     if (size != 1)
       return dim;
   return 0;
 }
 
-bool splitsColumns(func::FuncOp kernel) {
-  return kernel->hasAttr(kSplitColumnsAttr);
+unsigned splitsColumns(func::FuncOp kernel) {
+  Attribute attr = kernel->getAttr(kSplitColumnsAttr);
+  if (auto count = dyn_cast_or_null<IntegerAttr>(attr))
+    return unsigned(std::max<int64_t>(1, count.getInt()));
+  return attr ? 1 : 0;
 }
 
 std::optional<unsigned> defaultDistributedLoop(linalg::LinalgOp op,
-                                               bool columns) {
+                                               unsigned columns) {
   if (op.getNumDpsInits() == 0)
     return std::nullopt;
   OpOperand *init = op.getDpsInitOperand(0);
@@ -147,7 +150,7 @@ checkDistributable(func::FuncOp kernel,
   // Pass 2: a written buffer is touched only directly, in its split
   // dimension, by the distributed loop, so tile t of every op covers the same
   // rows of it.
-  bool columns = splitsColumns(kernel);
+  unsigned columns = splitsColumns(kernel);
   for (linalg::LinalgOp op : ops) {
     unsigned loop = *distributedLoop(op);
     for (OpOperand &operand : op->getOpOperands()) {

@@ -43,7 +43,8 @@ inline constexpr llvm::StringLiteral kDistributionAttr =
     "strata_cpu.distribution";
 inline constexpr llvm::StringLiteral kEntryPointAttr = "strata_cpu.entry_point";
 /// On a kernel: split along the last dimension of its buffers (columns)
-/// rather than the first (rows); see splitDimension.
+/// rather than the first (rows), or (an integer c) along dimension rank - c,
+/// the strips of a packed weight's columns; see splitDimension.
 inline constexpr llvm::StringLiteral kSplitColumnsAttr =
     "strata_cpu.split_columns";
 inline constexpr llvm::StringLiteral kScratchAttr = "strata_cpu.scratch";
@@ -76,18 +77,21 @@ void writeTileSizes(mlir::linalg::LinalgOp op, const TileSizes &sizes);
 /// The dimension of a buffer that kernels are split along: its first
 /// dimension whose size is not statically 1 (a dynamic one counts as not 1),
 /// or 0 when all are 1. Leading unit dimensions (batch 1, a 1 x N row) would
-/// otherwise leave a single workgroup. With `columns`, its last dimension
-/// instead (a kernel marked kSplitColumnsAttr: a matmul with few rows, whose
-/// weights each workgroup then reads a slice of, once).
-unsigned splitDimension(mlir::Type shaped, bool columns = false);
+/// otherwise leave a single workgroup. With `columns` (c > 0), dimension
+/// rank - c instead: the last (c = 1; a kernel marked kSplitColumnsAttr: a
+/// matmul with few rows, whose weights each workgroup then reads a slice of,
+/// once) or the strips of columns of a packed matmul's M x N1 x n0 output
+/// (c = 2).
+unsigned splitDimension(mlir::Type shaped, unsigned columns = 0);
 
-/// Whether `kernel` is split along columns (kSplitColumnsAttr).
-bool splitsColumns(mlir::func::FuncOp kernel);
+/// How `kernel` is split along columns (kSplitColumnsAttr): 0 (by rows), 1
+/// or 2, as for splitDimension.
+unsigned splitsColumns(mlir::func::FuncOp kernel);
 
 /// The loop a kernel is split along for `op`: the parallel loop that walks
 /// the split dimension of its first output. std::nullopt when there is none.
 std::optional<unsigned> defaultDistributedLoop(mlir::linalg::LinalgOp op,
-                                               bool columns = false);
+                                               unsigned columns = 0);
 
 /// Checks that splitting `kernel` along `distributedLoop(op)` of each of its
 /// linalg ops, with the same tile for all, keeps every workgroup to the data

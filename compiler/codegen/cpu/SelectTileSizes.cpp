@@ -174,15 +174,21 @@ struct CPUSelectTileSizesPass
     // workgroup stream all of the weights (a BERT layer at sequence 16:
     // twice 2.4 MB per matmul; ResNet-18's last convolutions: 9.4 MB of
     // filter for each of 7 rows).
-    bool columns = false;
-    if (isKernel(func) && userLoop.empty() && prefersColumns(ops)) {
-      func->setAttr(kSplitColumnsAttr, UnitAttr::get(func.getContext()));
-      columns = succeeded(checkDistributable(
-          func,
-          [](linalg::LinalgOp op) { return defaultDistributedLoop(op, true); },
-          /*emitErrors=*/false));
-      if (!columns)
+    unsigned columns = isKernel(func) && userLoop.empty() ? prefersColumns(ops) : 0;
+    if (columns) {
+      Builder b(func.getContext());
+      func->setAttr(kSplitColumnsAttr, columns == 1
+                                           ? Attribute(b.getUnitAttr())
+                                           : b.getI64IntegerAttr(columns));
+      if (failed(checkDistributable(
+              func,
+              [&](linalg::LinalgOp op) {
+                return defaultDistributedLoop(op, columns);
+              },
+              /*emitErrors=*/false))) {
+        columns = 0;
         func->removeAttr(kSplitColumnsAttr);
+      }
     }
     auto distributedLoop = [&](linalg::LinalgOp op) -> std::optional<unsigned> {
       if (!sizes.contains(op)) {
@@ -223,16 +229,20 @@ struct CPUSelectTileSizesPass
     return root;
   }
 
-  /// Whether the op with the most iterations is a matmul (no batch loops)
-  /// with at most 4 register tiles of rows, or at most kBlockedRows rows and
-  /// enough work per row to be blocked for the caches, and at least 4
-  /// register tiles of columns, all static, or a 2-D NHWC convolution whose filter is over
-  /// kLargeFilterBytes with at least 4 registers of output channels.
+  /// How the kernel is split by columns (splitDimension), 0 when it is
+  /// not: 1 when the op with the most iterations is a matmul (no batch
+  /// loops) with at most 4 register tiles of rows, or at most kBlockedRows
+  /// rows and enough work per row to be blocked for the caches, and at least
+  /// 4 register tiles of columns, all static, or a 2-D NHWC convolution
+  /// whose filter is over kLargeFilterBytes with at least 4 registers of
+  /// output channels; 2 when it is such a matmul with packed weights
+  /// (strata-pack-weights: m x n1 x n0 output, n1 the strips of columns),
+  /// split along the strips.
   static constexpr int64_t kLargeFilterBytes = 1 << 20;
-  bool prefersColumns(ArrayRef<linalg::LinalgOp> ops) const {
+  unsigned prefersColumns(ArrayRef<linalg::LinalgOp> ops) const {
     linalg::LinalgOp root = rootOp(ops);
     if (!root)
-      return false;
+      return 0;
     if (isa<linalg::Conv2DNhwcHwcfOp>(root)) {
       auto filter =
           cast<ShapedType>(root.getDpsInputOperand(1)->get().getType());
@@ -248,17 +258,22 @@ struct CPUSelectTileSizesPass
     FailureOr<linalg::ContractionDimensions> dims =
         linalg::inferContractionDims(root);
     if (failed(dims) || !dims->batch.empty() || dims->m.size() != 1 ||
-        dims->n.size() != 1 || dims->k.empty())
-      return false;
+        dims->n.empty() || dims->n.size() > 2 || dims->k.empty())
+      return 0;
     SmallVector<int64_t> ranges = root.getStaticLoopRanges();
-    int64_t m = ranges[dims->m.front()], n = ranges[dims->n.front()];
+    int64_t m = ranges[dims->m.front()], n = 1;
+    for (unsigned loop : dims->n)
+      n = ShapedType::isDynamic(ranges[loop]) || ShapedType::isDynamic(n)
+              ? ShapedType::kDynamic
+              : n * ranges[loop];
     int64_t lanes =
         vectorLanes(root.getDpsInitOperand(0)->get().getType(), vectorBits);
     if (ShapedType::isDynamic(m) || ShapedType::isDynamic(n) ||
         n < 4 * matmulVectors * lanes)
-      return false;
+      return 0;
+    unsigned columns = dims->n.size();
     if (m <= 4 * matmulRows)
-      return true;
+      return columns;
     // A matmul blocked for the caches takes kBlockedRows rows per workgroup
     // (workgroupTile): with no more rows than that, a split by rows would
     // leave it one workgroup (an encoder layer's 128 x 256 x 1024 matmuls).
@@ -266,7 +281,7 @@ struct CPUSelectTileSizesPass
         llvm::map_to_vector(dims->k,
                             [&](unsigned loop) { return ranges[loop]; }),
         dynamicExtent);
-    return m <= kBlockedRows && n * k >= 256 * 256;
+    return m <= kBlockedRows && n * k >= 256 * 256 ? columns : 0;
   }
 
   /// The rows of the distributed loop one workgroup gets: about

@@ -385,13 +385,18 @@ struct CPUTileAndVectorizePass
     blocks.sizes.assign(op.getNumLoops(), 0);
     FailureOr<linalg::ContractionDimensions> dims =
         linalg::inferContractionDims(op);
-    if (failed(dims) || dims->m.size() != 1 || dims->n.size() != 1 ||
-        dims->k.size() != 1)
+    // One n loop, or two: the strips of a packed weight's columns and the
+    // columns of a strip (strata-pack-weights), blocked by whole strips.
+    if (failed(dims) || dims->m.size() != 1 || dims->n.empty() ||
+        dims->n.size() > 2 || dims->k.size() != 1)
       return blocks;
     SmallVector<int64_t> ranges = op.getStaticLoopRanges();
     unsigned m = dims->m.front();
     blocks.n = dims->n.front();
     blocks.k = dims->k.front();
+    int64_t strip = dims->n.size() == 2 ? ranges[dims->n.back()] : 1;
+    if (ShapedType::isDynamic(strip))
+      return blocks;
     auto large = [](int64_t extent, int64_t block) {
       return !ShapedType::isDynamic(extent) && extent > block;
     };
@@ -399,8 +404,9 @@ struct CPUTileAndVectorizePass
     // reads each weight once whatever the order.
     if (ShapedType::isDynamic(ranges[m]) || ranges[m] < 16)
       return blocks;
-    if (large(ranges[blocks.n], kCacheColumns))
-      blocks.sizes[blocks.n] = kCacheColumns;
+    int64_t columns = std::max<int64_t>(1, kCacheColumns / strip);
+    if (large(ranges[blocks.n], columns))
+      blocks.sizes[blocks.n] = columns;
     if (large(ranges[blocks.k], kCacheDepth))
       blocks.sizes[blocks.k] = kCacheDepth;
     return blocks;

@@ -79,11 +79,10 @@ std::optional<ConstantBytes> constantBytes(Value value) {
   return bytes;
 }
 
-/// A constant of `type` holding `data` (or the splat of `from`), of the same
-/// kind as `from`.
-Value makeConstant(PatternRewriter &rewriter, Location loc,
-                   RankedTensorType type, const ConstantBytes &from,
-                   ArrayRef<char> data) {
+/// A constant attribute of `type` holding `data` (or the splat of `from`), of
+/// the same kind as `from`.
+TypedAttr makeConstantAttr(RankedTensorType type, const ConstantBytes &from,
+                           ArrayRef<char> data) {
   Attribute attr;
   if (from.splat)
     attr = SplatElementsAttr::get(type, from.splatValue);
@@ -93,7 +92,7 @@ Value makeConstant(PatternRewriter &rewriter, Location loc,
         HeapAsmResourceBlob::allocateAndCopyWithAlign(data, alignof(uint64_t)));
   else
     attr = DenseElementsAttr::getFromRawBuffer(type, data);
-  return arith::ConstantOp::create(rewriter, loc, type, cast<TypedAttr>(attr));
+  return cast<TypedAttr>(attr);
 }
 
 /// out[i] = in[j] where the loop point that writes output index i reads input
@@ -135,26 +134,38 @@ std::vector<char> permute(ArrayRef<char> in, ArrayRef<int64_t> inShape,
   return out;
 }
 
+/// Folded permutations by input constant, maps and result type: the same
+/// weight relaid out the same way in several functions (entry points for
+/// batch 1 and batch 32) is computed and stored once.
+using PermutationKey = std::tuple<Attribute, AffineMap, AffineMap, Type>;
+using PermutationCache = DenseMap<PermutationKey, TypedAttr>;
+
 LogicalResult foldPermutation(PatternRewriter &rewriter, Operation *op,
                               Value input, AffineMap inputMap,
-                              AffineMap outputMap) {
+                              AffineMap outputMap, PermutationCache &cache) {
   std::optional<ConstantBytes> bytes = constantBytes(input);
-  if (!bytes)
+  Attribute inputAttr;
+  if (!bytes || !matchPattern(input, m_Constant(&inputAttr)))
     return rewriter.notifyMatchFailure(op, "input is not a constant");
   auto inType = cast<RankedTensorType>(input.getType());
   auto outType = cast<RankedTensorType>(op->getResult(0).getType());
-  std::vector<char> data;
-  if (!bytes->splat)
-    data = permute(bytes->data, inType.getShape(), inputMap,
-                   outType.getShape(), outputMap,
-                   inType.getElementTypeBitWidth() / 8);
-  rewriter.replaceOp(op, makeConstant(rewriter, op->getLoc(), outType, *bytes,
-                                      data));
+  TypedAttr &folded = cache[{inputAttr, inputMap, outputMap, outType}];
+  if (!folded) {
+    std::vector<char> data;
+    if (!bytes->splat)
+      data = permute(bytes->data, inType.getShape(), inputMap,
+                     outType.getShape(), outputMap,
+                     inType.getElementTypeBitWidth() / 8);
+    folded = makeConstantAttr(outType, *bytes, data);
+  }
+  rewriter.replaceOpWithNewOp<arith::ConstantOp>(op, outType, folded);
   return success();
 }
 
 struct FoldTranspose : OpRewritePattern<linalg::TransposeOp> {
-  using OpRewritePattern::OpRewritePattern;
+  FoldTranspose(MLIRContext *context, PermutationCache &cache)
+      : OpRewritePattern(context), cache(cache) {}
+  PermutationCache &cache;
   LogicalResult matchAndRewrite(linalg::TransposeOp op,
                                 PatternRewriter &rewriter) const override {
     if (!op.hasPureTensorSemantics())
@@ -166,12 +177,15 @@ struct FoldTranspose : OpRewritePattern<linalg::TransposeOp> {
         op.getPermutation().size(), context);
     AffineMap inputMap = AffineMap::getPermutationMap(
         invertPermutationVector(op.getPermutation()), context);
-    return foldPermutation(rewriter, op, op.getInput(), inputMap, outputMap);
+    return foldPermutation(rewriter, op, op.getInput(), inputMap, outputMap,
+                           cache);
   }
 };
 
 struct FoldCopyGeneric : OpRewritePattern<linalg::GenericOp> {
-  using OpRewritePattern::OpRewritePattern;
+  FoldCopyGeneric(MLIRContext *context, PermutationCache &cache)
+      : OpRewritePattern(context), cache(cache) {}
+  PermutationCache &cache;
   LogicalResult matchAndRewrite(linalg::GenericOp op,
                                 PatternRewriter &rewriter) const override {
     if (!op.hasPureTensorSemantics() || op.getNumDpsInputs() != 1 ||
@@ -186,7 +200,7 @@ struct FoldCopyGeneric : OpRewritePattern<linalg::GenericOp> {
     if (!maps[0].isPermutation() || !maps[1].isPermutation())
       return failure();
     return foldPermutation(rewriter, op, op.getDpsInputs()[0], maps[0],
-                           maps[1]);
+                           maps[1], cache);
   }
 };
 
@@ -201,8 +215,15 @@ struct FoldReshape : OpRewritePattern<ReshapeOp> {
     // a free view, and folding would store the data twice.
     if (!bytes || !type || !type.hasStaticShape() || !op.getSrc().hasOneUse())
       return failure();
-    rewriter.replaceOp(op, makeConstant(rewriter, op.getLoc(), type, *bytes,
-                                        bytes->data));
+    // A blob keeps its bytes: the reshaped constant refers to the same one.
+    Attribute attr;
+    matchPattern(op.getSrc(), m_Constant(&attr));
+    TypedAttr folded;
+    if (auto resource = dyn_cast<DenseResourceElementsAttr>(attr))
+      folded = DenseResourceElementsAttr::get(type, resource.getRawHandle());
+    else
+      folded = makeConstantAttr(type, *bytes, bytes->data);
+    rewriter.replaceOpWithNewOp<arith::ConstantOp>(op, type, folded);
     return success();
   }
 };
@@ -222,8 +243,9 @@ struct ConstEvalPass : PassWrapper<ConstEvalPass, OperationPass<>> {
   void runOnOperation() override {
     MLIRContext *context = &getContext();
     RewritePatternSet patterns(context);
-    patterns.add<FoldTranspose, FoldCopyGeneric,
-                 FoldReshape<tensor::ExpandShapeOp>,
+    PermutationCache cache;
+    patterns.add<FoldTranspose, FoldCopyGeneric>(context, cache);
+    patterns.add<FoldReshape<tensor::ExpandShapeOp>,
                  FoldReshape<tensor::CollapseShapeOp>>(context);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();

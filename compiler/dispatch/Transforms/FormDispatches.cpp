@@ -498,6 +498,7 @@ void registerDispatchPasses() {
   PassRegistration<Pass>([] { return createAssertShapesPass(); });
   PassRegistration<Pass>([] { return createConstEvalPass(); });
   PassRegistration<Pass>([] { return createChannelsLastPass(); });
+  PassRegistration<Pass>([] { return createPackWeightsPass(); });
 }
 
 } // namespace strata::flow

@@ -41,6 +41,11 @@ std::unique_ptr<mlir::Pass> createChannelsLastPass();
 /// compile time (see ConstEval.cpp).
 std::unique_ptr<mlir::Pass> createConstEvalPass();
 
+/// strata-pack-weights: constant matmul weights stored in strips of the
+/// columns a tile reads, the matmul a contraction over the expanded output
+/// (see PackWeights.cpp); strata-const-eval then packs the constants.
+std::unique_ptr<mlir::Pass> createPackWeightsPass();
+
 /// strata-assert-shapes: states on the host, as flow.check_equal, every
 /// relation between dynamic dimensions that a linalg op, a tensor.concat or a
 /// tensor.expand_shape relies on (see AssertShapes.cpp).
@@ -48,7 +53,7 @@ std::unique_ptr<mlir::Pass> createAssertShapesPass();
 
 /// Registers the passes for strata-opt (--strata-form-dispatches,
 /// --strata-fuse-elementwise, --strata-assert-shapes,
-/// --strata-const-eval, --strata-channels-last).
+/// --strata-const-eval, --strata-channels-last, --strata-pack-weights).
 void registerDispatchPasses();
 
 } // namespace strata::flow

@@ -190,3 +190,32 @@ func.func private @helper(%a: memref<64xf32>) {
   linalg.fill ins(%zero : f32) outs(%a : memref<64xf32>)
   return
 }
+
+// A matmul with packed weights (strata-pack-weights: 16 x 24 x 64 output,
+// weights in 24 strips of 64 columns) and its bias add split along the
+// strips: split_columns = 2 (the second dimension from the end), the same
+// tile of strips for both ops (one: a strip is 16 x 384 x 64 iterations,
+// more than a workgroup's share), and the contraction's register tile along
+// the columns of a strip.
+// CHECK-LABEL: func.func @packed_few_rows
+// CHECK-SAME: strata_cpu.split_columns = 2
+// CHECK: linalg.generic {{[{].*}}strata_cpu.tile_sizes = {vector = array<i64: 8, 1, 16, 1>, workgroup = array<i64: 0, 1, 0, 0>}
+// CHECK: linalg.generic {{[{].*}}workgroup = array<i64: 0, 1, 0>}
+func.func @packed_few_rows(%a: memref<16x384xf32>, %b: memref<24x384x64xf32>, %bias: memref<24x64xf32>, %c: memref<16x24x64xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(m, n1, n0, k) -> (m, k)>, affine_map<(m, n1, n0, k) -> (n1, k, n0)>, affine_map<(m, n1, n0, k) -> (m, n1, n0)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%a, %b : memref<16x384xf32>, memref<24x384x64xf32>) outs(%c : memref<16x24x64xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(m, n1, n0) -> (n1, n0)>, affine_map<(m, n1, n0) -> (m, n1, n0)>],
+                  iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%bias : memref<24x64xf32>) outs(%c : memref<16x24x64xf32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %s = arith.addf %x, %acc : f32
+    linalg.yield %s : f32
+  }
+  return
+}

@@ -1,0 +1,283 @@
+//===- PackWeights.cpp - Constant matmul weights in the tiles' layout -----===//
+//
+// strata-pack-weights: a linalg.matmul C[M, N] += A[M, K] * B[K, N] whose B
+// is a constant reads, for each tile of n0 output columns, a strip of n0
+// elements from every one of B's K rows: short pieces a whole row apart,
+// which neither the prefetchers nor the TLB like (a 784 x 512 weight: 256
+// bytes out of every 2 KiB). Packed, B is stored as Bp[N / n0][K][n0], so a
+// tile's weights are one contiguous run, and the matmul becomes a contraction
+// over the expanded output C[M, N / n0, n0]:
+//
+//   %bp = linalg.transpose (tensor.expand_shape %b to K x N1 x n0) [1, 0, 2]
+//   %c3 = linalg.generic (m, n1, n0, k): A(m, k) * Bp(n1, k, n0) -> C(m, n1, n0)
+//   %c  = tensor.collapse_shape %c3 to M x N
+//
+// strata-const-eval then computes %bp at compile time, so the module stores
+// the packed weight and nothing moves at run time. The collapse is a view on
+// the host; elementwise ops that read the result (bias, activation, a
+// residual add) are rewritten to work on the expanded shape too, so that
+// dispatch formation keeps them in the contraction's kernel.
+//
+// n0 is 64, 32 or 16 elements, the largest that divides N (N a multiple of
+// 16, and at least two strips); the CPU code generator tiles n0 by whole
+// vector registers and splits the kernel along N / n0.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/dispatch/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tensor/Transforms/Transforms.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+using namespace mlir;
+
+namespace strata::flow {
+namespace {
+
+/// Marks the contractions this pass made and the elementwise ops it moved to
+/// their expanded shape: their results are collapsed back to M x N.
+constexpr llvm::StringLiteral kPackedAttr = "flow.packed";
+
+/// The strip width for N columns: 64, 32 or 16, with at least two strips.
+int64_t stripWidth(int64_t n) {
+  for (int64_t width : {64, 32, 16})
+    if (n % width == 0 && n / width >= 2)
+      return width;
+  return 0;
+}
+
+/// `value` with dimension `dim` split into (size / width, width).
+Value expandDim(PatternRewriter &rewriter, Location loc, Value value,
+                unsigned dim, int64_t width) {
+  auto type = cast<RankedTensorType>(value.getType());
+  SmallVector<int64_t> shape;
+  SmallVector<ReassociationIndices> groups;
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    if (d == dim) {
+      groups.push_back({int64_t(shape.size()), int64_t(shape.size()) + 1});
+      shape.append({type.getDimSize(d) / width, width});
+    } else {
+      groups.push_back({int64_t(shape.size())});
+      shape.push_back(type.getDimSize(d));
+    }
+  }
+  return tensor::ExpandShapeOp::create(
+      rewriter, loc, RankedTensorType::get(shape, type.getElementType()),
+      value, groups);
+}
+
+/// `value` (rank r + 1, dimensions dim and dim + 1 the split ones) collapsed
+/// back to rank r.
+Value collapseDim(PatternRewriter &rewriter, Location loc, Value value,
+                  unsigned dim) {
+  auto type = cast<RankedTensorType>(value.getType());
+  SmallVector<ReassociationIndices> groups;
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    if (d == dim + 1)
+      continue;
+    groups.push_back(d == dim ? ReassociationIndices{d, d + 1}
+                              : ReassociationIndices{d});
+  }
+  auto collapse = tensor::CollapseShapeOp::create(rewriter, loc, value, groups);
+  collapse->setAttr(kPackedAttr, rewriter.getUnitAttr());
+  return collapse;
+}
+
+struct PackMatmul : OpRewritePattern<linalg::MatmulOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(linalg::MatmulOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!op.hasPureTensorSemantics() ||
+        op.getIndexingMapsArray() !=
+            linalg::MatmulOp::getDefaultIndexingMaps(op.getContext()))
+      return failure();
+    Value a = op.getDpsInputs()[0], b = op.getDpsInputs()[1];
+    Value c = op.getDpsInits()[0];
+    auto aType = cast<RankedTensorType>(a.getType());
+    auto bType = cast<RankedTensorType>(b.getType());
+    auto cType = cast<RankedTensorType>(c.getType());
+    Type element = cType.getElementType();
+    if (!aType.hasStaticShape() || !bType.hasStaticShape() ||
+        !cType.hasStaticShape() || !isa<FloatType>(element) ||
+        aType.getElementType() != element || bType.getElementType() != element)
+      return rewriter.notifyMatchFailure(op, "not a static float matmul");
+    if (!matchPattern(b, m_Constant()))
+      return rewriter.notifyMatchFailure(op, "weights are not a constant");
+    int64_t k = bType.getDimSize(0), n = bType.getDimSize(1);
+    int64_t width = stripWidth(n);
+    if (!width)
+      return rewriter.notifyMatchFailure(op, "columns not in strips");
+
+    Location loc = op.getLoc();
+    Value strips = expandDim(rewriter, loc, b, 1, width); // K x N1 x n0
+    Value empty = tensor::EmptyOp::create(
+        rewriter, loc, SmallVector<int64_t>{n / width, k, width}, element);
+    Value packed = linalg::TransposeOp::create(rewriter, loc, strips, empty,
+                                               ArrayRef<int64_t>{1, 0, 2})
+                       ->getResult(0);
+    Value init = expandDim(rewriter, loc, c, 1, width); // M x N1 x n0
+
+    MLIRContext *context = op.getContext();
+    AffineExpr m, n1, n0, kk;
+    bindDims(context, m, n1, n0, kk);
+    SmallVector<AffineMap> maps = {
+        AffineMap::get(4, 0, {m, kk}, context),
+        AffineMap::get(4, 0, {n1, kk, n0}, context),
+        AffineMap::get(4, 0, {m, n1, n0}, context)};
+    SmallVector<utils::IteratorType> iterators = {
+        utils::IteratorType::parallel, utils::IteratorType::parallel,
+        utils::IteratorType::parallel, utils::IteratorType::reduction};
+    auto contraction = linalg::GenericOp::create(
+        rewriter, loc, init.getType(), ValueRange{a, packed}, ValueRange{init},
+        maps, iterators,
+        [&](OpBuilder &builder, Location at, ValueRange args) {
+          Value product = arith::MulFOp::create(builder, at, args[0], args[1]);
+          Value sum = arith::AddFOp::create(builder, at, args[2], product);
+          linalg::YieldOp::create(builder, at, sum);
+        });
+    contraction->setAttr(kPackedAttr, rewriter.getUnitAttr());
+    rewriter.replaceOp(op, collapseDim(rewriter, loc,
+                                       contraction->getResult(0), 1));
+    return success();
+  }
+};
+
+/// The packed result `value` is a collapse of, with the dimension it split.
+std::optional<std::pair<Value, unsigned>> packedSource(Value value) {
+  auto collapse = value.getDefiningOp<tensor::CollapseShapeOp>();
+  if (!collapse || !collapse->hasAttr(kPackedAttr))
+    return std::nullopt;
+  for (auto [d, group] : llvm::enumerate(collapse.getReassociationIndices()))
+    if (group.size() == 2)
+      return std::make_pair(collapse.getSrc(), unsigned(d));
+  return std::nullopt;
+}
+
+/// An elementwise linalg.generic that reads a packed result through its
+/// collapse, with an identity map, is moved to the expanded shape: the loop
+/// of the split dimension becomes two, every operand indexed by it is
+/// expanded there (a bias of N elements becomes N1 x n0; a constant one is
+/// folded by strata-const-eval), and its results are collapsed back.
+struct ExpandElementwiseConsumer : OpRewritePattern<linalg::GenericOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(linalg::GenericOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!op.hasPureTensorSemantics() || op->hasAttr(kPackedAttr) ||
+        op.getNumParallelLoops() != op.getNumLoops())
+      return failure();
+    // The split loop: the one an identity-mapped packed operand splits.
+    std::optional<unsigned> splitLoop;
+    int64_t width = 0;
+    for (OpOperand *input : op.getDpsInputOperands()) {
+      std::optional<std::pair<Value, unsigned>> source =
+          packedSource(input->get());
+      if (!source || !op.getMatchingIndexingMap(input).isIdentity())
+        continue;
+      splitLoop = source->second;
+      width = cast<RankedTensorType>(source->first.getType())
+                  .getDimSize(source->second + 1);
+      break;
+    }
+    if (!splitLoop)
+      return failure();
+    for (OpOperand &operand : op->getOpOperands()) {
+      auto type = dyn_cast<RankedTensorType>(operand.get().getType());
+      AffineMap map = op.getMatchingIndexingMap(&operand);
+      if (!type || !type.hasStaticShape() || !map.isProjectedPermutation())
+        return failure();
+      if (op.isDpsInit(&operand) && !map.isIdentity())
+        return failure();
+      std::optional<unsigned> at = map.getResultPosition(
+          getAffineDimExpr(*splitLoop, op.getContext()));
+      if (at && type.getDimSize(*at) % width != 0)
+        return failure();
+    }
+
+    // Loops: d < split stay, split becomes (split, split + 1), d > split
+    // shifts by one.
+    MLIRContext *context = op.getContext();
+    Location loc = op.getLoc();
+    unsigned loops = op.getNumLoops() + 1;
+    SmallVector<Value> inputs, inits;
+    SmallVector<AffineMap> maps;
+    for (OpOperand &operand : op->getOpOperands()) {
+      AffineMap map = op.getMatchingIndexingMap(&operand);
+      SmallVector<AffineExpr> results;
+      std::optional<unsigned> splitAt;
+      for (auto [position, expr] : llvm::enumerate(map.getResults())) {
+        unsigned loop = cast<AffineDimExpr>(expr).getPosition();
+        if (loop == *splitLoop) {
+          splitAt = position;
+          results.push_back(getAffineDimExpr(loop, context));
+          results.push_back(getAffineDimExpr(loop + 1, context));
+        } else {
+          results.push_back(
+              getAffineDimExpr(loop < *splitLoop ? loop : loop + 1, context));
+        }
+      }
+      maps.push_back(AffineMap::get(loops, 0, results, context));
+      Value value = operand.get();
+      std::optional<std::pair<Value, unsigned>> source = packedSource(value);
+      if (source && splitAt && source->second == *splitAt)
+        value = source->first;
+      else if (splitAt)
+        value = expandDim(rewriter, loc, value, *splitAt, width);
+      (op.isDpsInit(&operand) ? inits : inputs).push_back(value);
+    }
+    SmallVector<utils::IteratorType> iterators(loops,
+                                               utils::IteratorType::parallel);
+    SmallVector<Type> types = llvm::map_to_vector(
+        inits, [](Value init) { return init.getType(); });
+    auto expanded = linalg::GenericOp::create(rewriter, loc, types, inputs,
+                                              inits, maps, iterators);
+    rewriter.inlineRegionBefore(op.getRegion(), expanded.getRegion(),
+                                expanded.getRegion().begin());
+    expanded->setAttr(kPackedAttr, rewriter.getUnitAttr());
+    SmallVector<Value> results;
+    for (Value result : expanded->getResults())
+      results.push_back(collapseDim(rewriter, loc, result, *splitLoop));
+    rewriter.replaceOp(op, results);
+    return success();
+  }
+};
+
+struct PackWeightsPass : PassWrapper<PackWeightsPass, OperationPass<>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(PackWeightsPass)
+
+  StringRef getArgument() const override { return "strata-pack-weights"; }
+  StringRef getDescription() const override {
+    return "Stores constant matmul weights in strips of the columns a tile "
+           "reads";
+  }
+  void getDependentDialects(DialectRegistry &registry) const override {
+    registry.insert<arith::ArithDialect, linalg::LinalgDialect,
+                    tensor::TensorDialect>();
+  }
+
+  void runOnOperation() override {
+    MLIRContext *context = &getContext();
+    RewritePatternSet patterns(context);
+    patterns.add<PackMatmul, ExpandElementwiseConsumer>(context);
+    // An expanded output starts as an expanded fill of an empty tensor: a
+    // fill of a new empty tensor of the expanded shape, which dispatch
+    // formation keeps inside the kernel.
+    linalg::FillOp::getCanonicalizationPatterns(patterns, context);
+    tensor::populateFoldTensorEmptyPatterns(patterns);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      return signalPassFailure();
+    // The marks served the rewrite only.
+    getOperation()->walk([](Operation *op) { op->removeAttr(kPackedAttr); });
+  }
+};
+
+} // namespace
+
+std::unique_ptr<Pass> createPackWeightsPass() {
+  return std::make_unique<PackWeightsPass>();
+}
+
+} // namespace strata::flow
