@@ -100,6 +100,36 @@ std::optional<unsigned> defaultDistributedLoop(linalg::LinalgOp op,
   return dim.getPosition();
 }
 
+std::optional<PackedConvolution>
+matchPackedConvolution(linalg::LinalgOp op) {
+  if (!isa<linalg::GenericOp>(op) || op.getNumLoops() != 8 ||
+      op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
+      op.getNumParallelLoops() != 5)
+    return std::nullopt;
+  FailureOr<linalg::ConvolutionDimensions> dims =
+      linalg::inferConvolutionDims(op);
+  if (failed(dims) || dims->batch.size() != 1 ||
+      dims->outputImage.size() != 2 || dims->outputChannel.size() != 2 ||
+      dims->filterLoop.size() != 2 || dims->inputChannel.size() != 1 ||
+      !dims->depth.empty())
+    return std::nullopt;
+  MLIRContext *context = op->getContext();
+  AffineExpr n, oh, ow, f1, f0, kh, kw, c;
+  bindDims(context, n, oh, ow, f1, f0, kh, kw, c);
+  SmallVector<AffineMap> expected = {
+      AffineMap::get(8, 0,
+                     {n, oh * dims->strides[0] + kh * dims->dilations[0],
+                      ow * dims->strides[1] + kw * dims->dilations[1], c},
+                     context),
+      AffineMap::get(8, 0, {f1, kh, kw, c, f0}, context),
+      AffineMap::get(8, 0, {n, oh, ow, f1, f0}, context)};
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  for (auto [map, want] : llvm::zip(maps, expected))
+    if (simplifyAffineMap(map) != simplifyAffineMap(want))
+      return std::nullopt;
+  return PackedConvolution{dims->strides[1], dims->dilations[1]};
+}
+
 Value getBufferRoot(Value memref) {
   while (auto view = memref.getDefiningOp<ViewLikeOpInterface>())
     memref = view.getViewSource();

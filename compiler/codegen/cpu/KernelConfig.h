@@ -93,6 +93,16 @@ unsigned splitsColumns(mlir::func::FuncOp kernel);
 std::optional<unsigned> defaultDistributedLoop(mlir::linalg::LinalgOp op,
                                                unsigned columns = 0);
 
+/// A 2-D NHWC convolution with a packed filter (strata-pack-weights): a
+/// linalg.generic over loops (n, oh, ow, f1, f0, kh, kw, c) reading
+/// input(n, oh * sh + kh * dh, ow * sw + kw * dw, c) and filter(f1, kh, kw,
+/// c, f0), accumulating into output(n, oh, ow, f1, f0).
+struct PackedConvolution {
+  int64_t strideW = 1, dilationW = 1;
+};
+std::optional<PackedConvolution>
+matchPackedConvolution(mlir::linalg::LinalgOp op);
+
 /// Checks that splitting `kernel` along `distributedLoop(op)` of each of its
 /// linalg ops, with the same tile for all, keeps every workgroup to the data
 /// it writes itself: the body is one block of linalg ops, allocations (each

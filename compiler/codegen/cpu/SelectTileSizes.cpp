@@ -87,6 +87,17 @@ struct CPUSelectTileSizesPass
     auto outLanes = [&] {
       return vectorLanes(op.getDpsInitOperand(0)->get().getType(), vectorBits);
     };
+    // The same with a packed filter (strata-pack-weights): the registers
+    // of channels within one strip.
+    if (matchPackedConvolution(op)) {
+      SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+      int64_t registers =
+          !ShapedType::isDynamic(ranges[2]) && ranges[2] < 16 ? 2 : 1;
+      int64_t channels = registers * outLanes();
+      if (!ShapedType::isDynamic(ranges[4]))
+        channels = std::min(channels, ranges[4]);
+      return {1, 1, 8, 1, channels, 1, 0, 1}; // n oh ow f1 f0 kh kw c
+    }
     if (isa<linalg::Conv2DNhwcHwcfOp>(op)) {
       // Narrow images (7 columns: ResNet's last layers) take two registers
       // of channels, so that there are enough accumulators per input load.
@@ -243,6 +254,16 @@ struct CPUSelectTileSizesPass
     linalg::LinalgOp root = rootOp(ops);
     if (!root)
       return 0;
+    if (matchPackedConvolution(root)) {
+      auto filter =
+          cast<ShapedType>(root.getDpsInputOperand(1)->get().getType());
+      return filter.hasStaticShape() &&
+                     filter.getNumElements() *
+                             (filter.getElementTypeBitWidth() / 8) >
+                         kLargeFilterBytes
+                 ? 2
+                 : 0;
+    }
     if (isa<linalg::Conv2DNhwcHwcfOp>(root)) {
       auto filter =
           cast<ShapedType>(root.getDpsInputOperand(1)->get().getType());

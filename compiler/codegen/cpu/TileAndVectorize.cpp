@@ -109,7 +109,50 @@ DenseIntElementsAttr widthOf(Operation *op, StringRef name) {
 /// only. (Upstream's DownscaleSizeOneWindowed2DConvolution does this for
 /// tensors, not buffers.) Returns the new op, or null when `op` is not such
 /// a tile.
+/// A tile of a convolution with a packed filter (matchPackedConvolution)
+/// with one output row, one filter row and one strip of output channels is
+/// a 1-D convolution too, on the views without those unit dimensions.
+Operation *downscalePackedTo1D(IRRewriter &rewriter, linalg::LinalgOp op) {
+  std::optional<PackedConvolution> packed = matchPackedConvolution(op);
+  if (!packed || !op.hasPureBufferSemantics())
+    return nullptr;
+  Value input = op.getDpsInputOperand(0)->get();
+  Value filter = op.getDpsInputOperand(1)->get();
+  Value output = op.getDpsInitOperand(0)->get();
+  for (Value v : {input, filter, output}) {
+    auto type = dyn_cast<MemRefType>(v.getType());
+    if (!type || !type.hasStaticShape())
+      return nullptr;
+  }
+  auto dim = [](Value v, int64_t d) {
+    return cast<MemRefType>(v.getType()).getDimSize(d);
+  };
+  // Input H 1; filter strip and H 1 (f1, kh); output H and strip 1 (oh, f1).
+  if (dim(input, 1) != 1 || dim(filter, 0) != 1 || dim(filter, 1) != 1 ||
+      dim(output, 1) != 1 || dim(output, 3) != 1)
+    return nullptr;
+  Location loc = op.getLoc();
+  rewriter.setInsertionPoint(op);
+  Value in = dropUnitDim(rewriter, loc, input, 1);
+  Value ker = dropUnitDim(rewriter, loc,
+                          dropUnitDim(rewriter, loc, filter, 0), 0);
+  Value out = dropUnitDim(rewriter, loc,
+                          dropUnitDim(rewriter, loc, output, 3), 1);
+  auto widthAttr = [&](int64_t value) {
+    return DenseIntElementsAttr::get(
+        RankedTensorType::get({1}, rewriter.getI64Type()),
+        ArrayRef<int64_t>{value});
+  };
+  Operation *replacement = linalg::Conv1DNwcWcfOp::create(
+      rewriter, loc, TypeRange{}, ValueRange{in, ker}, ValueRange{out},
+      widthAttr(packed->strideW), widthAttr(packed->dilationW));
+  rewriter.eraseOp(op);
+  return replacement;
+}
+
 Operation *downscaleTo1D(IRRewriter &rewriter, linalg::LinalgOp op) {
+  if (Operation *packed = downscalePackedTo1D(rewriter, op))
+    return packed;
   if (!isa<linalg::Conv2DNhwcHwcfOp, linalg::DepthwiseConv2DNhwcHwcOp,
            linalg::PoolingNhwcMaxOp, linalg::PoolingNhwcMinOp,
            linalg::PoolingNhwcSumOp>(op) ||
@@ -561,7 +604,8 @@ struct CPUTileAndVectorizePass
     if (failed(sizes) || !*sizes || accessesI1Buffer(op))
       return;
     // Other convolutions (not one row of a 2-D NHWC one) stay scalar.
-    if (isa<linalg::ConvolutionOpInterface>(op.getOperation()))
+    if (isa<linalg::ConvolutionOpInterface>(op.getOperation()) ||
+        matchPackedConvolution(op))
       return;
     SmallVector<int64_t> vectorSizes = op.getStaticLoopRanges();
     bool masked = false;

@@ -59,3 +59,30 @@ func.func @dynamic_width(%in: memref<1x10x?x8xf32>, %f: memref<3x3x8x16xf32>, %o
       outs(%out : memref<1x8x?x16xf32>)
   return
 }
+
+// A convolution with a packed filter (strata-pack-weights: Wp[F1][KH][KW][C]
+// [32], output N x OH x OW x F1 x 32, stride 2 here): one row, one filter
+// row, one strip and one input channel at a time, two registers of the
+// strip's channels for a 7-wide image, each tile the 1-D op (with the W
+// stride) and then FMAs of 7 x 32 lanes (two registers each).
+// TILES-LABEL: func.func @packed
+// TILES: linalg.generic {{.*}}vector = array<i64: 1, 1, 7, 1, 32, 1, 0, 1>
+// CHECK-LABEL: func.func @packed
+// CHECK-NOT: linalg.generic
+// CHECK: scf.for {{.*}} iter_args({{.*}}) -> (vector<7x32xf32>)
+// CHECK: vector.fma {{.*}} : vector<32xf32>
+// CHECK-NOT: linalg.generic
+// CHECK: return
+func.func @packed(%in: memref<1x15x15x8xf32>, %f: memref<2x3x3x8x32xf32>, %out: memref<1x7x7x2x32xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(n, oh, ow, f1, f0, kh, kw, c) -> (n, oh * 2 + kh, ow * 2 + kw, c)>,
+                                   affine_map<(n, oh, ow, f1, f0, kh, kw, c) -> (f1, kh, kw, c, f0)>,
+                                   affine_map<(n, oh, ow, f1, f0, kh, kw, c) -> (n, oh, ow, f1, f0)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%in, %f : memref<1x15x15x8xf32>, memref<2x3x3x8x32xf32>) outs(%out : memref<1x7x7x2x32xf32>) {
+  ^bb0(%x: f32, %w: f32, %acc: f32):
+    %p = arith.mulf %x, %w : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}

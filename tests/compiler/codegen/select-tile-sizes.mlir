@@ -219,3 +219,22 @@ func.func @packed_few_rows(%a: memref<16x384xf32>, %b: memref<24x384x64xf32>, %b
   }
   return
 }
+
+// A convolution with a packed filter over 1 MiB (16 strips of 3 x 3 x 512 x
+// 32) splits along its strips, one per workgroup here.
+// CHECK-LABEL: func.func @packed_conv
+// CHECK-SAME: strata_cpu.split_columns = 2
+// CHECK: linalg.generic {{[{].*}}strata_cpu.tile_sizes = {vector = array<i64: 1, 1, 7, 1, 16, 1, 0, 1>, workgroup = array<i64: 0, 0, 0, 1, 0, 0, 0, 0>}
+func.func @packed_conv(%in: memref<1x9x9x512xf32>, %f: memref<16x3x3x512x32xf32>, %out: memref<1x7x7x16x32xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(n, oh, ow, f1, f0, kh, kw, c) -> (n, oh + kh, ow + kw, c)>,
+                                   affine_map<(n, oh, ow, f1, f0, kh, kw, c) -> (f1, kh, kw, c, f0)>,
+                                   affine_map<(n, oh, ow, f1, f0, kh, kw, c) -> (n, oh, ow, f1, f0)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%in, %f : memref<1x9x9x512xf32>, memref<16x3x3x512x32xf32>) outs(%out : memref<1x7x7x16x32xf32>) {
+  ^bb0(%x: f32, %w: f32, %acc: f32):
+    %p = arith.mulf %x, %w : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}

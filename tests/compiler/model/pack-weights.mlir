@@ -1,4 +1,5 @@
-// strata-pack-weights: a matmul whose weights are a constant becomes a
+// strata-pack-weights: a matmul whose weights are a constant (and a
+// convolution whose constant filter is large) becomes a
 // contraction over strips of n0 output columns with the weights stored
 // strip by strip (packed by strata-const-eval at compile time), and the
 // elementwise ops that read its result move to the expanded shape so that
@@ -52,6 +53,42 @@ func.func @unpacked(%x: tensor<2x4xf32>, %w: tensor<4x32xf32>) -> (tensor<2x32xf
   %f10 = linalg.fill ins(%z : f32) outs(%e10 : tensor<2x10xf32>) -> tensor<2x10xf32>
   %m10 = linalg.matmul ins(%x, %w10 : tensor<2x4xf32>, tensor<4x10xf32>) outs(%f10 : tensor<2x10xf32>) -> tensor<2x10xf32>
   return %m, %m10 : tensor<2x32xf32>, tensor<2x10xf32>
+}
+
+// -----
+
+// A convolution whose constant filter is over 1 MiB (3 x 3 x 256 x 512 f32)
+// reads it in strips of 32 output channels: Wp[16][3][3][256][32], the
+// convolution a generic over the output expanded to 1 x 7 x 7 x 16 x 32
+// (stride 2 in the input map), its batch norm in strips too.
+// CHECK-LABEL: func.func @conv_large
+// CHECK-DAG: %[[WP:.*]] = arith.constant dense<5.000000e-01> : tensor<16x3x3x256x32xf32>
+// CHECK: %[[CONV:.*]] = linalg.generic {{[{].*}}iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%arg0, %[[WP]] : tensor<1x15x15x256xf32>, tensor<16x3x3x256x32xf32>) outs(%{{.*}} : tensor<1x7x7x16x32xf32>)
+// CHECK: linalg.generic {{.*}} ins(%[[CONV]], %{{.*}} : tensor<1x7x7x16x32xf32>, tensor<16x32xf32>)
+// CHECK: tensor.collapse_shape {{.*}} : tensor<1x7x7x16x32xf32> into tensor<1x7x7x512xf32>
+// A small filter (3 x 3 x 8 x 64: 18 KiB) stays as it is.
+// CHECK: linalg.conv_2d_nhwc_hwcf {{.*}} tensor<3x3x8x64xf32>
+func.func @conv_large(%x: tensor<1x15x15x256xf32>, %y: tensor<1x9x9x8xf32>) -> (tensor<1x7x7x512xf32>, tensor<1x7x7x64xf32>) {
+  %w = arith.constant dense<0.5> : tensor<3x3x256x512xf32>
+  %scale = arith.constant dense<2.0> : tensor<512xf32>
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x7x7x512xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<1x7x7x512xf32>) -> tensor<1x7x7x512xf32>
+  %c = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : vector<2xi64>, strides = dense<2> : vector<2xi64>}
+      ins(%x, %w : tensor<1x15x15x256xf32>, tensor<3x3x256x512xf32>) outs(%f : tensor<1x7x7x512xf32>) -> tensor<1x7x7x512xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(n, h, w, c) -> (n, h, w, c)>, affine_map<(n, h, w, c) -> (c)>, affine_map<(n, h, w, c) -> (n, h, w, c)>],
+                       iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%c, %scale : tensor<1x7x7x512xf32>, tensor<512xf32>) outs(%e : tensor<1x7x7x512xf32>) {
+  ^bb0(%a: f32, %s: f32, %o: f32):
+    %m = arith.mulf %a, %s : f32
+    linalg.yield %m : f32
+  } -> tensor<1x7x7x512xf32>
+  %ws = arith.constant dense<0.25> : tensor<3x3x8x64xf32>
+  %es = tensor.empty() : tensor<1x7x7x64xf32>
+  %fs = linalg.fill ins(%z : f32) outs(%es : tensor<1x7x7x64xf32>) -> tensor<1x7x7x64xf32>
+  %cs = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>}
+      ins(%y, %ws : tensor<1x9x9x8xf32>, tensor<3x3x8x64xf32>) outs(%fs : tensor<1x7x7x64xf32>) -> tensor<1x7x7x64xf32>
+  return %r, %cs : tensor<1x7x7x512xf32>, tensor<1x7x7x64xf32>
 }
 
 // -----
