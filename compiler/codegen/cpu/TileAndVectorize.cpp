@@ -109,21 +109,35 @@ DenseIntElementsAttr widthOf(Operation *op, StringRef name) {
 /// only. (Upstream's DownscaleSizeOneWindowed2DConvolution does this for
 /// tensors, not buffers.) Returns the new op, or null when `op` is not such
 /// a tile.
+/// The input, filter (or window) and output of a convolution or pooling on
+/// statically shaped buffers, or nullopt.
+struct WindowOperands {
+  Value input, filter, output;
+};
+std::optional<WindowOperands> windowOperands(linalg::LinalgOp op) {
+  if (!op.hasPureBufferSemantics() || op.getNumDpsInputs() != 2 ||
+      op.getNumDpsInits() != 1)
+    return std::nullopt;
+  WindowOperands operands{op.getDpsInputOperand(0)->get(),
+                          op.getDpsInputOperand(1)->get(),
+                          op.getDpsInitOperand(0)->get()};
+  for (Value v : {operands.input, operands.filter, operands.output}) {
+    auto type = dyn_cast<MemRefType>(v.getType());
+    if (!type || !type.hasStaticShape())
+      return std::nullopt;
+  }
+  return operands;
+}
+
 /// A tile of a convolution with a packed filter (matchPackedConvolution)
 /// with one output row, one filter row and one strip of output channels is
 /// a 1-D convolution too, on the views without those unit dimensions.
 Operation *downscalePackedTo1D(IRRewriter &rewriter, linalg::LinalgOp op) {
   std::optional<PackedConvolution> packed = matchPackedConvolution(op);
-  if (!packed || !op.hasPureBufferSemantics())
+  std::optional<WindowOperands> operands = windowOperands(op);
+  if (!packed || !operands)
     return nullptr;
-  Value input = op.getDpsInputOperand(0)->get();
-  Value filter = op.getDpsInputOperand(1)->get();
-  Value output = op.getDpsInitOperand(0)->get();
-  for (Value v : {input, filter, output}) {
-    auto type = dyn_cast<MemRefType>(v.getType());
-    if (!type || !type.hasStaticShape())
-      return nullptr;
-  }
+  auto [input, filter, output] = *operands;
   auto dim = [](Value v, int64_t d) {
     return cast<MemRefType>(v.getType()).getDimSize(d);
   };
@@ -153,19 +167,13 @@ Operation *downscalePackedTo1D(IRRewriter &rewriter, linalg::LinalgOp op) {
 Operation *downscaleTo1D(IRRewriter &rewriter, linalg::LinalgOp op) {
   if (Operation *packed = downscalePackedTo1D(rewriter, op))
     return packed;
+  std::optional<WindowOperands> operands = windowOperands(op);
   if (!isa<linalg::Conv2DNhwcHwcfOp, linalg::DepthwiseConv2DNhwcHwcOp,
            linalg::PoolingNhwcMaxOp, linalg::PoolingNhwcMinOp,
            linalg::PoolingNhwcSumOp>(op) ||
-      !op.hasPureBufferSemantics())
+      !operands)
     return nullptr;
-  Value input = op.getDpsInputOperand(0)->get();
-  Value filter = op.getDpsInputOperand(1)->get();
-  Value output = op.getDpsInitOperand(0)->get();
-  for (Value v : {input, filter, output}) {
-    auto type = dyn_cast<MemRefType>(v.getType());
-    if (!type || !type.hasStaticShape())
-      return nullptr;
-  }
+  auto [input, filter, output] = *operands;
   auto dim = [](Value v, int64_t d) {
     return cast<MemRefType>(v.getType()).getDimSize(d);
   };

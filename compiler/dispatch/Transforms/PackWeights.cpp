@@ -95,6 +95,13 @@ Value collapseDim(PatternRewriter &rewriter, Location loc, Value value,
   return collapse;
 }
 
+/// The body of a float contraction or convolution: out += in * weight.
+void multiplyAccumulate(OpBuilder &builder, Location at, ValueRange args) {
+  Value product = arith::MulFOp::create(builder, at, args[0], args[1]);
+  Value sum = arith::AddFOp::create(builder, at, args[2], product);
+  linalg::YieldOp::create(builder, at, sum);
+}
+
 struct PackMatmul : OpRewritePattern<linalg::MatmulOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(linalg::MatmulOp op,
@@ -142,11 +149,7 @@ struct PackMatmul : OpRewritePattern<linalg::MatmulOp> {
     auto contraction = linalg::GenericOp::create(
         rewriter, loc, init.getType(), ValueRange{a, packed}, ValueRange{init},
         maps, iterators,
-        [&](OpBuilder &builder, Location at, ValueRange args) {
-          Value product = arith::MulFOp::create(builder, at, args[0], args[1]);
-          Value sum = arith::AddFOp::create(builder, at, args[2], product);
-          linalg::YieldOp::create(builder, at, sum);
-        });
+        multiplyAccumulate);
     contraction->setAttr(kPackedAttr, rewriter.getUnitAttr());
     rewriter.replaceOp(op, collapseDim(rewriter, loc,
                                        contraction->getResult(0), 1));
@@ -218,11 +221,7 @@ struct PackConvolution : OpRewritePattern<linalg::Conv2DNhwcHwcfOp> {
     auto convolution = linalg::GenericOp::create(
         rewriter, loc, init.getType(), ValueRange{input, packed},
         ValueRange{init}, maps, iterators,
-        [&](OpBuilder &builder, Location at, ValueRange args) {
-          Value product = arith::MulFOp::create(builder, at, args[0], args[1]);
-          Value sum = arith::AddFOp::create(builder, at, args[2], product);
-          linalg::YieldOp::create(builder, at, sum);
-        });
+        multiplyAccumulate);
     convolution->setAttr(kPackedAttr, rewriter.getUnitAttr());
     rewriter.replaceOp(op, collapseDim(rewriter, loc,
                                        convolution->getResult(0), 3));
