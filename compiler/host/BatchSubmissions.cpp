@@ -73,12 +73,9 @@ struct BatchSubmissionsPass
     registry.insert<flow::FlowDialect>();
   }
   void runOnOperation() override {
-    for (auto function : getOperation().getOps<func::FuncOp>()) {
-      if (function->hasAttr(flow::kKernelAttr) || function.isExternal())
-        continue;
+    for (func::FuncOp function : hostFunctions(getOperation()))
       for (Block &block : function.getBody())
         batchBlock(block);
-    }
   }
 };
 

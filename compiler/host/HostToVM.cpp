@@ -148,15 +148,11 @@ public:
     }
     std::string moduleName =
         top.getSymName() ? top.getSymName()->str() : "module";
-    SmallVector<func::FuncOp> hosts;
-    for (auto function : top.getOps<func::FuncOp>()) {
-      if (function->hasAttr(flow::kKernelAttr))
-        continue;
+    SmallVector<func::FuncOp> hosts = hostFunctions(top);
+    for (func::FuncOp function : hosts)
       if (function.isExternal())
         return function.emitOpError(
             "is a declaration; a model's functions need bodies");
-      hosts.push_back(function);
-    }
     b.setInsertionPointToEnd(top.getBody());
     vmModule = vm::ModuleOp::create(b, top.getLoc(), moduleName);
     vmModule.getBody().push_back(new Block);

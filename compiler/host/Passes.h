@@ -36,6 +36,8 @@
 
 #include <memory>
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
 
 namespace strata::host {
@@ -46,6 +48,10 @@ inline constexpr llvm::StringLiteral kTransientOffsetsAttr =
 inline constexpr llvm::StringLiteral kScratchOffsetAttr = "flow.scratch_offset";
 inline constexpr llvm::StringLiteral kDynamicSlotsAttr = "flow.dynamic_slots";
 inline constexpr llvm::StringLiteral kDynamicArenaAttr = "flow.dynamic_arena";
+
+/// The module's host functions: every func.func not marked flow.kernel (a
+/// declaration among them has no blocks).
+llvm::SmallVector<mlir::func::FuncOp> hostFunctions(mlir::ModuleOp module);
 
 /// The bytes of one element of a tensor (an i1 takes a byte).
 int64_t elementBytes(mlir::Type type);

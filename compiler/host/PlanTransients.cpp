@@ -14,6 +14,7 @@
 #include "compiler/host/KernelVariants.h"
 #include "compiler/host/MemoryPlan.h"
 #include "compiler/host/Passes.h"
+#include "llvm/ADT/SmallVectorExtras.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -166,17 +167,21 @@ struct PlanTransientsPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SymbolTable symbols(module);
-    for (auto function : module.getOps<func::FuncOp>()) {
-      if (function->hasAttr(flow::kKernelAttr) || function.isExternal())
-        continue;
+    for (func::FuncOp function : hostFunctions(module))
       for (Block &block : function.getBody())
         if (failed(planBlock(block, symbols)))
           return signalPassFailure();
-    }
   }
 };
 
 } // namespace
+
+SmallVector<func::FuncOp> hostFunctions(ModuleOp module) {
+  return llvm::filter_to_vector(module.getOps<func::FuncOp>(),
+                                [](func::FuncOp function) {
+                                  return !function->hasAttr(flow::kKernelAttr);
+                                });
+}
 
 int64_t elementBytes(Type type) {
   return std::max<int64_t>(1, (type.getIntOrFloatBitWidth() + 7) / 8);

@@ -95,13 +95,16 @@ class Handoff {
 // done. A helper that arrives after the submission ended leaves at once.
 class Team {
  public:
-  explicit Team(uint32_t threads) : state_(std::make_shared<State>()) {
+  // One thread alone needs no shared state: its ParallelFor runs inline.
+  explicit Team(uint32_t threads)
+      : state_(threads > 1 ? std::make_shared<State>() : nullptr), threads_(threads) {
     for (uint32_t i = 1; i < threads; ++i) {
       tbb::this_task_arena::enqueue(Handoff([state = state_] { Help(*state); }));
     }
-    threads_ = threads;
   }
-  ~Team() { state_->stop.store(true, std::memory_order_release); }
+  ~Team() {
+    if (state_) state_->stop.store(true, std::memory_order_release);
+  }
   Team(const Team&) = delete;
   Team& operator=(const Team&) = delete;
 
@@ -178,8 +181,8 @@ class Team {
   }
 
   std::shared_ptr<State> state_;
+  const uint64_t threads_;
   uint64_t generation_ = 0;
-  uint64_t threads_ = 1;
 };
 
 // Transfers at least this long are split into chunks for the workers; below

@@ -123,6 +123,17 @@ struct Comgr {
     }
     return true;
   }
+  // The elements of list `node`.
+  std::vector<amd_comgr_metadata_node_t> Elements(amd_comgr_metadata_node_t node) {
+    size_t count = 0;
+    amd_comgr_get_metadata_list_size(node, &count);
+    std::vector<amd_comgr_metadata_node_t> elements(count);
+    for (size_t i = 0; i < count; ++i) {
+      amd_comgr_index_list_metadata(node, i, &elements[i]);
+      Keep(elements[i]);
+    }
+    return elements;
+  }
 };
 
 std::string StatusText(amd_comgr_status_t status) {
@@ -173,12 +184,7 @@ std::optional<CodeObjectView> ReadWithComgr(const std::string& bytes, std::strin
     return std::nullopt;
   }
   comgr.Keep(kernels);
-  size_t count = 0;
-  amd_comgr_get_metadata_list_size(kernels, &count);
-  for (size_t i = 0; i < count; ++i) {
-    amd_comgr_metadata_node_t kernel;
-    amd_comgr_index_list_metadata(kernels, i, &kernel);
-    comgr.Keep(kernel);
+  for (amd_comgr_metadata_node_t kernel : comgr.Elements(kernels)) {
     std::vector<amd_comgr_metadata_node_t> fields;
     if (!comgr.Lookup(kernel, {".name", ".kernarg_segment_size", ".args"}, &fields)) {
       *error = "comgr: a kernel without .name, .kernarg_segment_size or .args";
@@ -187,13 +193,7 @@ std::optional<CodeObjectView> ReadWithComgr(const std::string& bytes, std::strin
     const std::string name = MetadataString(fields[0]);
     Kernel info;
     info.kernarg_segment_size = std::stoull(MetadataString(fields[1]));
-    const amd_comgr_metadata_node_t args = fields[2];
-    size_t arg_count = 0;
-    amd_comgr_get_metadata_list_size(args, &arg_count);
-    for (size_t a = 0; a < arg_count; ++a) {
-      amd_comgr_metadata_node_t arg;
-      amd_comgr_index_list_metadata(args, a, &arg);
-      comgr.Keep(arg);
+    for (amd_comgr_metadata_node_t arg : comgr.Elements(fields[2])) {
       if (!comgr.Lookup(arg, {".value_kind", ".offset", ".size"}, &fields)) {
         *error = "comgr: an argument without .value_kind, .offset or .size";
         return std::nullopt;

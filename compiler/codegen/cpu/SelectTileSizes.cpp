@@ -87,24 +87,23 @@ struct CPUSelectTileSizesPass
     auto outLanes = [&] {
       return vectorLanes(op.getDpsInitOperand(0)->get().getType(), vectorBits);
     };
+    // Narrow images (7 columns: ResNet's last layers) take two registers
+    // of channels, so that there are enough accumulators per input load.
+    auto channelRegisters = [&] {
+      int64_t columns = op.getStaticLoopRanges()[2];
+      return !ShapedType::isDynamic(columns) && columns < 16 ? 2 : 1;
+    };
     // The same with a packed filter (strata-pack-weights): the registers
     // of channels within one strip.
     if (matchPackedConvolution(op)) {
-      SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-      int64_t registers =
-          !ShapedType::isDynamic(ranges[2]) && ranges[2] < 16 ? 2 : 1;
-      int64_t channels = registers * outLanes();
-      if (!ShapedType::isDynamic(ranges[4]))
-        channels = std::min(channels, ranges[4]);
+      int64_t channels = channelRegisters() * outLanes();
+      int64_t strip = op.getStaticLoopRanges()[4];
+      if (!ShapedType::isDynamic(strip))
+        channels = std::min(channels, strip);
       return {1, 1, 8, 1, channels, 1, 0, 1}; // n oh ow f1 f0 kh kw c
     }
-    if (isa<linalg::Conv2DNhwcHwcfOp>(op)) {
-      // Narrow images (7 columns: ResNet's last layers) take two registers
-      // of channels, so that there are enough accumulators per input load.
-      int64_t columns = op.getStaticLoopRanges()[2];
-      int64_t registers = !ShapedType::isDynamic(columns) && columns < 16 ? 2 : 1;
-      return {1, 1, 8, registers * outLanes(), 1, 0, 1}; // n oh ow f kh kw c
-    }
+    if (isa<linalg::Conv2DNhwcHwcfOp>(op))
+      return {1, 1, 8, channelRegisters() * outLanes(), 1, 0, 1}; // n oh ow f kh kw c
     if (isa<linalg::DepthwiseConv2DNhwcHwcOp, linalg::PoolingNhwcMaxOp,
             linalg::PoolingNhwcMinOp, linalg::PoolingNhwcSumOp>(op))
       return {1, 1, 8, outLanes(), 1, 0}; // n oh ow c kh kw
@@ -254,25 +253,21 @@ struct CPUSelectTileSizesPass
     linalg::LinalgOp root = rootOp(ops);
     if (!root)
       return 0;
-    if (matchPackedConvolution(root)) {
-      auto filter =
-          cast<ShapedType>(root.getDpsInputOperand(1)->get().getType());
-      return filter.hasStaticShape() &&
-                     filter.getNumElements() *
-                             (filter.getElementTypeBitWidth() / 8) >
-                         kLargeFilterBytes
-                 ? 2
-                 : 0;
-    }
+    auto filter = [&] {
+      return cast<ShapedType>(root.getDpsInputOperand(1)->get().getType());
+    };
+    auto largeFilter = [&] {
+      return filter().hasStaticShape() &&
+             filter().getNumElements() *
+                     (filter().getElementTypeBitWidth() / 8) >
+                 kLargeFilterBytes;
+    };
+    if (matchPackedConvolution(root))
+      return largeFilter() ? 2 : 0;
     if (isa<linalg::Conv2DNhwcHwcfOp>(root)) {
-      auto filter =
-          cast<ShapedType>(root.getDpsInputOperand(1)->get().getType());
       auto output = cast<ShapedType>(root.getDpsInitOperand(0)->get().getType());
       int64_t lanes = vectorLanes(output, vectorBits);
-      return filter.hasStaticShape() && output.hasStaticShape() &&
-             filter.getNumElements() *
-                     (filter.getElementTypeBitWidth() / 8) >
-                 kLargeFilterBytes &&
+      return largeFilter() && output.hasStaticShape() &&
              output.getShape().back() >= 4 * lanes &&
              output.getShape().back() % lanes == 0;
     }

@@ -160,11 +160,7 @@ FailureOr<CUDAExecutable> compileCUDAExecutable(
   // NVVM lowering replaces the gpu.func ops), the NVVM back end, and the
   // serialization once the targets are attached.
   auto runPasses = [&](llvm::function_ref<void(PassManager &)> build) {
-    PassManager pm(context);
-    if (configure && failed(configure(pm)))
-      return failure();
-    build(pm);
-    return pm.run(module);
+    return runConfigured(module, configure, build);
   };
   FailureOr<GPUKernels> shared =
       runGPUCodegen(module, options, cudaTargetEnv(), configure);

@@ -57,6 +57,17 @@ collectEntryPoints(mlir::gpu::GPUModuleOp kernels) {
   return entries;
 }
 
+LogicalResult
+runConfigured(Operation *root,
+              llvm::function_ref<LogicalResult(PassManager &)> configure,
+              llvm::function_ref<void(PassManager &)> build) {
+  PassManager pm(root->getContext());
+  if (configure && failed(configure(pm)))
+    return failure();
+  build(pm);
+  return pm.run(root);
+}
+
 FailureOr<GPUKernels>
 runGPUCodegen(ModuleOp module, const GPUCodegenPipelineOptions &options,
               StringRef defaultTargetEnv,
@@ -65,11 +76,9 @@ runGPUCodegen(ModuleOp module, const GPUCodegenPipelineOptions &options,
   targetOptions.copyOptionValuesFrom(options);
   if (options.targetEnv.empty())
     targetOptions.targetEnv = defaultTargetEnv.str();
-  PassManager pm(module.getContext());
-  if (configure && failed(configure(pm)))
-    return failure();
-  buildGPUCodegenPipeline(pm, targetOptions);
-  if (failed(pm.run(module)))
+  if (failed(runConfigured(module, configure, [&](PassManager &pm) {
+        buildGPUCodegenPipeline(pm, targetOptions);
+      })))
     return failure();
   auto kernelModules = module.getOps<mlir::gpu::GPUModuleOp>();
   if (kernelModules.empty())

@@ -42,6 +42,13 @@ struct EntryPointInfo {
 mlir::FailureOr<std::vector<EntryPointInfo>>
 collectEntryPoints(mlir::gpu::GPUModuleOp kernels);
 
+/// Runs the passes `build` adds on `root`, in a pass manager `configure`
+/// (may be null) prepares first (instrumentation, crash reproducers).
+mlir::LogicalResult
+runConfigured(mlir::Operation *root,
+              llvm::function_ref<mlir::LogicalResult(mlir::PassManager &)> configure,
+              llvm::function_ref<void(mlir::PassManager &)> build);
+
 /// The gpu.module of GPU kernels and their entry points, after the shared
 /// GPU pipeline ran on `module` (with `defaultTargetEnv` unless `options`
 /// names a target environment). `configure` is applied to its pass manager.

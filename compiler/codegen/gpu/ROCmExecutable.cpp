@@ -171,14 +171,6 @@ FailureOr<ROCmExecutable> compileROCmExecutable(
     return emitError(loc, "the ROCm device-library folder '")
            << target.deviceLibs << "' holds no ocml.bc";
 
-  auto runPasses = [&](Operation *root,
-                       llvm::function_ref<void(PassManager &)> build) {
-    PassManager pm(context);
-    if (configure && failed(configure(pm)))
-      return failure();
-    build(pm);
-    return pm.run(root);
-  };
   FailureOr<GPUKernels> shared =
       runGPUCodegen(module, options, rocmTargetEnv(), configure);
   if (failed(shared))
@@ -206,7 +198,7 @@ FailureOr<ROCmExecutable> compileROCmExecutable(
     OwningOpRef<ModuleOp> copy = ModuleOp::create(loc);
     OpBuilder b = OpBuilder::atBlockBegin(copy->getBody());
     auto archKernels = cast<mlir::gpu::GPUModuleOp>(b.clone(*kernels));
-    if (failed(runPasses(*copy, [&](PassManager &pm) {
+    if (failed(runConfigured(*copy, configure, [&](PassManager &pm) {
           buildROCDLPipeline(pm, arch);
         })))
       return failure();
@@ -226,7 +218,7 @@ FailureOr<ROCmExecutable> compileROCmExecutable(
     GpuModuleToBinaryPassOptions binary;
     binary.compilationTarget = "bin";
     binary.toolkitPath = *toolkit;
-    if (failed(runPasses(*copy, [&](PassManager &pm) {
+    if (failed(runConfigured(*copy, configure, [&](PassManager &pm) {
           pm.addPass(createGpuModuleToBinaryPass(binary));
         })))
       return failure();

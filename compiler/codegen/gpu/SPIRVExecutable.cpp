@@ -39,12 +39,10 @@ std::vector<uint8_t> serializeMetadata(const SPIRVExecutable &executable,
 FailureOr<SPIRVExecutable> compileSPIRVExecutable(
     ModuleOp module, const GPUCodegenPipelineOptions &options,
     llvm::function_ref<LogicalResult(PassManager &)> configure) {
-  PassManager pm(module.getContext());
-  if (configure && failed(configure(pm)))
-    return failure();
-  buildGPUCodegenPipeline(pm, options);
-  buildSPIRVPipeline(pm);
-  if (failed(pm.run(module)))
+  if (failed(runConfigured(module, configure, [&](PassManager &pm) {
+        buildGPUCodegenPipeline(pm, options);
+        buildSPIRVPipeline(pm);
+      })))
     return failure();
 
   auto kernels = *module.getOps<mlir::gpu::GPUModuleOp>().begin();

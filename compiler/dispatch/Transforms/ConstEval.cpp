@@ -40,6 +40,7 @@ namespace {
 /// row-major order; empty when the constant is of another kind. A splat
 /// comes back as its single element with `splat` set.
 struct ConstantBytes {
+  Attribute attr; ///< the constant itself
   ArrayRef<char> data;
   bool splat = false;
   bool resource = false;
@@ -57,6 +58,7 @@ std::optional<ConstantBytes> constantBytes(Value value) {
   int64_t expected =
       type.getNumElements() * (element.getIntOrFloatBitWidth() / 8);
   ConstantBytes bytes;
+  bytes.attr = attr;
   if (auto resource = dyn_cast<DenseResourceElementsAttr>(attr)) {
     AsmResourceBlob *blob = resource.getRawHandle().getBlob();
     if (!blob || static_cast<int64_t>(blob->getData().size()) != expected)
@@ -144,12 +146,11 @@ LogicalResult foldPermutation(PatternRewriter &rewriter, Operation *op,
                               Value input, AffineMap inputMap,
                               AffineMap outputMap, PermutationCache &cache) {
   std::optional<ConstantBytes> bytes = constantBytes(input);
-  Attribute inputAttr;
-  if (!bytes || !matchPattern(input, m_Constant(&inputAttr)))
+  if (!bytes)
     return rewriter.notifyMatchFailure(op, "input is not a constant");
   auto inType = cast<RankedTensorType>(input.getType());
   auto outType = cast<RankedTensorType>(op->getResult(0).getType());
-  TypedAttr &folded = cache[{inputAttr, inputMap, outputMap, outType}];
+  TypedAttr &folded = cache[{bytes->attr, inputMap, outputMap, outType}];
   if (!folded) {
     std::vector<char> data;
     if (!bytes->splat)
@@ -216,10 +217,8 @@ struct FoldReshape : OpRewritePattern<ReshapeOp> {
     if (!bytes || !type || !type.hasStaticShape() || !op.getSrc().hasOneUse())
       return failure();
     // A blob keeps its bytes: the reshaped constant refers to the same one.
-    Attribute attr;
-    matchPattern(op.getSrc(), m_Constant(&attr));
     TypedAttr folded;
-    if (auto resource = dyn_cast<DenseResourceElementsAttr>(attr))
+    if (auto resource = dyn_cast<DenseResourceElementsAttr>(bytes->attr))
       folded = DenseResourceElementsAttr::get(type, resource.getRawHandle());
     else
       folded = makeConstantAttr(type, *bytes, bytes->data);

@@ -38,6 +38,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tensor/Transforms/Transforms.h"
+#include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -102,57 +103,84 @@ void multiplyAccumulate(OpBuilder &builder, Location at, ValueRange args) {
   linalg::YieldOp::create(builder, at, sum);
 }
 
+/// The element type when `op` (input, weights; one output) is static, of
+/// one float type, and its weights (input 1) a constant; null otherwise.
+FloatType packableElement(linalg::LinalgOp op) {
+  if (!op.hasPureTensorSemantics() || op.getNumDpsInputs() != 2 ||
+      op.getNumDpsInits() != 1)
+    return nullptr;
+  auto element = dyn_cast<FloatType>(
+      getElementTypeOrSelf(op.getDpsInitOperand(0)->get().getType()));
+  for (OpOperand &operand : op->getOpOperands()) {
+    auto type = cast<RankedTensorType>(operand.get().getType());
+    if (!type.hasStaticShape() || type.getElementType() != element)
+      return nullptr;
+  }
+  return matchPattern(op.getDpsInputs()[1], m_Constant()) ? element : nullptr;
+}
+
+/// The weights `weights` in strips: dimension `dim` (the last) split into
+/// (size / width, width) and the strips moved to the front, so that each
+/// strip is one contiguous run; strata-const-eval computes it.
+Value packStrips(PatternRewriter &rewriter, Location loc, Value weights,
+                 unsigned dim, int64_t width) {
+  Value strips = expandDim(rewriter, loc, weights, dim, width);
+  auto type = cast<RankedTensorType>(strips.getType());
+  SmallVector<int64_t> permutation = {int64_t(dim)};
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    if (d != int64_t(dim))
+      permutation.push_back(d);
+  Value empty = tensor::EmptyOp::create(
+      rewriter, loc, applyPermutation(type.getShape(), permutation),
+      type.getElementType());
+  return linalg::TransposeOp::create(rewriter, loc, strips, empty, permutation)
+      ->getResult(0);
+}
+
+/// Replaces `op` by a multiply-accumulate linalg.generic of `input` and
+/// `packed` into `op`'s output with dimension `dim` split into strips of
+/// `width`, collapsed back to `op`'s result type.
+void replaceByPacked(PatternRewriter &rewriter, linalg::LinalgOp op,
+                     Value input, Value packed, unsigned dim, int64_t width,
+                     ArrayRef<AffineMap> maps,
+                     ArrayRef<utils::IteratorType> iterators) {
+  Location loc = op.getLoc();
+  Value init = expandDim(rewriter, loc, op.getDpsInits()[0], dim, width);
+  auto generic = linalg::GenericOp::create(
+      rewriter, loc, init.getType(), ValueRange{input, packed},
+      ValueRange{init}, maps, iterators, multiplyAccumulate);
+  generic->setAttr(kPackedAttr, rewriter.getUnitAttr());
+  rewriter.replaceOp(op, collapseDim(rewriter, loc, generic->getResult(0), dim));
+}
+
 struct PackMatmul : OpRewritePattern<linalg::MatmulOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(linalg::MatmulOp op,
                                 PatternRewriter &rewriter) const override {
-    if (!op.hasPureTensorSemantics() ||
-        op.getIndexingMapsArray() !=
-            linalg::MatmulOp::getDefaultIndexingMaps(op.getContext()))
-      return failure();
-    Value a = op.getDpsInputs()[0], b = op.getDpsInputs()[1];
-    Value c = op.getDpsInits()[0];
-    auto aType = cast<RankedTensorType>(a.getType());
-    auto bType = cast<RankedTensorType>(b.getType());
-    auto cType = cast<RankedTensorType>(c.getType());
-    Type element = cType.getElementType();
-    if (!aType.hasStaticShape() || !bType.hasStaticShape() ||
-        !cType.hasStaticShape() || !isa<FloatType>(element) ||
-        aType.getElementType() != element || bType.getElementType() != element)
-      return rewriter.notifyMatchFailure(op, "not a static float matmul");
-    if (!matchPattern(b, m_Constant()))
-      return rewriter.notifyMatchFailure(op, "weights are not a constant");
-    int64_t k = bType.getDimSize(0), n = bType.getDimSize(1);
-    int64_t width = stripWidth(n);
+    if (op.getIndexingMapsArray() !=
+            linalg::MatmulOp::getDefaultIndexingMaps(op.getContext()) ||
+        !packableElement(op))
+      return rewriter.notifyMatchFailure(
+          op, "not a static float matmul of constant weights");
+    int64_t width = stripWidth(
+        cast<RankedTensorType>(op.getDpsInputs()[1].getType()).getDimSize(1));
     if (!width)
       return rewriter.notifyMatchFailure(op, "columns not in strips");
 
-    Location loc = op.getLoc();
-    Value strips = expandDim(rewriter, loc, b, 1, width); // K x N1 x n0
-    Value empty = tensor::EmptyOp::create(
-        rewriter, loc, SmallVector<int64_t>{n / width, k, width}, element);
-    Value packed = linalg::TransposeOp::create(rewriter, loc, strips, empty,
-                                               ArrayRef<int64_t>{1, 0, 2})
-                       ->getResult(0);
-    Value init = expandDim(rewriter, loc, c, 1, width); // M x N1 x n0
-
+    // K x N -> N1 x K x n0.
+    Value packed =
+        packStrips(rewriter, op.getLoc(), op.getDpsInputs()[1], 1, width);
     MLIRContext *context = op.getContext();
     AffineExpr m, n1, n0, kk;
     bindDims(context, m, n1, n0, kk);
-    SmallVector<AffineMap> maps = {
-        AffineMap::get(4, 0, {m, kk}, context),
-        AffineMap::get(4, 0, {n1, kk, n0}, context),
-        AffineMap::get(4, 0, {m, n1, n0}, context)};
-    SmallVector<utils::IteratorType> iterators = {
-        utils::IteratorType::parallel, utils::IteratorType::parallel,
-        utils::IteratorType::parallel, utils::IteratorType::reduction};
-    auto contraction = linalg::GenericOp::create(
-        rewriter, loc, init.getType(), ValueRange{a, packed}, ValueRange{init},
-        maps, iterators,
-        multiplyAccumulate);
-    contraction->setAttr(kPackedAttr, rewriter.getUnitAttr());
-    rewriter.replaceOp(op, collapseDim(rewriter, loc,
-                                       contraction->getResult(0), 1));
+    replaceByPacked(rewriter, op, op.getDpsInputs()[0], packed, 1, width,
+                    {AffineMap::get(4, 0, {m, kk}, context),
+                     AffineMap::get(4, 0, {n1, kk, n0}, context),
+                     AffineMap::get(4, 0, {m, n1, n0}, context)},
+                    {utils::IteratorType::parallel,
+                     utils::IteratorType::parallel,
+                     utils::IteratorType::parallel,
+                     utils::IteratorType::reduction});
     return success();
   }
 };
@@ -167,40 +195,20 @@ struct PackConvolution : OpRewritePattern<linalg::Conv2DNhwcHwcfOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(linalg::Conv2DNhwcHwcfOp op,
                                 PatternRewriter &rewriter) const override {
-    if (!op.hasPureTensorSemantics())
-      return failure();
-    Value input = op.getDpsInputs()[0], filter = op.getDpsInputs()[1];
-    Value output = op.getDpsInits()[0];
-    auto inType = cast<RankedTensorType>(input.getType());
-    auto filterType = cast<RankedTensorType>(filter.getType());
-    auto outType = cast<RankedTensorType>(output.getType());
-    Type element = outType.getElementType();
-    if (!inType.hasStaticShape() || !filterType.hasStaticShape() ||
-        !outType.hasStaticShape() || !isa<FloatType>(element) ||
-        inType.getElementType() != element ||
-        filterType.getElementType() != element)
-      return rewriter.notifyMatchFailure(op, "not a static float conv");
-    if (!matchPattern(filter, m_Constant()))
-      return rewriter.notifyMatchFailure(op, "filter is not a constant");
+    FloatType element = packableElement(op);
+    if (!element)
+      return rewriter.notifyMatchFailure(
+          op, "not a static float convolution of a constant filter");
+    auto filterType = cast<RankedTensorType>(op.getDpsInputs()[1].getType());
     int64_t f = filterType.getDimSize(3);
     if (f % kFilterStrip != 0 || f / kFilterStrip < 2 ||
-        filterType.getNumElements() * (element.getIntOrFloatBitWidth() / 8) <=
+        filterType.getNumElements() * (element.getWidth() / 8) <=
             kLargeFilterBytes)
       return rewriter.notifyMatchFailure(op, "filter small or not in strips");
 
-    Location loc = op.getLoc();
-    // W[KH][KW][C][F] -> [KH][KW][C][F1][32] -> Wp[F1][KH][KW][C][32].
-    Value strips = expandDim(rewriter, loc, filter, 3, kFilterStrip);
-    SmallVector<int64_t> packedShape = {f / kFilterStrip,
-                                        filterType.getDimSize(0),
-                                        filterType.getDimSize(1),
-                                        filterType.getDimSize(2), kFilterStrip};
-    Value empty = tensor::EmptyOp::create(rewriter, loc, packedShape, element);
-    Value packed = linalg::TransposeOp::create(rewriter, loc, strips, empty,
-                                               ArrayRef<int64_t>{3, 0, 1, 2, 4})
-                       ->getResult(0);
-    Value init = expandDim(rewriter, loc, output, 3, kFilterStrip);
-
+    // W[KH][KW][C][F] -> Wp[F1][KH][KW][C][32].
+    Value packed = packStrips(rewriter, op.getLoc(), op.getDpsInputs()[1], 3,
+                              kFilterStrip);
     auto stride = [](DenseIntElementsAttr attr, int i) {
       return attr ? attr.getValues<int64_t>()[i] : int64_t(1);
     };
@@ -208,23 +216,18 @@ struct PackConvolution : OpRewritePattern<linalg::Conv2DNhwcHwcfOp> {
     MLIRContext *context = op.getContext();
     AffineExpr n, oh, ow, f1, f0, kh, kw, c;
     bindDims(context, n, oh, ow, f1, f0, kh, kw, c);
-    SmallVector<AffineMap> maps = {
-        AffineMap::get(8, 0,
-                       {n, oh * stride(strides, 0) + kh * stride(dilations, 0),
-                        ow * stride(strides, 1) + kw * stride(dilations, 1), c},
-                       context),
-        AffineMap::get(8, 0, {f1, kh, kw, c, f0}, context),
-        AffineMap::get(8, 0, {n, oh, ow, f1, f0}, context)};
     SmallVector<utils::IteratorType> iterators(5,
                                                utils::IteratorType::parallel);
     iterators.append(3, utils::IteratorType::reduction);
-    auto convolution = linalg::GenericOp::create(
-        rewriter, loc, init.getType(), ValueRange{input, packed},
-        ValueRange{init}, maps, iterators,
-        multiplyAccumulate);
-    convolution->setAttr(kPackedAttr, rewriter.getUnitAttr());
-    rewriter.replaceOp(op, collapseDim(rewriter, loc,
-                                       convolution->getResult(0), 3));
+    replaceByPacked(
+        rewriter, op, op.getDpsInputs()[0], packed, 3, kFilterStrip,
+        {AffineMap::get(8, 0,
+                        {n, oh * stride(strides, 0) + kh * stride(dilations, 0),
+                         ow * stride(strides, 1) + kw * stride(dilations, 1), c},
+                        context),
+         AffineMap::get(8, 0, {f1, kh, kw, c, f0}, context),
+         AffineMap::get(8, 0, {n, oh, ow, f1, f0}, context)},
+        iterators);
     return success();
   }
 };
