@@ -10,6 +10,9 @@
 #if STRATA_DRIVER_CUDA
 #include "drivers/cuda/cuda_device.h"
 #endif
+#if STRATA_DRIVER_ROCM
+#include "drivers/rocm/rocm_device.h"
+#endif
 
 namespace strata::drivers {
 
@@ -32,6 +35,9 @@ static hal::DriverRegistry* CreateRegistry() {
 #endif
 #if STRATA_DRIVER_CUDA
   must(cuda::RegisterCudaDriver(*registry));
+#endif
+#if STRATA_DRIVER_ROCM
+  must(rocm::RegisterRocmDriver(*registry));
 #endif
   return registry;
 }

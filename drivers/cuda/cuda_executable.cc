@@ -2,7 +2,7 @@
 
 #include <cstring>
 
-#include "drivers/cuda/cuda_buffer.h"
+#include "drivers/cuda/cuda_device.h"
 #include "strata/schemas/cuda_executable_generated.h"
 
 namespace strata::cuda {
@@ -17,15 +17,6 @@ std::string ArchName(uint32_t arch) { return StrCat("sm_", arch); }
 // "8.0" for a ptx_version of 80.
 std::string PtxVersionString(uint32_t version) { return StrCat(version / 10, ".", version % 10); }
 
-// The sizes of the parameters the ABI gives `info`'s kernel, without the
-// optional binding lengths (schemas/cuda_executable.fbs).
-std::vector<size_t> AbiParameterSizes(const hal::EntryPointInfo& info) {
-  std::vector<size_t> sizes(info.binding_count, sizeof(CUdeviceptr));
-  if (!info.check_messages.empty()) sizes.push_back(sizeof(CUdeviceptr));
-  sizes.insert(sizes.end(), info.constant_count, sizeof(uint32_t));
-  return sizes;
-}
-
 std::string JoinSizes(const std::vector<size_t>& sizes) {
   std::string out;
   for (size_t size : sizes) out += StrCat(out.empty() ? "" : ", ", size);
@@ -38,7 +29,8 @@ std::string DescribeImage(const CudaImage& image) {
   return StrCat(image.kind == ImageKind::kPtx ? "PTX" : "cubin", " for ", ArchName(image.arch));
 }
 
-StatusOr<CudaExecutableInfo> ParseCudaExecutable(const hal::ExecutableParams& params, const CudaDeviceLimits& limits) {
+StatusOr<CudaExecutableInfo> ParseCudaExecutable(const hal::ExecutableParams& params,
+                                                 const stream::KernelLimits& limits) {
   const std::string prefix = Prefix(params);
   std::span<const uint8_t> bytes = params.metadata;
   if (bytes.size() < 8 || !flatbuffers::BufferHasIdentifier(bytes.data(), schema::cuda::CudaExecutableDefIdentifier())) {
@@ -88,41 +80,7 @@ StatusOr<CudaExecutableInfo> ParseCudaExecutable(const hal::ExecutableParams& pa
     info.images.push_back(parsed);
   }
 
-  if (!def->entry_points() || def->entry_points()->size() == 0) {
-    return InvalidArgumentError(prefix, "metadata lists no entry points");
-  }
-  for (uint32_t i = 0; i < def->entry_points()->size(); ++i) {
-    const schema::cuda::EntryPointDef* entry = def->entry_points()->Get(i);
-    STRATA_ASSIGN_OR_RETURN(hal::EntryPointInfo entry_info, hal::ReadEntryPoint(*entry, i, info.entry_points, prefix));
-    const std::string where = StrCat(prefix, "entry point '", entry_info.name, "' ");
-    const auto* size = entry->workgroup_size();
-    if (!size || size->size() != 3) {
-      return InvalidArgumentError(where, "needs a workgroup size of 3 values (x, y, z), got ", size ? size->size() : 0);
-    }
-    uint64_t threads = 1;
-    for (int d = 0; d < 3; ++d) {
-      entry_info.workgroup_size[d] = size->Get(d);
-      threads *= entry_info.workgroup_size[d];
-      if (entry_info.workgroup_size[d] == 0) {
-        return InvalidArgumentError(where, "has workgroup size ", "xyz"[d], " = 0; expected at least 1");
-      }
-      if (entry_info.workgroup_size[d] > limits.max_block_dim[d]) {
-        return FailedPreconditionError(where, "has workgroup size ", "xyz"[d], " = ", entry_info.workgroup_size[d],
-                                       "; the device allows at most ", limits.max_block_dim[d]);
-      }
-    }
-    if (threads > limits.max_threads_per_block) {
-      return FailedPreconditionError(where, "has ", threads, " threads per workgroup (", entry_info.workgroup_size[0],
-                                     "x", entry_info.workgroup_size[1], "x", entry_info.workgroup_size[2],
-                                     "); the device allows at most ", limits.max_threads_per_block, " per block");
-    }
-    if (entry->shared_memory_bytes() > limits.max_shared_memory_per_block) {
-      return FailedPreconditionError(where, "declares ", entry->shared_memory_bytes(),
-                                     " bytes of shared memory; the device allows at most ",
-                                     limits.max_shared_memory_per_block, " per block");
-    }
-    info.entry_points.push_back(std::move(entry_info));
-  }
+  STRATA_ASSIGN_OR_RETURN(info.entry_points, stream::ReadKernelEntryPoints(def->entry_points(), prefix, limits));
   return info;
 }
 
@@ -147,20 +105,16 @@ StatusOr<size_t> SelectCudaImage(std::span<const CudaImage> images, uint32_t arc
                            "higher capability; recompile the module for ", ArchName(arch));
 }
 
-StatusOr<Ref<CudaExecutable>> CudaExecutable::Create(std::shared_ptr<CudaContext> context,
-                                                     const hal::ExecutableParams& params) {
+StatusOr<Ref<stream::StreamExecutable>> LoadCudaExecutable(std::shared_ptr<CudaContext> context,
+                                                           const hal::ExecutableParams& params) {
   const std::string prefix = Prefix(params);
-  CudaDeviceLimits limits;
-  limits.max_threads_per_block = static_cast<uint32_t>(context->max_threads_per_block());
-  for (int d = 0; d < 3; ++d) limits.max_block_dim[d] = static_cast<uint32_t>(context->max_block_dim()[d]);
-  limits.max_shared_memory_per_block = static_cast<uint32_t>(context->max_shared_memory_per_block());
-  STRATA_ASSIGN_OR_RETURN(CudaExecutableInfo info, ParseCudaExecutable(params, limits));
-  StatusOr<size_t> selected = SelectCudaImage(info.images, context->arch());
+  STRATA_ASSIGN_OR_RETURN(CudaExecutableInfo info, ParseCudaExecutable(params, stream::DeviceKernelLimits(*context)));
+  StatusOr<size_t> selected = SelectCudaImage(info.images, context->compute_capability());
   if (!selected.ok()) {
     return std::move(selected).status().Annotate(prefix, "device '", context->name(), "': ");
   }
   const CudaImage& image = info.images[*selected];
-  const std::string on_device = StrCat(" on '", context->name(), "' (", ArchName(context->arch()), ")");
+  const std::string on_device = StrCat(" on '", context->name(), "' (", context->facts().arch, ")");
 
   STRATA_RETURN_IF_ERROR(context->MakeCurrent());
   const CudaFunctions& cu = context->cu();
@@ -190,59 +144,41 @@ StatusOr<Ref<CudaExecutable>> CudaExecutable::Create(std::shared_ptr<CudaContext
     if (log[0]) status = Status(status.code(), StrCat(status.message(), "; the driver's log: ", log));
     return status;
   }
-  Ref<CudaExecutable> executable =
-      Ref<CudaExecutable>::Adopt(new CudaExecutable(context, std::string(params.name), std::move(info.entry_points)));
-  executable->module_ = module;
-  for (const hal::EntryPointInfo& entry : executable->entry_points()) {
-    const std::string where = StrCat(prefix, "entry point '", entry.name, "' ");
+  auto lookup = [&](const hal::EntryPointInfo& entry) -> StatusOr<stream::KernelFunction> {
     CUfunction function = nullptr;
-    result = cu.cuModuleGetFunction(&function, module, entry.name.c_str());
+    CUresult result = cu.cuModuleGetFunction(&function, module, entry.name.c_str());
     if (result == static_cast<CUresult>(500)) {
-      return NotFoundError(where, "named in the metadata is not a .entry function of its ", DescribeImage(image),
+      return NotFoundError("named in the metadata, it is not a .entry function of its ", DescribeImage(image),
                            " (cuModuleGetFunction: ", CuResultName(result), ")");
     }
-    if (result != CUDA_SUCCESS) return CuError(result, StrCat(where, "cuModuleGetFunction"));
-    executable->functions_.push_back(function);
-
+    if (result != CUDA_SUCCESS) return CuError(result, "cuModuleGetFunction");
     int max_threads = 0, registers = 0;
     result = cu.cuFuncGetAttribute(&max_threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, function);
     if (result == CUDA_SUCCESS) result = cu.cuFuncGetAttribute(&registers, CU_FUNC_ATTRIBUTE_NUM_REGS, function);
-    if (result != CUDA_SUCCESS) return CuError(result, StrCat(where, "cuFuncGetAttribute"));
-    const uint64_t threads = uint64_t{entry.workgroup_size[0]} * entry.workgroup_size[1] * entry.workgroup_size[2];
-    if (threads > static_cast<uint64_t>(max_threads)) {
-      return FailedPreconditionError(where, "has ", threads, " threads per workgroup, but its kernel runs at most ",
-                                     max_threads, " per block", on_device, " (it uses ", registers,
-                                     " registers per thread); compile it for a smaller workgroup");
-    }
+    if (result != CUDA_SUCCESS) return CuError(result, "cuFuncGetAttribute");
 
     // The parameters the kernel declares, where the driver can list them.
-    if (!cu.cuFuncGetParamInfo) continue;
-    std::vector<size_t> declared;
-    for (size_t index = 0;; ++index) {
-      size_t offset = 0, size = 0;
-      if (cu.cuFuncGetParamInfo(function, index, &offset, &size) != CUDA_SUCCESS) break;
-      declared.push_back(size);
+    if (cu.cuFuncGetParamInfo) {
+      std::vector<size_t> declared;
+      for (size_t index = 0;; ++index) {
+        size_t offset = 0, size = 0;
+        if (cu.cuFuncGetParamInfo(function, index, &offset, &size) != CUDA_SUCCESS) break;
+        declared.push_back(size);
+      }
+      std::vector<size_t> expected = stream::AbiParameterSizes(entry);
+      std::vector<size_t> with_lengths = expected;
+      with_lengths.insert(with_lengths.end(), entry.binding_count, sizeof(uint64_t));
+      if (declared != expected && declared != with_lengths) {
+        return InvalidArgumentError(
+            "declares ", declared.size(), " parameters of ", JoinSizes(declared), " bytes; the kernel ABI ",
+            "(schemas/cuda_executable.fbs) passes ", expected.size(), " (", entry.binding_count, " binding pointers, ",
+            entry.check_messages.empty() ? "" : "the check-status pointer, ", entry.constant_count,
+            " 32-bit constants), optionally followed by ", entry.binding_count, " 64-bit binding lengths");
+      }
     }
-    std::vector<size_t> expected = AbiParameterSizes(entry);
-    std::vector<size_t> with_lengths = expected;
-    with_lengths.insert(with_lengths.end(), entry.binding_count, sizeof(uint64_t));
-    if (declared != expected && declared != with_lengths) {
-      return InvalidArgumentError(
-          where, "declares ", declared.size(), " parameters of ", JoinSizes(declared), " bytes; the kernel ABI ",
-          "(schemas/cuda_executable.fbs) passes ", expected.size(), " (", entry.binding_count, " binding pointers, ",
-          entry.check_messages.empty() ? "" : "the check-status pointer, ", entry.constant_count,
-          " 32-bit constants), optionally followed by ", entry.binding_count, " 64-bit binding lengths");
-    }
-  }
-  return executable;
-}
-
-CudaExecutable::CudaExecutable(std::shared_ptr<CudaContext> context, std::string name,
-                               std::vector<hal::EntryPointInfo> entry_points)
-    : Executable(&kCudaFamily, std::move(name), kCudaPtxFormat, std::move(entry_points)), context_(std::move(context)) {}
-
-CudaExecutable::~CudaExecutable() {
-  if (module_ && context_->MakeCurrent().ok()) context_->cu().cuModuleUnload(module_);
+    return stream::KernelFunction{function, static_cast<uint32_t>(max_threads), static_cast<uint32_t>(registers)};
+  };
+  return stream::MakeStreamExecutable(context, params, std::move(info.entry_points), module, lookup, on_device);
 }
 
 }  // namespace strata::cuda

@@ -19,9 +19,10 @@
 #include <random>
 
 #include "drivers/cuda/cuda_api.h"
-#include "drivers/cuda/cuda_command_buffer.h"
 #include "drivers/cuda/cuda_device.h"
 #include "drivers/cuda/cuda_executable.h"
+#include "drivers/stream/stream_command_buffer.h"
+#include "drivers/stream/stream_device.h"
 #include "drivers/registry.h"
 #include "hal/gpu_commands.h"
 #include "strata/schemas/cuda_executable_generated.h"
@@ -44,7 +45,7 @@ Ref<hal::Device> OpenCudaDevice(const std::string& spec = "cuda") {
 }
 
 StatusOr<cuda::CudaExecutableInfo> Parse(std::span<const uint8_t> data, const std::vector<uint8_t>& metadata,
-                                         const cuda::CudaDeviceLimits& limits = {}) {
+                                         const stream::KernelLimits& limits = {}) {
   hal::ExecutableParams params;
   params.name = "kernel";
   params.format = cuda::kCudaPtxFormat;
@@ -196,7 +197,7 @@ TEST_CASE("cuda offline: metadata is checked against the data and the limits") {
   changed.workgroup_size = {64, 32, 1};
   CheckError(refused(changed), StatusCode::kFailedPrecondition,
              {"2048 threads per workgroup (64x32x1)", "at most 1024 per block"});
-  cuda::CudaDeviceLimits small;
+  stream::KernelLimits small;
   small.max_threads_per_block = 32;
   changed = add;
   CheckError(Parse(ptx, CudaMetadata(changed), small).status(), StatusCode::kFailedPrecondition,
@@ -297,9 +298,9 @@ TEST_CASE("cuda: device info and selection") {
              {"validation"});
   // Device-local, then managed (only with concurrent managed access), then
   // pinned: host-visible buffers are managed memory where there is some.
-  const auto& context = static_cast<cuda::CudaDevice*>(device.get())->context();
+  const auto& context = static_cast<stream::StreamDevice*>(device.get())->context();
   const auto heaps = device->allocator()->heaps();
-  const bool managed = context.concurrent_managed_access();
+  const bool managed = context.facts().concurrent_managed_access;
   REQUIRE(heaps.size() == (managed ? 3u : 2u));
   CHECK(heaps[0].memory_types == hal::kMemoryDeviceLocal);
   if (managed) {
@@ -317,7 +318,7 @@ TEST_CASE("cuda: failed checks report the model's message and stop the submissio
   // Resubmitted command buffers run as graphs: the words start from zero in
   // them too.
   CheckGpuCheckWords(*device, [](CommandBuffer& command_buffer) {
-    return static_cast<cuda::CudaCommandBuffer&>(command_buffer).segment_count();
+    return static_cast<stream::StreamCommandBuffer&>(command_buffer).segment_count();
   });
 }
 
@@ -403,7 +404,7 @@ TEST_CASE("cuda: command buffers submitted again run as graphs") {
     REQUIRE(command_buffer->Update(update, history.get(), 12).ok());
     REQUIRE(command_buffer->Copy(accumulator.get(), 4092, history.get(), 0, 4).ok());
     REQUIRE(command_buffer->End().ok());
-    auto* cuda_commands = static_cast<cuda::CudaCommandBuffer*>(command_buffer.get());
+    auto* cuda_commands = static_cast<stream::StreamCommandBuffer*>(command_buffer.get());
     CHECK(cuda_commands->segment_count() == 2);
     for (int i = 1; i <= 5; ++i) {
       Status status = SubmitAndWait(*device, command_buffer.get());
@@ -449,7 +450,7 @@ TEST_CASE("cuda: imports that share pages") {
   }
   // Everything was unregistered: the same pages import again.
   CHECK(import(0, 2048, hal::kAccessReadWrite).ok());
-  const auto& context = static_cast<cuda::CudaDevice*>(device.get())->context();
+  const auto& context = static_cast<const cuda::CudaContext&>(static_cast<stream::StreamDevice*>(device.get())->context());
   Ref<Buffer> read_only = import(0, 16, hal::kAccessRead).value();
   StatusOr<Ref<Buffer>> writable = import(32, 16, hal::kAccessReadWrite);
   if (context.read_only_host_register()) {

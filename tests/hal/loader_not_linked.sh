@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Checks that none of the given ELF binaries lists a GPU stack's library among
-# its NEEDED libraries: the Vulkan driver opens libvulkan.so.1 and the CUDA
-# driver libcuda.so.1 at run time, so a runtime with those drivers built in
-# starts on machines without them.
-# usage: loader_not_linked.sh LIBRARY BINARY...   (LIBRARY: libvulkan, libcuda)
+# its NEEDED libraries: the Vulkan driver opens libvulkan.so.1, the CUDA
+# driver libcuda.so.1 and the ROCm driver libamdhip64 at run time, so a
+# runtime with those drivers built in starts on machines without them.
+# usage: loader_not_linked.sh LIBRARY BINARY...   (LIBRARY: libvulkan, libcuda, libamdhip64)
 set -euo pipefail
 library=$1
 shift

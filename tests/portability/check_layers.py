@@ -29,8 +29,11 @@ LAYERS = [
     ("hal/", HAL, GLUE),                      # nothing of vm/ but its base
     ("drivers/cpu/", HAL + ("drivers/cpu/",), GLUE),
     ("drivers/vulkan/", HAL + ("drivers/vulkan/",), GLUE),
-    ("drivers/cuda/", HAL + ("drivers/cuda/",), GLUE),
-    ("drivers/registry.", HAL + ("drivers/registry.", "drivers/cpu/", "drivers/vulkan/", "drivers/cuda/"), GLUE),
+    ("drivers/stream/", HAL + ("drivers/stream/",), GLUE),  # shared by the drivers below
+    ("drivers/cuda/", HAL + ("drivers/stream/", "drivers/cuda/"), GLUE),
+    ("drivers/rocm/", HAL + ("drivers/stream/", "drivers/rocm/"), GLUE),
+    ("drivers/registry.", HAL + ("drivers/registry.", "drivers/cpu/", "drivers/vulkan/", "drivers/cuda/",
+                                 "drivers/rocm/"), GLUE),
     ("drivers/runtime/", TOP, ()),
     ("schemas/", SCHEMAS, ()),
     ("tools/common/", TOP + ("tools/common/",), ()),

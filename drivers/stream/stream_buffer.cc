@@ -1,4 +1,4 @@
-#include "drivers/cuda/cuda_buffer.h"
+#include "drivers/stream/stream_buffer.h"
 
 #include <unistd.h>
 
@@ -6,20 +6,18 @@
 #include <map>
 #include <mutex>
 
-namespace strata::cuda {
-
-const hal::DriverFamily kCudaFamily = {"cuda"};
+namespace strata::stream {
 
 namespace {
 
 constexpr hal::MemoryTypes kDeviceLocal = hal::kMemoryDeviceLocal;
 constexpr hal::MemoryTypes kHostPinned = hal::kMemoryHostVisible | hal::kMemoryHostCoherent;
 constexpr hal::MemoryTypes kManaged = hal::kMemoryDeviceLocal | hal::kMemoryHostVisible | hal::kMemoryHostCoherent;
-// Every CUDA allocation is aligned at least this much.
+// Every CUDA and HIP allocation is aligned at least this much.
 constexpr uint64_t kAllocationAlignment = 256;
 
-// Host memory registered with cuMemHostRegister, by page range (see
-// cuda_buffer.h): ranges never overlap; each counts the imports using it.
+// Host memory registered for the device, by page range (see
+// stream_buffer.h): ranges never overlap; each counts the imports using it.
 class HostRegistry {
  public:
   static HostRegistry& Get() {
@@ -32,7 +30,7 @@ class HostRegistry {
   // Registers the pages of [begin, end) that are not registered yet and
   // counts one more user of every range that covers them; returns the
   // ranges' keys for Release.
-  StatusOr<std::vector<uintptr_t>> Acquire(const std::shared_ptr<CudaContext>& context, uintptr_t begin,
+  StatusOr<std::vector<uintptr_t>> Acquire(const std::shared_ptr<StreamContext>& context, uintptr_t begin,
                                            uintptr_t end, bool read_only) {
     std::lock_guard<std::mutex> lock(mutex_);
     std::vector<uintptr_t> used;
@@ -57,23 +55,14 @@ class HostRegistry {
         continue;
       }
       const uintptr_t gap_end = it == chunks_.end() ? end : std::min<uintptr_t>(end, it->first);
-      unsigned flags = CU_MEMHOSTREGISTER_PORTABLE | CU_MEMHOSTREGISTER_DEVICEMAP;
-      if (read_only && context->read_only_host_register()) flags |= CU_MEMHOSTREGISTER_READ_ONLY;
-      Chunk chunk{gap_end, 1, read_only, false, context};
-      CUresult result = context->cu().cuMemHostRegister(reinterpret_cast<void*>(cursor), gap_end - cursor, flags);
-      if (result == static_cast<CUresult>(712)) {
-        // Registered by someone else (a CUDA library of the program): usable
-        // as it is, and theirs to unregister.
-        chunk.external = true;
-      } else if (result != CUDA_SUCCESS) {
-        Status status = CuError(result, StrCat("import: cuMemHostRegister of ", gap_end - cursor, " bytes at 0x",
-                                               Hex(cursor)));
-        if (read_only && !context->read_only_host_register()) {
-          status.Annotate("device '", context->name(), "' cannot register read-only host memory ",
-                          "(CU_DEVICE_ATTRIBUTE_READ_ONLY_HOST_REGISTER_SUPPORTED is 0): ");
-        }
-        return fail(std::move(status));
+      StatusOr<bool> registered = context->RegisterHost(reinterpret_cast<void*>(cursor), gap_end - cursor, read_only);
+      if (!registered.ok()) {
+        return fail(std::move(registered).status().Annotate("import: registering ", gap_end - cursor,
+                                                            " bytes of host memory at 0x", Hex(cursor), ": "));
       }
+      // Registered by someone else (a library of the program): usable as it
+      // is, and theirs to unregister.
+      Chunk chunk{gap_end, 1, read_only, !*registered, context};
       it = std::next(chunks_.emplace(cursor, std::move(chunk)).first);
       used.push_back(cursor);
       cursor = gap_end;
@@ -93,7 +82,7 @@ class HostRegistry {
     bool read_only;
     bool external;
     // The context that registered it, kept until it is unregistered there.
-    std::shared_ptr<CudaContext> context;
+    std::shared_ptr<StreamContext> context;
   };
 
   void ReleaseLocked(const std::vector<uintptr_t>& used) {
@@ -101,7 +90,7 @@ class HostRegistry {
       auto it = chunks_.find(key);
       if (--it->second.users > 0) continue;
       if (!it->second.external && it->second.context->MakeCurrent().ok()) {
-        it->second.context->cu().cuMemHostUnregister(reinterpret_cast<void*>(key));
+        it->second.context->UnregisterHost(reinterpret_cast<void*>(key));
       }
       chunks_.erase(it);
     }
@@ -114,12 +103,12 @@ class HostRegistry {
 }  // namespace
 
 // ---------------------------------------------------------------------------
-// CudaBuffer
+// StreamBuffer
 
-CudaBuffer::CudaBuffer(std::shared_ptr<CudaContext> context, MemoryKind kind, hal::MemoryTypes memory_types,
-                       const hal::BufferParams& params, uint64_t length, CUdeviceptr device_address, uint8_t* host,
+StreamBuffer::StreamBuffer(std::shared_ptr<StreamContext> context, MemoryKind kind, hal::MemoryTypes memory_types,
+                       const hal::BufferParams& params, uint64_t length, DevicePtr device_address, uint8_t* host,
                        std::vector<uintptr_t> registrations, hal::Allocator::ReleaseCallback release)
-    : Buffer(&kCudaFamily, memory_types, params.usage, params.access, length),
+    : Buffer(context->family(), memory_types, params.usage, params.access, length),
       context_(std::move(context)),
       kind_(kind),
       device_address_(device_address),
@@ -127,15 +116,14 @@ CudaBuffer::CudaBuffer(std::shared_ptr<CudaContext> context, MemoryKind kind, ha
       registrations_(std::move(registrations)),
       release_(std::move(release)) {}
 
-CudaBuffer::~CudaBuffer() {
+StreamBuffer::~StreamBuffer() {
   // Errors are dropped: a buffer released at process exit may outlive the
   // driver.
   if (context_->MakeCurrent().ok()) {
-    const CudaFunctions& cu = context_->cu();
     switch (kind_) {
       case MemoryKind::kDevice:
-      case MemoryKind::kManaged: cu.cuMemFree(device_address_); break;
-      case MemoryKind::kPinnedHost: cu.cuMemFreeHost(host_); break;
+      case MemoryKind::kManaged: context_->FreeDevice(device_address_); break;
+      case MemoryKind::kPinnedHost: context_->FreePinned(host_); break;
       case MemoryKind::kImported: break;
     }
   }
@@ -143,89 +131,86 @@ CudaBuffer::~CudaBuffer() {
   if (release_) release_();
 }
 
-StatusOr<uint8_t*> CudaBuffer::MapRange(uint64_t offset, uint64_t length, hal::MemoryAccesses access) {
+StatusOr<uint8_t*> StreamBuffer::MapRange(uint64_t offset, uint64_t length, hal::MemoryAccesses access) {
   if (!host_) return FailedPreconditionError("buffer map: the buffer's memory is not mapped for the host");
   return host_ + offset;
 }
 
-Status CudaBuffer::UnmapRange(uint64_t offset, uint64_t length, hal::MemoryAccesses access, uint8_t* data) {
+Status StreamBuffer::UnmapRange(uint64_t offset, uint64_t length, hal::MemoryAccesses access, uint8_t* data) {
   // Pinned, managed and registered host memory are all coherent.
   return OkStatus();
 }
 
 // ---------------------------------------------------------------------------
-// CudaAllocator
+// StreamAllocator
 
-StatusOr<Ref<CudaAllocator>> CudaAllocator::Create(std::shared_ptr<CudaContext> context) {
+StatusOr<Ref<StreamAllocator>> StreamAllocator::Create(std::shared_ptr<StreamContext> context) {
   const uint64_t host_memory = uint64_t(sysconf(_SC_PHYS_PAGES)) * uint64_t(sysconf(_SC_PAGESIZE));
   std::vector<hal::MemoryHeap> heaps;
-  heaps.push_back({kDeviceLocal, hal::kUsageAll & ~hal::kUsageMapping, context->total_memory(), kAllocationAlignment});
+  heaps.push_back({kDeviceLocal, hal::kUsageAll & ~hal::kUsageMapping, context->facts().total_memory, kAllocationAlignment});
   // Managed memory before pinned: a host-visible buffer (an input the host
   // fills once, a result it reads) then migrates to the GPU when a kernel
   // first touches it, instead of every kernel reading it over PCIe.
-  if (context->concurrent_managed_access()) {
-    heaps.push_back({kManaged, hal::kUsageAll, context->total_memory(), kAllocationAlignment});
+  if (context->facts().concurrent_managed_access) {
+    heaps.push_back({kManaged, hal::kUsageAll, context->facts().total_memory, kAllocationAlignment});
   }
   heaps.push_back({kHostPinned, hal::kUsageAll, host_memory, kAllocationAlignment});
-  return Ref<CudaAllocator>::Adopt(new CudaAllocator(std::move(context), std::move(heaps)));
+  return Ref<StreamAllocator>::Adopt(new StreamAllocator(std::move(context), std::move(heaps)));
 }
 
-CudaAllocator::CudaAllocator(std::shared_ptr<CudaContext> context, std::vector<hal::MemoryHeap> heaps)
+StreamAllocator::StreamAllocator(std::shared_ptr<StreamContext> context, std::vector<hal::MemoryHeap> heaps)
     : Allocator(std::move(heaps)), context_(std::move(context)) {}
 
-StatusOr<Ref<CudaBuffer>> CudaAllocator::AllocateOfTypes(hal::MemoryTypes types, const hal::BufferParams& params,
+StatusOr<Ref<StreamBuffer>> StreamAllocator::AllocateOfTypes(hal::MemoryTypes types, const hal::BufferParams& params,
                                                          uint64_t length, ReleaseCallback release) {
   STRATA_RETURN_IF_ERROR(context_->MakeCurrent());
-  const CudaFunctions& cu = context_->cu();
   // Empty buffers get a byte of their own, so that they have addresses.
-  const size_t size = std::max<uint64_t>(length, 1);
-  CUdeviceptr device_address = 0;
+  const uint64_t size = std::max<uint64_t>(length, 1);
+  DevicePtr device_address = 0;
   uint8_t* host = nullptr;
   MemoryKind kind;
-  CUresult result;
-  const char* call;
+  Status status;
   if (types == kDeviceLocal) {
     kind = MemoryKind::kDevice;
-    call = "cuMemAlloc";
-    result = cu.cuMemAlloc(&device_address, size);
+    StatusOr<DevicePtr> allocated = context_->AllocateDevice(size);
+    status = allocated.status();
+    if (allocated.ok()) device_address = *allocated;
   } else if (types == kManaged) {
     kind = MemoryKind::kManaged;
-    call = "cuMemAllocManaged";
-    result = cu.cuMemAllocManaged(&device_address, size, CU_MEM_ATTACH_GLOBAL);
-    host = reinterpret_cast<uint8_t*>(device_address);
+    StatusOr<DevicePtr> allocated = context_->AllocateManaged(size);
+    status = allocated.status();
+    if (allocated.ok()) {
+      device_address = *allocated;
+      host = reinterpret_cast<uint8_t*>(device_address);
+    }
   } else {
     kind = MemoryKind::kPinnedHost;
-    call = "cuMemHostAlloc";
-    void* pointer = nullptr;
-    result = cu.cuMemHostAlloc(&pointer, size, CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP);
-    host = static_cast<uint8_t*>(pointer);
-    if (result == CUDA_SUCCESS) {
-      result = cu.cuMemHostGetDevicePointer(&device_address, pointer, 0);
-      if (result != CUDA_SUCCESS) {
-        cu.cuMemFreeHost(pointer);
-        call = "cuMemHostGetDevicePointer";
-      }
+    StatusOr<PinnedMemory> allocated = context_->AllocatePinned(size);
+    status = allocated.status();
+    if (allocated.ok()) {
+      device_address = allocated->device;
+      host = allocated->host;
     }
   }
-  if (result != CUDA_SUCCESS) {
-    return CuError(result, StrCat("allocate: ", call, " of ", length, " bytes of ", hal::DescribeMemoryTypes(types),
-                                  " memory on '", context_->name(), "'"));
+  if (!status.ok()) {
+    return status.Annotate("allocate: ", length, " bytes of ", hal::DescribeMemoryTypes(types), " memory on '",
+                           context_->name(), "': ");
   }
-  return MakeRef<CudaBuffer>(context_, kind, types, params, length, device_address, host, std::vector<uintptr_t>{},
+  return MakeRef<StreamBuffer>(context_, kind, types, params, length, device_address, host, std::vector<uintptr_t>{},
                              std::move(release));
 }
 
-StatusOr<Ref<hal::Buffer>> CudaAllocator::AllocateBuffer(const hal::MemoryHeap& heap, const hal::BufferParams& params,
+StatusOr<Ref<hal::Buffer>> StreamAllocator::AllocateBuffer(const hal::MemoryHeap& heap, const hal::BufferParams& params,
                                                          uint64_t length) {
-  STRATA_ASSIGN_OR_RETURN(Ref<CudaBuffer> buffer, AllocateOfTypes(heap.memory_types, params, length, nullptr));
+  STRATA_ASSIGN_OR_RETURN(Ref<StreamBuffer> buffer, AllocateOfTypes(heap.memory_types, params, length, nullptr));
   return Ref<hal::Buffer>(std::move(buffer));
 }
 
-StatusOr<Ref<CudaBuffer>> CudaAllocator::AllocateInternal(uint64_t length) {
+StatusOr<Ref<StreamBuffer>> StreamAllocator::AllocateInternal(uint64_t length) {
   return AllocateOfTypes(kHostPinned, {}, length, nullptr);
 }
 
-StatusOr<Ref<hal::Buffer>> CudaAllocator::ImportHostBuffer(const hal::BufferParams& params, std::span<uint8_t> memory,
+StatusOr<Ref<hal::Buffer>> StreamAllocator::ImportHostBuffer(const hal::BufferParams& params, std::span<uint8_t> memory,
                                                            ReleaseCallback release) {
   if ((kHostPinned & params.memory_types) != params.memory_types) {
     return InvalidArgumentError("import: imported host memory is ", hal::DescribeMemoryTypes(kHostPinned), ", not ",
@@ -234,13 +219,12 @@ StatusOr<Ref<hal::Buffer>> CudaAllocator::ImportHostBuffer(const hal::BufferPara
   if (memory.empty()) {
     // Nothing to share: an empty buffer of the driver's own that still runs
     // the caller's release callback.
-    STRATA_ASSIGN_OR_RETURN(Ref<CudaBuffer> buffer, AllocateOfTypes(kHostPinned, params, 0, std::move(release)));
+    STRATA_ASSIGN_OR_RETURN(Ref<StreamBuffer> buffer, AllocateOfTypes(kHostPinned, params, 0, std::move(release)));
     return Ref<hal::Buffer>(std::move(buffer));
   }
-  if (!context_->host_pointer_for_registered_memory()) {
+  if (!context_->facts().host_pointer_for_registered_memory) {
     return UnimplementedError("import: device '", context_->name(), "' cannot use registered host memory at its host ",
-                              "address (CU_DEVICE_ATTRIBUTE_CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM is 0); ",
-                              "allocate a buffer and copy into it");
+                              "address; allocate a buffer and copy into it");
   }
   STRATA_RETURN_IF_ERROR(context_->MakeCurrent());
   static const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
@@ -250,9 +234,9 @@ StatusOr<Ref<hal::Buffer>> CudaAllocator::ImportHostBuffer(const hal::BufferPara
   const bool read_only = !(params.access & hal::kAccessWrite);
   STRATA_ASSIGN_OR_RETURN(std::vector<uintptr_t> registrations,
                           HostRegistry::Get().Acquire(context_, begin, end, read_only));
-  return Ref<hal::Buffer>(MakeRef<CudaBuffer>(context_, MemoryKind::kImported, kHostPinned, params, memory.size(),
-                                              static_cast<CUdeviceptr>(address), memory.data(),
+  return Ref<hal::Buffer>(MakeRef<StreamBuffer>(context_, MemoryKind::kImported, kHostPinned, params, memory.size(),
+                                              static_cast<DevicePtr>(address), memory.data(),
                                               std::move(registrations), std::move(release)));
 }
 
-}  // namespace strata::cuda
+}  // namespace strata::stream

@@ -1,14 +1,15 @@
-// CudaCommandBuffer: HAL commands recorded as a list of stream operations and
-// replayed on the device's stream at each submission.
+// StreamCommandBuffer: HAL commands recorded as a list of stream operations
+// and replayed on the device's stream at each submission (the calls named
+// are CUDA's; HIP's are alike).
 //
 // Recording validates each command (the HAL base class, plus: every buffer
 // and executable belongs to this command buffer's device) and lowers it at
 // once to operations on device addresses:
 //
-//   dispatch  cuLaunchKernel of the entry point's CUfunction, grid = the
+//   dispatch  cuLaunchKernel of the entry point's function, grid = the
 //             workgroup count, block = the entry point's workgroup size,
 //             no dynamic shared memory, with the parameters of the ABI
-//             (cuda_executable.h) built when recorded;
+//             (stream_executable.h) built when recorded;
 //   fill      cuMemsetD8Async for a 1-byte pattern; for 2- and 4-byte ones,
 //             cuMemsetD32Async over the 4-byte-aligned middle with the
 //             pattern as it falls there, and the up to 3 bytes before and
@@ -29,7 +30,7 @@
 // The first segment zeroes every check word (cuMemsetD32Async) first.
 //
 // Graphs: from its second execution on, each segment of a command buffer
-// runs as a CUDA graph captured from its operations (cuStreamBeginCapture,
+// runs as a graph captured from its operations (cuStreamBeginCapture,
 // cuGraphInstantiate, cuGraphLaunch), which costs the host one launch
 // instead of one per operation; a segment that cannot be captured keeps
 // running operation by operation. The option graphs=0 of the device turns
@@ -46,21 +47,21 @@
 #include <span>
 #include <vector>
 
-#include "drivers/cuda/cuda_buffer.h"
-#include "drivers/cuda/cuda_context.h"
-#include "drivers/cuda/cuda_executable.h"
+#include "drivers/stream/stream_buffer.h"
+#include "drivers/stream/stream_context.h"
+#include "drivers/stream/stream_executable.h"
 #include "hal/command_buffer.h"
 #include "hal/gpu_commands.h"
 #include "vm/base/trace.h"
 
-namespace strata::cuda {
+namespace strata::stream {
 
-class CudaCommandBuffer final : public hal::CommandBuffer {
+class StreamCommandBuffer final : public hal::CommandBuffer {
  public:
-  CudaCommandBuffer(std::shared_ptr<CudaContext> context, Ref<CudaAllocator> allocator,
+  StreamCommandBuffer(std::shared_ptr<StreamContext> context, Ref<StreamAllocator> allocator,
                     const hal::DeviceLimits& limits, bool graphs);
 
-  const CudaContext* context() const { return context_.get(); }
+  const StreamContext* context() const { return context_.get(); }
 
   // Runs the segments in order on the context's stream, each followed by a
   // stream synchronization and a look at its check words; stops at the first
@@ -76,7 +77,7 @@ class CudaCommandBuffer final : public hal::CommandBuffer {
   size_t graph_count() const;
 
  protected:
-  ~CudaCommandBuffer() override;
+  ~StreamCommandBuffer() override;
 
   void ResetImpl() override;
   Status DispatchImpl(hal::Executable* executable, uint32_t entry_point, hal::WorkgroupCount workgroups,
@@ -93,9 +94,9 @@ class CudaCommandBuffer final : public hal::CommandBuffer {
   // One stream operation; a HAL command lowers to one to three of them.
   struct Op {
     enum class Kind : uint8_t { kLaunch, kMemsetD8, kMemsetD32, kCopy, kCopyUpload } kind;
-    CUdeviceptr target = 0;
+    DevicePtr target = 0;
     uint64_t length = 0;         // bytes
-    CUdeviceptr source = 0;      // kCopy
+    DevicePtr source = 0;      // kCopy
     uint64_t upload_offset = 0;  // kCopyUpload: into the upload data
     uint32_t value = 0;          // memsets: the byte or word
     uint32_t command = 0;        // its command
@@ -104,7 +105,7 @@ class CudaCommandBuffer final : public hal::CommandBuffer {
   struct Command {
     hal::GpuCommandKind kind;
     uint64_t length = 0;  // transfers
-    const CudaExecutable* executable = nullptr;
+    const StreamExecutable* executable = nullptr;
     uint32_t entry_point = 0;
     uint32_t workgroups[3] = {0, 0, 0};
     uint32_t first_parameter = 0;  // into parameters_ and parameter_pointers_
@@ -117,7 +118,7 @@ class CudaCommandBuffer final : public hal::CommandBuffer {
   struct SegmentGraph {
     uint32_t executions = 0;
     bool capturable = true;
-    CUgraphExec graph = nullptr;
+    GraphHandle graph = nullptr;
   };
 
   Status CheckBuffer(const char* what, const hal::Buffer* buffer) const;
@@ -127,24 +128,24 @@ class CudaCommandBuffer final : public hal::CommandBuffer {
   // enqueued) when it cannot be captured.
   StatusOr<bool> LaunchGraph(size_t index, bool first) const;
   // The error of a failed synchronization, naming the segment's dispatches.
-  Status SegmentError(CUresult result, const Segment& segment) const;
+  Status SegmentError(Status status, const Segment& segment) const;
   void DestroyGraphs();
 
-  std::shared_ptr<CudaContext> context_;
-  Ref<CudaAllocator> allocator_;
+  std::shared_ptr<StreamContext> context_;
+  Ref<StreamAllocator> allocator_;
   const bool graphs_;
 
   Recording recording_;
   // Every dispatch's kernel parameters, each in a 64-bit slot (a 32-bit
-  // constant in its low bytes), and a pointer to each slot for
-  // cuLaunchKernel, made at End once the slots no longer move.
+  // constant in its low bytes), and a pointer to each slot for the
+  // launch, made at End once the slots no longer move.
   std::vector<uint64_t> parameters_;
   std::vector<void*> parameter_pointers_;
 
-  Ref<CudaBuffer> host_buffer_;  // check words, then upload data
+  Ref<StreamBuffer> host_buffer_;  // check words, then upload data
   uint64_t upload_base_ = 0;     // where the upload data starts in it
   std::vector<Segment> segments_;
   mutable std::vector<SegmentGraph> graphs_state_;
 };
 
-}  // namespace strata::cuda
+}  // namespace strata::stream

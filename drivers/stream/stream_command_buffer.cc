@@ -1,33 +1,33 @@
-#include "drivers/cuda/cuda_command_buffer.h"
+#include "drivers/stream/stream_command_buffer.h"
 
 #include <algorithm>
 #include <cstring>
 
 #include "hal/gpu_commands.h"
 
-namespace strata::cuda {
+namespace strata::stream {
 namespace {
 
 uint64_t AlignUp(uint64_t value, uint64_t alignment) { return (value + alignment - 1) / alignment * alignment; }
 
 }  // namespace
 
-CudaCommandBuffer::CudaCommandBuffer(std::shared_ptr<CudaContext> context, Ref<CudaAllocator> allocator,
+StreamCommandBuffer::StreamCommandBuffer(std::shared_ptr<StreamContext> context, Ref<StreamAllocator> allocator,
                                      const hal::DeviceLimits& limits, bool graphs)
-    : CommandBuffer(&kCudaFamily, limits), context_(std::move(context)), allocator_(std::move(allocator)),
+    : CommandBuffer(context->family(), limits), context_(std::move(context)), allocator_(std::move(allocator)),
       graphs_(graphs) {}
 
-CudaCommandBuffer::~CudaCommandBuffer() { DestroyGraphs(); }
+StreamCommandBuffer::~StreamCommandBuffer() { DestroyGraphs(); }
 
-void CudaCommandBuffer::DestroyGraphs() {
+void StreamCommandBuffer::DestroyGraphs() {
   const bool current = context_->MakeCurrent().ok();
   for (SegmentGraph& state : graphs_state_) {
-    if (state.graph && current) context_->cu().cuGraphExecDestroy(state.graph);
+    if (state.graph && current) context_->DestroyGraph(state.graph);
   }
   graphs_state_.clear();
 }
 
-void CudaCommandBuffer::ResetImpl() {
+void StreamCommandBuffer::ResetImpl() {
   DestroyGraphs();
   recording_.Reset();
   parameters_.clear();
@@ -37,17 +37,17 @@ void CudaCommandBuffer::ResetImpl() {
   upload_base_ = 0;
 }
 
-Status CudaCommandBuffer::CheckBuffer(const char* what, const hal::Buffer* buffer) const {
-  if (static_cast<const CudaBuffer*>(buffer->allocated_buffer())->context() != context_.get()) {
-    return InvalidArgumentError(what, " belongs to another CUDA device than this command buffer");
+Status StreamCommandBuffer::CheckBuffer(const char* what, const hal::Buffer* buffer) const {
+  if (static_cast<const StreamBuffer*>(buffer->allocated_buffer())->context() != context_.get()) {
+    return InvalidArgumentError(what, " belongs to another device than this command buffer");
   }
   return OkStatus();
 }
 
-Status CudaCommandBuffer::DispatchImpl(hal::Executable* executable, uint32_t entry_point,
+Status StreamCommandBuffer::DispatchImpl(hal::Executable* executable, uint32_t entry_point,
                                        hal::WorkgroupCount workgroups, std::span<const uint32_t> constants,
                                        std::span<const hal::BufferBinding> bindings) {
-  auto* cuda_executable = static_cast<CudaExecutable*>(executable);
+  auto* stream_executable = static_cast<StreamExecutable*>(executable);
   const hal::EntryPointInfo& info = executable->entry_points()[entry_point];
   auto where = [&] { return StrCat("dispatch of '", info.name, "' (executable '", executable->name(), "')"); };
   for (size_t i = 0; i < bindings.size(); ++i) {
@@ -55,7 +55,7 @@ Status CudaCommandBuffer::DispatchImpl(hal::Executable* executable, uint32_t ent
     STRATA_RETURN_IF_ERROR(CheckBuffer(StrCat(where(), ": binding ", i).c_str(), binding.buffer));
     // Kernels may load a binding in vectors of the alignment the device
     // promises; a misaligned address would fault the whole context.
-    const CUdeviceptr address = DeviceAddress(binding.buffer, binding.offset);
+    const DevicePtr address = DeviceAddress(binding.buffer, binding.offset);
     if (address % kBindingAlignment) {
       return InvalidArgumentError(where(), ": binding ", i, " starts at device address 0x", Hex(address),
                                   " (a subspan at offset ", binding.buffer->byte_offset(), " plus the binding offset ",
@@ -63,18 +63,18 @@ Status CudaCommandBuffer::DispatchImpl(hal::Executable* executable, uint32_t ent
                                   kBindingAlignment);
     }
   }
-  if (cuda_executable->context() != context_.get()) {
-    return InvalidArgumentError(where(), ": the executable was prepared for another CUDA device");
+  if (stream_executable->context() != context_.get()) {
+    return InvalidArgumentError(where(), ": the executable was prepared for another device");
   }
-  RetainResource(cuda_executable);
+  RetainResource(stream_executable);
   Command& command = recording_.AddCommand(hal::GpuCommandKind::kDispatch);
-  command.executable = cuda_executable;
+  command.executable = stream_executable;
   command.entry_point = entry_point;
   command.workgroups[0] = workgroups.x;
   command.workgroups[1] = workgroups.y;
   command.workgroups[2] = workgroups.z;
   command.first_parameter = static_cast<uint32_t>(parameters_.size());
-  // The ABI's parameters (cuda_executable.h): binding pointers, the
+  // The ABI's parameters (stream_executable.h): binding pointers, the
   // check-status pointer (its address is known at End), constants, then the
   // binding lengths.
   for (const hal::BufferBinding& binding : bindings) {
@@ -91,11 +91,11 @@ Status CudaCommandBuffer::DispatchImpl(hal::Executable* executable, uint32_t ent
   return OkStatus();
 }
 
-Status CudaCommandBuffer::FillImpl(hal::Buffer* target, uint64_t offset, uint64_t length, uint32_t pattern,
+Status StreamCommandBuffer::FillImpl(hal::Buffer* target, uint64_t offset, uint64_t length, uint32_t pattern,
                                    uint32_t pattern_length) {
   STRATA_RETURN_IF_ERROR(CheckBuffer("fill: the target buffer", target));
   RetainResource(target);
-  const CUdeviceptr address = DeviceAddress(target, offset);
+  const DevicePtr address = DeviceAddress(target, offset);
   recording_.AddCommand(hal::GpuCommandKind::kFill).length = length;
   if (pattern_length == 1) {
     Op op{Op::Kind::kMemsetD8};
@@ -105,7 +105,7 @@ Status CudaCommandBuffer::FillImpl(hal::Buffer* target, uint64_t offset, uint64_
     recording_.AddOp(op);
     return OkStatus();
   }
-  // cuMemsetD32Async writes whole words at 4-byte-aligned addresses: it takes
+  // A 32-bit memset writes whole words at 4-byte-aligned addresses: it takes
   // the aligned middle; the bytes before and after come from upload data.
   const hal::FillSplit split = hal::SplitFill(address, length, pattern, pattern_length);
   auto edge = [&](uint64_t begin, const uint8_t* bytes, uint64_t count) {
@@ -125,7 +125,7 @@ Status CudaCommandBuffer::FillImpl(hal::Buffer* target, uint64_t offset, uint64_
   return OkStatus();
 }
 
-Status CudaCommandBuffer::CopyImpl(hal::Buffer* source, uint64_t source_offset, hal::Buffer* target,
+Status StreamCommandBuffer::CopyImpl(hal::Buffer* source, uint64_t source_offset, hal::Buffer* target,
                                    uint64_t target_offset, uint64_t length) {
   STRATA_RETURN_IF_ERROR(CheckBuffer("copy: the source buffer", source));
   STRATA_RETURN_IF_ERROR(CheckBuffer("copy: the target buffer", target));
@@ -140,7 +140,7 @@ Status CudaCommandBuffer::CopyImpl(hal::Buffer* source, uint64_t source_offset, 
   return OkStatus();
 }
 
-Status CudaCommandBuffer::UpdateImpl(std::span<const uint8_t> source, hal::Buffer* target, uint64_t target_offset) {
+Status StreamCommandBuffer::UpdateImpl(std::span<const uint8_t> source, hal::Buffer* target, uint64_t target_offset) {
   STRATA_RETURN_IF_ERROR(CheckBuffer("update: the target buffer", target));
   RetainResource(target);
   recording_.AddCommand(hal::GpuCommandKind::kUpdate).length = source.size();
@@ -152,14 +152,14 @@ Status CudaCommandBuffer::UpdateImpl(std::span<const uint8_t> source, hal::Buffe
   return OkStatus();
 }
 
-Status CudaCommandBuffer::BarrierImpl() {
+Status StreamCommandBuffer::BarrierImpl() {
   // The stream runs everything in order; a barrier matters only where the
   // queue thread must read check words before what follows runs.
   recording_.EndSegmentAtBarrier();
   return OkStatus();
 }
 
-Status CudaCommandBuffer::EndImpl() {
+Status StreamCommandBuffer::EndImpl() {
   segments_.clear();
   DestroyGraphs();
   if (recording_.commands().empty()) return OkStatus();
@@ -183,94 +183,64 @@ Status CudaCommandBuffer::EndImpl() {
   return OkStatus();
 }
 
-size_t CudaCommandBuffer::graph_count() const {
+size_t StreamCommandBuffer::graph_count() const {
   return std::count_if(graphs_state_.begin(), graphs_state_.end(), [](const auto& state) { return state.graph; });
 }
 
-Status CudaCommandBuffer::Enqueue(const Segment& segment, bool first) const {
-  const CudaFunctions& cu = context_->cu();
-  CUstream stream = context_->stream();
-  CUresult result = CUDA_SUCCESS;
+Status StreamCommandBuffer::Enqueue(const Segment& segment, bool first) const {
+  const StreamContext& context = *context_;
   if (first && recording_.check_slots()) {
-    result = cu.cuMemsetD32Async(host_buffer_->device_address(), 0, recording_.check_slots(), stream);
-    if (result != CUDA_SUCCESS) return CuError(result, "submit: cuMemsetD32Async of the check-status words");
+    STRATA_RETURN_IF_ERROR(context.MemsetD32(host_buffer_->device_address(), 0, recording_.check_slots())
+                               .Annotate("submit: zeroing the check-status words: "));
   }
-  const CUdeviceptr upload = host_buffer_ ? host_buffer_->device_address() + upload_base_ : 0;
+  const DevicePtr upload = host_buffer_ ? host_buffer_->device_address() + upload_base_ : 0;
   for (uint32_t i = segment.first_op; i < segment.end_op; ++i) {
     const Op& op = recording_.ops()[i];
-    const char* call = "";
+    Status status;
     switch (op.kind) {
       case Op::Kind::kLaunch: {
         const Command& command = recording_.commands()[op.command];
         const hal::EntryPointInfo& info = command.executable->entry_points()[command.entry_point];
-        call = "cuLaunchKernel";
-        result = cu.cuLaunchKernel(command.executable->function(command.entry_point), command.workgroups[0],
-                                   command.workgroups[1], command.workgroups[2], info.workgroup_size[0],
-                                   info.workgroup_size[1], info.workgroup_size[2], 0, stream,
-                                   const_cast<void**>(parameter_pointers_.data() + command.first_parameter), nullptr);
-        if (result != CUDA_SUCCESS) {
-          return CuError(result, StrCat("submit: cuLaunchKernel of '", info.name, "' (executable '",
-                                        command.executable->name(), "') over ", command.workgroups[0], "x",
-                                        command.workgroups[1], "x", command.workgroups[2], " blocks of ",
-                                        info.workgroup_size[0], "x", info.workgroup_size[1], "x",
-                                        info.workgroup_size[2], " threads"));
+        status = context.Launch(command.executable->function(command.entry_point), command.workgroups,
+                                info.workgroup_size, const_cast<void**>(parameter_pointers_.data() + command.first_parameter));
+        if (!status.ok()) {
+          return status.Annotate("submit: launching '", info.name, "' (executable '", command.executable->name(),
+                                 "') over ", command.workgroups[0], "x", command.workgroups[1], "x",
+                                 command.workgroups[2], " blocks of ", info.workgroup_size[0], "x",
+                                 info.workgroup_size[1], "x", info.workgroup_size[2], " threads: ");
         }
         continue;
       }
-      case Op::Kind::kMemsetD8:
-        call = "cuMemsetD8Async";
-        result = cu.cuMemsetD8Async(op.target, static_cast<unsigned char>(op.value), op.length, stream);
-        break;
-      case Op::Kind::kMemsetD32:
-        call = "cuMemsetD32Async";
-        result = cu.cuMemsetD32Async(op.target, op.value, op.length / 4, stream);
-        break;
-      case Op::Kind::kCopy:
-        call = "cuMemcpyAsync";
-        result = cu.cuMemcpyAsync(op.target, op.source, op.length, stream);
-        break;
-      case Op::Kind::kCopyUpload:
-        call = "cuMemcpyAsync";
-        result = cu.cuMemcpyAsync(op.target, upload + op.upload_offset, op.length, stream);
-        break;
+      case Op::Kind::kMemsetD8: status = context.MemsetD8(op.target, static_cast<uint8_t>(op.value), op.length); break;
+      case Op::Kind::kMemsetD32: status = context.MemsetD32(op.target, op.value, op.length / 4); break;
+      case Op::Kind::kCopy: status = context.Copy(op.target, op.source, op.length); break;
+      case Op::Kind::kCopyUpload: status = context.Copy(op.target, upload + op.upload_offset, op.length); break;
     }
-    if (result != CUDA_SUCCESS) {
-      return CuError(result, StrCat("submit: ", call, " of ", op.length, " bytes to 0x", Hex(op.target)));
-    }
+    if (!status.ok()) return status.Annotate("submit: ", op.length, " bytes to 0x", Hex(op.target), ": ");
   }
   return OkStatus();
 }
 
-StatusOr<bool> CudaCommandBuffer::LaunchGraph(size_t index, bool first) const {
-  const CudaFunctions& cu = context_->cu();
-  CUstream stream = context_->stream();
+StatusOr<bool> StreamCommandBuffer::LaunchGraph(size_t index, bool first) const {
   SegmentGraph& state = graphs_state_[index];
   if (!state.graph) {
-    CUresult result = cu.cuStreamBeginCapture(stream, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL);
-    if (result != CUDA_SUCCESS) {
+    if (!context_->BeginCapture()) {
       state.capturable = false;
       return false;
     }
     Status enqueued = Enqueue(segments_[index], first);
-    CUgraph graph = nullptr;
-    result = cu.cuStreamEndCapture(stream, &graph);
-    if (enqueued.ok() && result == CUDA_SUCCESS && graph) {
-      result = cu.cuGraphInstantiate(&state.graph, graph, 0);
-      if (result != CUDA_SUCCESS) state.graph = nullptr;
-    }
-    if (graph) cu.cuGraphDestroy(graph);
+    state.graph = context_->EndCapture(enqueued.ok());
     if (!state.graph) {
       // Not capturable (an operation a graph cannot hold): run it as it is.
       state.capturable = false;
       return false;
     }
   }
-  CUresult result = cu.cuGraphLaunch(state.graph, stream);
-  if (result != CUDA_SUCCESS) return CuError(result, "submit: cuGraphLaunch");
+  STRATA_RETURN_IF_ERROR(context_->LaunchGraph(state.graph).Annotate("submit: "));
   return true;
 }
 
-Status CudaCommandBuffer::SegmentError(CUresult result, const Segment& segment) const {
+Status StreamCommandBuffer::SegmentError(Status status, const Segment& segment) const {
   std::string dispatches;
   uint32_t count = 0;
   for (uint32_t i = segment.first_command; i < segment.end_command; ++i) {
@@ -286,15 +256,15 @@ Status CudaCommandBuffer::SegmentError(CUresult result, const Segment& segment) 
       : count == 1 ? StrCat("device '", context_->name(), "': running the dispatch of ", dispatches)
                    : StrCat("device '", context_->name(), "': running the dispatches of ", dispatches,
                             " (one of them failed)");
-  return CuError(result, StrCat(what, ": cuStreamSynchronize"));
+  return status.Annotate(what, ": ");
 }
 
-Status CudaCommandBuffer::Execute(Tracer* tracer, std::chrono::steady_clock::time_point deadline) const {
+Status StreamCommandBuffer::Execute(Tracer* tracer, std::chrono::steady_clock::time_point deadline) const {
   if (Status failure = context_->failure(); !failure.ok()) {
     return failure.Annotate("an earlier submission left the device unusable: ");
   }
   STRATA_RETURN_IF_ERROR(context_->MakeCurrent());
-  const CudaFunctions& cu = context_->cu();
+  bool sticky = false;
   const bool timed = deadline != std::chrono::steady_clock::time_point::max();
   auto late_ms = [&] {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - deadline).count();
@@ -316,15 +286,14 @@ Status CudaCommandBuffer::Execute(Tracer* tracer, std::chrono::steady_clock::tim
       if (!enqueued.ok()) {
         // What was enqueued before the failure runs on: let it finish, as it
         // uses what this submission holds.
-        cu.cuStreamSynchronize(context_->stream());
+        context_->Synchronize(&sticky).IgnoreError();
         return enqueued;
       }
     }
     ++state.executions;
-    CUresult result = cu.cuStreamSynchronize(context_->stream());
-    if (result != CUDA_SUCCESS) {
-      Status status = SegmentError(result, segment);
-      if (IsStickyError(result)) context_->Fail(status);
+    if (Status synchronized = context_->Synchronize(&sticky); !synchronized.ok()) {
+      Status status = SegmentError(std::move(synchronized), segment);
+      if (sticky) context_->Fail(status);
       return status;
     }
     if (ActiveTracer(tracer)) {
@@ -341,10 +310,10 @@ Status CudaCommandBuffer::Execute(Tracer* tracer, std::chrono::steady_clock::tim
     }));
     if (timed && std::chrono::steady_clock::now() > deadline) {
       return DeadlineExceededError("the submission was still running at the call's deadline and finished ", late_ms(),
-                                   " ms after it (a CUDA device cannot stop a running kernel); nothing after it ran");
+                                   " ms after it (a GPU cannot stop a running kernel); nothing after it ran");
     }
   }
   return OkStatus();
 }
 
-}  // namespace strata::cuda
+}  // namespace strata::stream

@@ -1,23 +1,26 @@
-// CudaBuffer and CudaAllocator: HAL buffers in the memory CUDA offers.
+// StreamBuffer and StreamAllocator: HAL buffers in the memory a CUDA-style
+// API offers (stream_context.h; the calls named are CUDA's, HIP's are alike).
 //
 // Heaps, fewest memory-type bits first (hal/allocator.h picks the first that
 // has every bit asked for):
 //
-//   device-local                              cuMemAlloc: VRAM, not mappable
-//   host-visible | host-coherent              cuMemHostAlloc(PORTABLE | DEVICEMAP):
+//   device-local                              cuMemAlloc, hipMalloc: VRAM,
+//                                             not mappable
+//   host-visible | host-coherent              cuMemHostAlloc(PORTABLE | DEVICEMAP),
+//                                             hipHostMalloc(Portable | Mapped):
 //                                             pinned system memory, mapped
 //                                             for the host and the device at
 //                                             once; kernels read it over PCIe
 //   device-local | host-visible | host-coherent
-//                                             cuMemAllocManaged(ATTACH_GLOBAL):
-//                                             managed memory, which migrates
-//                                             to the device that touches it;
-//                                             only where the device has
-//                                             concurrent managed access (the
-//                                             host may touch it while kernels
-//                                             run elsewhere)
+//                                             cuMemAllocManaged, hipMallocManaged
+//                                             (attach global): managed memory,
+//                                             which migrates to the device
+//                                             that touches it; only where the
+//                                             device has concurrent managed
+//                                             access (the host may touch it
+//                                             while kernels run elsewhere)
 //
-// Every allocation is its own CUDA allocation (no sub-allocation yet), of at
+// Every allocation is its own API allocation (no sub-allocation yet), of at
 // least one byte, so empty buffers have addresses too. A buffer is a device
 // address to every command (unified addressing: copies infer their
 // direction) and, when host-visible, a host address for mapping; both kinds
@@ -26,17 +29,17 @@
 // managed memory (more managed memory than the GPU has can hang it) and the
 // machine's physical memory for pinned memory.
 //
-// Import: caller memory becomes a buffer in place through cuMemHostRegister
-// (PORTABLE | DEVICEMAP, plus READ_ONLY for read-only memory where the
-// device supports it). Registration is by whole pages, and CUDA refuses to
-// register a page twice, while imports (a module's weights, say) often share
+// Import: caller memory becomes a buffer in place through host registration
+// (cuMemHostRegister, hipHostRegister: portable and mapped, plus read-only
+// for read-only memory where the device supports it). Registration is by
+// whole pages, and the API refuses to register a page twice, while imports (a module's weights, say) often share
 // pages: the process keeps one registry of registered page ranges, each
 // counting the imports that use it and unregistered when the last goes. The
 // device reads and writes the caller's bytes at their host address (devices
-// without CU_DEVICE_ATTRIBUTE_CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM refuse
-// imports with UNIMPLEMENTED).
+// where registered memory has another address on the device refuse imports
+// with UNIMPLEMENTED).
 //
-// Ownership: buffers keep their CudaContext alive, so they outlive the
+// Ownership: buffers keep their StreamContext alive, so they outlive the
 // allocator and the device. Thread safety: see hal/buffer.h and
 // hal/allocator.h; the registry is under a mutex.
 #pragma once
@@ -45,16 +48,14 @@
 #include <memory>
 #include <vector>
 
-#include "drivers/cuda/cuda_context.h"
+#include "drivers/stream/stream_context.h"
 #include "hal/allocator.h"
 #include "hal/buffer.h"
 
-namespace strata::cuda {
-
-extern const hal::DriverFamily kCudaFamily;
+namespace strata::stream {
 
 // What the device promises of every binding's address (its
-// DeviceLimits::min_binding_alignment): CUDA binds any address, but 16 keeps
+// DeviceLimits::min_binding_alignment): CUDA and HIP bind any address, but 16 keeps
 // 128-bit vector loads aligned, as Vulkan devices ask too. Allocations are
 // aligned to 256 bytes, so only subspans and imports can miss it.
 inline constexpr uint64_t kBindingAlignment = 16;
@@ -62,48 +63,48 @@ inline constexpr uint64_t kBindingAlignment = 16;
 // Where a buffer's memory came from, which says how to free it.
 enum class MemoryKind : uint8_t { kDevice, kPinnedHost, kManaged, kImported };
 
-class CudaBuffer final : public hal::Buffer {
+class StreamBuffer final : public hal::Buffer {
  public:
   // `host` is null for device memory; `registrations` lists the registry
   // page ranges an import uses (empty otherwise).
-  CudaBuffer(std::shared_ptr<CudaContext> context, MemoryKind kind, hal::MemoryTypes memory_types,
-             const hal::BufferParams& params, uint64_t length, CUdeviceptr device_address, uint8_t* host,
+  StreamBuffer(std::shared_ptr<StreamContext> context, MemoryKind kind, hal::MemoryTypes memory_types,
+             const hal::BufferParams& params, uint64_t length, DevicePtr device_address, uint8_t* host,
              std::vector<uintptr_t> registrations, hal::Allocator::ReleaseCallback release);
 
-  const CudaContext* context() const { return context_.get(); }
+  const StreamContext* context() const { return context_.get(); }
   // Byte 0 for kernels and copies.
-  CUdeviceptr device_address() const { return device_address_; }
+  DevicePtr device_address() const { return device_address_; }
   // Byte 0 for the host, or null when not host-visible.
   uint8_t* host_address() const { return host_; }
 
  protected:
-  ~CudaBuffer() override;
+  ~StreamBuffer() override;
   StatusOr<uint8_t*> MapRange(uint64_t offset, uint64_t length, hal::MemoryAccesses access) override;
   Status UnmapRange(uint64_t offset, uint64_t length, hal::MemoryAccesses access, uint8_t* data) override;
 
  private:
-  std::shared_ptr<CudaContext> context_;
+  std::shared_ptr<StreamContext> context_;
   MemoryKind kind_;
-  CUdeviceptr device_address_;
+  DevicePtr device_address_;
   uint8_t* host_;
   std::vector<uintptr_t> registrations_;
   hal::Allocator::ReleaseCallback release_;
 };
 
-// The device address of byte `offset` of any CUDA-family buffer, subspans
+// The device address of byte `offset` of any buffer of a stream driver, subspans
 // included.
-inline CUdeviceptr DeviceAddress(const hal::Buffer* buffer, uint64_t offset) {
-  const auto* allocated = static_cast<const CudaBuffer*>(buffer->allocated_buffer());
+inline DevicePtr DeviceAddress(const hal::Buffer* buffer, uint64_t offset) {
+  const auto* allocated = static_cast<const StreamBuffer*>(buffer->allocated_buffer());
   return allocated->device_address() + buffer->byte_offset() + offset;
 }
 
-class CudaAllocator final : public hal::Allocator {
+class StreamAllocator final : public hal::Allocator {
  public:
-  static StatusOr<Ref<CudaAllocator>> Create(std::shared_ptr<CudaContext> context);
+  static StatusOr<Ref<StreamAllocator>> Create(std::shared_ptr<StreamContext> context);
 
   // Pinned host memory for the driver's own use (command buffers' check
   // words and upload data), not counted in the statistics.
-  StatusOr<Ref<CudaBuffer>> AllocateInternal(uint64_t length);
+  StatusOr<Ref<StreamBuffer>> AllocateInternal(uint64_t length);
 
  protected:
   StatusOr<Ref<hal::Buffer>> AllocateBuffer(const hal::MemoryHeap& heap, const hal::BufferParams& params,
@@ -112,11 +113,11 @@ class CudaAllocator final : public hal::Allocator {
                                               ReleaseCallback release) override;
 
  private:
-  CudaAllocator(std::shared_ptr<CudaContext> context, std::vector<hal::MemoryHeap> heaps);
-  StatusOr<Ref<CudaBuffer>> AllocateOfTypes(hal::MemoryTypes types, const hal::BufferParams& params, uint64_t length,
+  StreamAllocator(std::shared_ptr<StreamContext> context, std::vector<hal::MemoryHeap> heaps);
+  StatusOr<Ref<StreamBuffer>> AllocateOfTypes(hal::MemoryTypes types, const hal::BufferParams& params, uint64_t length,
                                             ReleaseCallback release);
 
-  std::shared_ptr<CudaContext> context_;
+  std::shared_ptr<StreamContext> context_;
 };
 
-}  // namespace strata::cuda
+}  // namespace strata::stream

@@ -1,0 +1,81 @@
+// StreamDevice: the HAL device of a driver on a CUDA-style API (CUDA, HIP;
+// stream_context.h), whatever the API.
+//
+// The queue: semaphores are host timelines (hal::HostSemaphore), and
+// submissions go through hal::ThreadedHostQueue: when a submission's waits
+// are met, the device's queue thread replays its command buffers on the
+// device's stream (one stream per HAL queue), synchronizes, reads the check
+// words, and signals or fails the signal semaphores. One submission is on
+// the GPU at a time.
+//
+// Device specs: `DRIVER` (device 0), `DRIVER?device=1` or `DRIVER://1` (by
+// index among the devices the API lists); graphs=0 replays every command
+// buffer operation by operation instead of as graphs from its second
+// submission on (stream_command_buffer.h).
+//
+// Errors: a kernel fault fails the submission running then, every later one
+// of the device and, as the APIs allow no recovery short of a new process,
+// every new device of the same GPU, while the other drivers go on.
+//
+// Thread safety: see hal/device.h.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "drivers/stream/stream_buffer.h"
+#include "drivers/stream/stream_context.h"
+#include "hal/device.h"
+#include "hal/driver_registry.h"
+#include "hal/host_queue.h"
+
+namespace strata::stream {
+
+// Runs ready submissions on a thread of its own.
+class StreamQueue final : public hal::ThreadedHostQueue {
+ public:
+  explicit StreamQueue(std::string device_name) : ThreadedHostQueue(std::move(device_name)) {}
+
+ protected:
+  Status Execute(hal::CommandBuffer& command_buffer, Tracer* tracer,
+                 std::chrono::steady_clock::time_point deadline) override;
+};
+
+class StreamDevice final : public hal::Device {
+ public:
+  StreamDevice(hal::DeviceInfo info, std::shared_ptr<StreamContext> context, Ref<StreamAllocator> allocator,
+               std::shared_ptr<StreamQueue> queue, bool graphs);
+  ~StreamDevice() override;
+
+  StatusOr<Ref<hal::CommandBuffer>> CreateCommandBuffer() override;
+  StatusOr<Ref<hal::Semaphore>> CreateSemaphore(uint64_t initial_value) override;
+
+  const StreamContext& context() const { return *context_; }
+
+ protected:
+  const hal::DriverFamily* family() const override { return context_->family(); }
+  StatusOr<Ref<hal::Executable>> PrepareExecutableImpl(const hal::ExecutableParams& params) override;
+  Status QueueExecuteImpl(std::span<const hal::SemaphoreValue> waits, std::span<const hal::SemaphoreValue> signals,
+                          std::span<hal::CommandBuffer* const> command_buffers,
+                          std::chrono::steady_clock::time_point deadline) override;
+
+ private:
+  std::shared_ptr<StreamContext> context_;
+  Ref<StreamAllocator> allocator_;
+  std::shared_ptr<StreamQueue> queue_;
+  const bool graphs_;
+};
+
+// The options every stream driver's specs take: the device index ("" for
+// the first) and whether replays run as graphs.
+struct StreamDeviceOptions {
+  std::string device;
+  bool graphs = true;
+};
+StatusOr<StreamDeviceOptions> ReadStreamDeviceOptions(const hal::DeviceSpec& spec);
+
+// The HAL device over an opened context.
+StatusOr<Ref<hal::Device>> CreateStreamDevice(const hal::DeviceSpec& spec, std::shared_ptr<StreamContext> context,
+                                              bool graphs);
+
+}  // namespace strata::stream
