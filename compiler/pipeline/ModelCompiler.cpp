@@ -203,7 +203,10 @@ compileModel(ModuleOp module, const ModelCompileOptions &options) {
           pm.addPass(flow::createChannelsLastPass());
           pm.addPass(flow::createConstEvalPass());
           pm.addPass(flow::createFuseElementwisePass());
-          if (options.packWeights) {
+          // A layout for the CPU's tiles: a module without CPU executables
+          // keeps the weights as the model has them (ROCm's matrix tiles
+          // read a plain matmul's).
+          if (options.packWeights && options.cpuTarget) {
             pm.addPass(flow::createPackWeightsPass());
             pm.addPass(flow::createConstEvalPass());
           }

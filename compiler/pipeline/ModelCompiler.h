@@ -45,7 +45,7 @@ struct ModelCompileOptions {
   /// CPU executables: one format per triple (none given: the host's).
   bool cpuTarget = true;
   /// strata-pack-weights in global-opt: constant matmul weights stored in
-  /// strips of the columns a tile reads.
+  /// strips of the columns a CPU tile reads (only with CPU executables).
   bool packWeights = true;
   std::vector<cpu::CPUTargetOptions> targets;
   /// A "vulkan-spirv" executable too (--target=vulkan).

@@ -104,6 +104,9 @@ struct GPUDistributePass : impl::GPUDistributePassBase<GPUDistributePass> {
     func::FuncOp kernel = getOperation();
     if (kernel.isExternal() || kernel.isPrivate())
       return;
+    // Distributed already (strata-gpu-matrix-tiles).
+    if (kernel->hasAttr("strata.workgroup_size"))
+      return;
     if (failed(applyTargetLimits()))
       return signalPassFailure();
     scf::naivelyFuseParallelOps(kernel.getBody(), [&](Value a, Value b) {

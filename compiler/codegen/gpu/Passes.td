@@ -44,6 +44,48 @@ def GPULinalgToLoopsPass : Pass<"strata-gpu-linalg-to-loops",
                            "::mlir::arith::ArithDialect"];
 }
 
+def GPUMatrixTilesPass : Pass<"strata-gpu-matrix-tiles", "::mlir::func::FuncOp"> {
+  let summary = "Computes a kernel's matmul in 32x32 tiles on the matrix cores";
+  let description = [{
+    Runs on a bufferized kernel before its linalg ops become loops. A kernel
+    that is an optional `linalg.fill` of C, one `linalg.matmul` C += A * B
+    (f32 * f32 or f16 * f16, accumulated in f32; N and K static, N a multiple
+    of 32 and K of the instruction's K step; M static or dynamic) and then
+    elementwise `linalg.generic`s that rewrite C (bias, activation, residual)
+    becomes a grid-stride loop over 32x32 tiles of C, one per workgroup of 64
+    invocations at a time. Each tile's K loop runs on what `kind` names:
+
+    - `mfma` (AMD CDNA, gfx908 and later gfx9: one wave of 64): 2x2
+      fragments of `amdgpu.mfma 16x16x4` (f32) or `16x16x16` (f16);
+    - `wmma32` (AMD RDNA3, gfx11: two waves of 32): 1x2 fragments each of
+      `amdgpu.wmma 16x16x16` (f16); f32 has no WMMA there, so f32 kernels
+      take the scalar body;
+    - `scalar`: each invocation computes 16 elements of one column with
+      FMAs.
+
+    Fragments are loaded from the bindings in each instruction's lane layout
+    (rows of A past M are clamped, and their results never stored), and the
+    elementwise ops run on each accumulator element before it is stored
+    (under `row < M` when M is not a multiple of 32). Every kind has the same
+    grid, workgroup size and count, so the code objects of several
+    architectures share one entry-point list. Kernels that do not match are
+    left to `strata-gpu-linalg-to-loops` and `strata-gpu-distribute`, which
+    skips kernels that already have `strata.workgroup_size`.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::vector::VectorDialect",
+                           "::mlir::amdgpu::AMDGPUDialect"];
+  let options = [
+    Option<"kind", "kind", "std::string", /*default=*/"\"mfma\"",
+           "The instructions of the tiles: mfma, wmma32 or scalar">,
+    Option<"maxWorkgroupCount", "max-workgroup-count", "int64_t",
+           /*default=*/"65535",
+           "Most workgroups the host may dispatch along x">,
+  ];
+}
+
 def GPUDistributePass : Pass<"strata-gpu-distribute", "::mlir::func::FuncOp"> {
   let summary = "Distributes a kernel's parallel loops over workgroups and "
                 "invocations";

@@ -54,6 +54,12 @@ void buildGPUCodegenPipeline(OpPassManager &pm,
                            "cos",  "cbrt", "asin", "acos"};
   pm.addNestedPass<func::FuncOp>(cpu::createCPUApproximateMathPass(approximate));
 
+  if (!options.matrixTiles.empty()) {
+    GPUMatrixTilesPassOptions tiles;
+    tiles.kind = options.matrixTiles;
+    tiles.maxWorkgroupCount = options.maxWorkgroupCount;
+    pm.addNestedPass<func::FuncOp>(createGPUMatrixTilesPass(tiles));
+  }
   // One parallel loop nest per linalg op; the distributor fuses adjacent
   // nests over the same iterations (a fill, the matmul accumulating into
   // it, the bias after it), so the kernel is one loop to distribute.

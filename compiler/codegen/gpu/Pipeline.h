@@ -51,6 +51,12 @@ struct GPUCodegenPipelineOptions
       llvm::cl::desc("The #spirv.target_env kernels are compiled for (empty: "
                      "Vulkan 1.3, see defaultVulkanTargetEnv)"),
       llvm::cl::init("")};
+  Option<std::string> matrixTiles{
+      *this, "matrix-tiles",
+      llvm::cl::desc("Matmul kernels in 32x32 tiles on these instructions "
+                     "(strata-gpu-matrix-tiles: mfma, wmma32, scalar; empty: "
+                     "the general distribution)"),
+      llvm::cl::init("")};
   Option<unsigned> maxPrivateBytes{
       *this, "max-private-bytes",
       llvm::cl::desc("Largest temporary a kernel keeps in its own memory "

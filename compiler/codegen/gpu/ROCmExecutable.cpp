@@ -2,6 +2,7 @@
 
 #include "compiler/codegen/gpu/ROCmExecutable.h"
 
+#include "mlir/Dialect/AMDGPU/Utils/Chipset.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
@@ -140,6 +141,42 @@ uint32_t rocmKernargBytes(const EntryPointInfo &entry) {
 
 std::string rocmTargetEnv() { return llvmGPUTargetEnv(65536, 1024, 64); }
 
+StringRef rocmMatrixTiles(StringRef arch) {
+  FailureOr<amdgpu::Chipset> chipset = amdgpu::Chipset::parse(arch);
+  if (failed(chipset))
+    return "scalar";
+  // MFMA: gfx908 and later gfx9 (CDNA); WMMA: gfx11 (RDNA3), in wave 32.
+  if (chipset->majorVersion == 9 &&
+      (chipset->minorVersion > 0 || chipset->steppingVersion >= 8))
+    return "mfma";
+  if (chipset->majorVersion == 11)
+    return "wmma32";
+  return "scalar";
+}
+
+namespace {
+
+/// Whether two runs of the shared code generator gave the same entry
+/// points, as one executable's metadata needs for all its code objects.
+bool sameEntryPoints(ArrayRef<EntryPointInfo> a, ArrayRef<EntryPointInfo> b) {
+  if (a.size() != b.size())
+    return false;
+  for (auto [x, y] : llvm::zip(a, b)) {
+    if (x.name != y.name || x.bindingCount != y.bindingCount ||
+        x.constantCount != y.constantCount ||
+        x.bindingReadOnly != y.bindingReadOnly ||
+        x.checkMessages != y.checkMessages ||
+        x.workgroupMemoryBytes != y.workgroupMemoryBytes ||
+        !x.dispatch.sameCount(y.dispatch) ||
+        x.dispatch.workgroupSize != y.dispatch.workgroupSize ||
+        x.dispatch.scratchBytes != y.dispatch.scratchBytes)
+      return false;
+  }
+  return true;
+}
+
+} // namespace
+
 FailureOr<ROCmExecutable> compileROCmExecutable(
     ModuleOp module, const GPUCodegenPipelineOptions &options,
     const ROCmTargetOptions &target,
@@ -171,13 +208,38 @@ FailureOr<ROCmExecutable> compileROCmExecutable(
     return emitError(loc, "the ROCm device-library folder '")
            << target.deviceLibs << "' holds no ocml.bc";
 
-  FailureOr<GPUKernels> shared =
-      runGPUCodegen(module, options, rocmTargetEnv(), configure);
-  if (failed(shared))
-    return failure();
-  mlir::gpu::GPUModuleOp kernels = shared->module;
+  // The shared code generator runs once per kind of matrix instruction the
+  // archs have (rocmMatrixTiles), each on its own copy of the kernels; every
+  // kind gives the same grid, so the entry points agree.
+  SmallVector<StringRef> kinds;
+  for (const std::string &arch : target.archs)
+    if (!llvm::is_contained(kinds, rocmMatrixTiles(arch)))
+      kinds.push_back(rocmMatrixTiles(arch));
+  llvm::StringMap<mlir::gpu::GPUModuleOp> kernelsOfKind;
+  SmallVector<OwningOpRef<ModuleOp>> copies;
   ROCmExecutable executable;
-  executable.entryPoints = std::move(shared->entryPoints);
+  for (auto [i, kind] : llvm::enumerate(kinds)) {
+    ModuleOp input = module;
+    if (i + 1 < kinds.size()) {
+      copies.push_back(cast<ModuleOp>(module->clone()));
+      input = *copies.back();
+    }
+    GPUCodegenPipelineOptions kindOptions;
+    kindOptions.copyOptionValuesFrom(options);
+    kindOptions.matrixTiles = kind.str();
+    FailureOr<GPUKernels> shared =
+        runGPUCodegen(input, kindOptions, rocmTargetEnv(), configure);
+    if (failed(shared))
+      return failure();
+    if (i == 0)
+      executable.entryPoints = std::move(shared->entryPoints);
+    else if (!sameEntryPoints(executable.entryPoints, shared->entryPoints))
+      return emitError(loc, "the ROCm kernels for ")
+             << kinds.front() << " and " << kind
+             << " matrix tiles have different entry points; compile for the "
+                "archs of one kind at a time";
+    kernelsOfKind[kind] = shared->module;
+  }
 
   DialectRegistry translations;
   registerBuiltinDialectTranslation(translations);
@@ -197,7 +259,8 @@ FailureOr<ROCmExecutable> compileROCmExecutable(
   for (const std::string &arch : target.archs) {
     OwningOpRef<ModuleOp> copy = ModuleOp::create(loc);
     OpBuilder b = OpBuilder::atBlockBegin(copy->getBody());
-    auto archKernels = cast<mlir::gpu::GPUModuleOp>(b.clone(*kernels));
+    auto archKernels = cast<mlir::gpu::GPUModuleOp>(
+        b.clone(*kernelsOfKind.lookup(rocmMatrixTiles(arch))));
     if (failed(runConfigured(*copy, configure, [&](PassManager &pm) {
           buildROCDLPipeline(pm, arch);
         })))

@@ -73,6 +73,10 @@ uint32_t rocmKernargBytes(const EntryPointInfo &entry);
 /// workgroup, 64 KiB of LDS, wavefronts of 64.
 std::string rocmTargetEnv();
 
+/// The strata-gpu-matrix-tiles kind of `arch`: "mfma" on CDNA (gfx908 and
+/// later gfx9), "wmma32" on RDNA3 (gfx11), else "scalar".
+llvm::StringRef rocmMatrixTiles(llvm::StringRef arch);
+
 /// Runs the GPU pipeline and the ROCDL back end on `module` and writes the
 /// code objects.
 mlir::FailureOr<ROCmExecutable> compileROCmExecutable(

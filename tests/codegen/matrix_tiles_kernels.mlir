@@ -1,0 +1,45 @@
+// Memref-level matmul kernels in the form strata-gpu-matrix-tiles sees (after
+// bufferization), for tests/codegen/matrix_tiles_sim.py.
+
+// f32, dynamic M (masked): fill, matmul, bias and relu.
+func.func @layer(%arg0: memref<?x64xf32>, %arg1: memref<64x32xf32>, %arg2: memref<32xf32>, %arg3: memref<?x32xf32>) {
+  %cst = arith.constant 0.000000e+00 : f32
+  linalg.fill ins(%cst : f32) outs(%arg3 : memref<?x32xf32>)
+  linalg.matmul ins(%arg0, %arg1 : memref<?x64xf32>, memref<64x32xf32>) outs(%arg3 : memref<?x32xf32>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%arg3, %arg2 : memref<?x32xf32>, memref<32xf32>) outs(%arg3 : memref<?x32xf32>) {
+  ^bb0(%in: f32, %in_0: f32, %out: f32):
+    %0 = arith.addf %in, %in_0 : f32
+    %1 = arith.cmpf ugt, %0, %cst : f32
+    %2 = arith.select %1, %0, %cst : f32
+    linalg.yield %2 : f32
+  }
+  return
+}
+
+// f16 inputs, f32 C, static M (unmasked): fill with a non-zero value, matmul.
+func.func @half(%arg0: memref<64x128xf16>, %arg1: memref<128x64xf16>, %arg2: memref<64x64xf32>) {
+  %cst = arith.constant 2.000000e+00 : f32
+  linalg.fill ins(%cst : f32) outs(%arg2 : memref<64x64xf32>)
+  linalg.matmul ins(%arg0, %arg1 : memref<64x128xf16>, memref<128x64xf16>) outs(%arg2 : memref<64x64xf32>)
+  return
+}
+
+// f32, no fill (C += A * B), static M = 40 (masked), then a residual and
+// maximumf with 0 read in the epilogue's output block argument.
+func.func @accumulate(%arg0: memref<40x64xf32>, %arg1: memref<64x32xf32>, %arg2: memref<40x32xf32>, %arg3: memref<40x32xf32>) {
+  %cst = arith.constant 0.000000e+00 : f32
+  linalg.matmul ins(%arg0, %arg1 : memref<40x64xf32>, memref<64x32xf32>) outs(%arg3 : memref<40x32xf32>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%arg2 : memref<40x32xf32>) outs(%arg3 : memref<40x32xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %0 = arith.addf %out, %in : f32
+    %1 = arith.maximumf %0, %cst : f32
+    linalg.yield %1 : f32
+  }
+  return
+}
+
+// f16 inputs and f16 C, dynamic M (masked), no fill: C += A * B.
+func.func @half_accumulate(%arg0: memref<?x32xf16>, %arg1: memref<32x64xf16>, %arg2: memref<?x64xf16>) {
+  linalg.matmul ins(%arg0, %arg1 : memref<?x32xf16>, memref<32x64xf16>) outs(%arg2 : memref<?x64xf16>)
+  return
+}

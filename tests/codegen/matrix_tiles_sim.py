@@ -1,0 +1,378 @@
+#!/usr/bin/env python3
+"""Simulates the kernels strata-gpu-matrix-tiles writes, lane by lane.
+
+No AMD GPU is needed (nor available): this runs `strata-opt INPUT
+--strata-gpu-matrix-tiles=kind=K --mlir-print-op-generic` for K in mfma,
+wmma32 and scalar and interprets each rewritten func.func for every workgroup
+of a small grid (fewer workgroups than tiles, so the grid-stride loop takes
+several tiles), its 64 work items in lock step, with scf.if masking lanes.
+amdgpu.mfma (16x16x4 f32, 16x16x16 f16; wave 64) and amdgpu.wmma (16x16x16
+f16, gfx11 wave 32) compute with the per-lane layouts documented by AMD and
+used by IREE (MatrixTiles.cpp's header, docs in the CDNA3/RDNA3 ISA guides):
+
+  MFMA: A[l%16][(K/4)*(l/16)+v], B[(K/4)*(l/16)+v][l%16], C[4*(l/16)+v][l%16]
+  WMMA: A[l%16][v], B[v][l%16] (lanes 16-31 repeat 0-15), C[2*v+l/16][l%16]
+
+Checked, per kernel, kind and M: every element of C against a plain
+reference (matmul, fill or C's old values, the elementwise epilogue); that
+each element of C is stored exactly once, by the iteration of the tile that
+holds it, and nothing else is stored; that every load and store is in bounds
+(rows of A past M clamped, stores past M masked); that wmma32 keeps f32
+kernels on the scalar body (strata.matrix_tiles = "scalar").
+Not checked: that the documented layouts are what the silicon does (only
+hardware can say), rounding (inputs are small integers, so every f16/f32 value
+is exact and extf/truncf are identities), timing, races between workgroups.
+`--wrong-layout` swaps the C row formulas (MFMA 4*v+l/16, WMMA 8*(l/16)+v):
+it exits 1 only when the mfma and wmma32 bodies, and they alone, then fail
+(CTest runs it with WILL_FAIL), and 0 when a run breaks or misses the error.
+
+usage: matrix_tiles_sim.py --strata-opt PATH [--wrong-layout] KERNELS.mlir
+"""
+import argparse
+import operator
+import random
+import re
+import subprocess
+import sys
+
+WG, TILE, U64 = 64, 32, 1 << 64
+
+
+class SimError(Exception):
+    """The kernel did something it must not (or that is not simulated)."""
+
+
+def check(cond, msg):
+    if not cond:
+        raise SimError(msg)
+
+
+# ------------------------------------------------------------------ parsing
+class Op:
+    def __init__(self, results, name, operands, text):
+        self.results, self.name, self.operands, self.text = results, name, operands, text
+        self.regions = []  # [(block args, ops)]
+
+
+OP_RE = re.compile(r'^\s*(?:(%\w+)(?::(\d+))? = )?"([\w.]+)"\((.*?)\)(.*)$')
+
+
+def parse_ops(lines, pos):
+    """Ops of one block up to its closing line: ((args, ops), pos, closing line)."""
+    args, ops = [], []
+    while pos < len(lines):
+        s = lines[pos].strip()
+        pos += 1
+        if not s:
+            continue
+        if s.startswith("}"):
+            return (args, ops), pos, s
+        if s.startswith("^bb"):
+            args = re.findall(r"(%\w+):", s)
+            continue
+        m = OP_RE.match(lines[pos - 1])
+        check(m, f"cannot parse: {s}")
+        res, count, name, operands, rest = m.groups()
+        results = [f"{res}#{i}" for i in range(int(count))] if count else ([res] if res else [])
+        op = Op(results, name, re.findall(r"%\w+(?:#\d+)?", operands), rest)
+        if rest.rstrip().endswith("({"):
+            while True:
+                block, pos, close = parse_ops(lines, pos)
+                op.regions.append(block)
+                if not close.startswith("}, {"):
+                    op.text += close  # attributes and types follow the regions
+                    break
+        ops.append(op)
+    return (args, ops), pos, ""
+
+
+def memref_types(text):
+    """[(shape with None for ?, element type)] of the memref types in text."""
+    types = [body.split("x") for body in re.findall(r"memref<([^>]*)>", text)]
+    return [([None if d == "?" else int(d) for d in t[:-1]], t[-1]) for t in types]
+
+
+# ------------------------------------------------------------ matrix ops
+# The row of C that element v of lane l holds (its column is l % 16).
+def mfma_row(l, v, wrong):
+    return 4 * v + l // 16 if wrong else 4 * (l // 16) + v
+
+
+def wmma_row(l, v, wrong):
+    return 8 * (l // 16) + v if wrong else 2 * v + l // 16
+
+
+def mfma(a, b, c, k, wrong):
+    """amdgpu.mfma 16x16xk for one wave of 64 lanes (per-lane scalars or tuples)."""
+    a, b = ([x if isinstance(x, tuple) else (x,) for x in y] for y in (a, b))
+    per = len(a[0])
+    check(k == 4 * per and all(len(x) == per for x in a + b) and all(len(x) == 4 for x in c),
+          f"mfma k={k}, {per} per lane")
+    A = [[None] * k for _ in range(16)]
+    B = [[None] * 16 for _ in range(k)]
+    for l in range(64):
+        for v in range(per):
+            A[l % 16][per * (l // 16) + v] = a[l][v]
+            B[per * (l // 16) + v][l % 16] = b[l][v]
+    D = [[sum(A[i][x] * B[x][j] for x in range(k)) for j in range(16)] for i in range(16)]
+    return [tuple(c[l][v] + D[mfma_row(l, v, wrong)][l % 16] for v in range(4))
+            for l in range(64)]
+
+
+def wmma(a, b, c, wrong):
+    """amdgpu.wmma 16x16x16 f16 -> f32 for one wave of 32 lanes (gfx11)."""
+    for l in range(16):  # RDNA3 ISA 7.9: lanes 16-31 must repeat lanes 0-15
+        check(a[l] == a[l + 16] and b[l] == b[l + 16], f"wmma: lane {l + 16} != lane {l}")
+    check(all(len(x) == 16 for x in a + b) and all(len(x) == 8 for x in c), "wmma shapes")
+    D = [[sum(a[i][x] * b[j][x] for x in range(16)) for j in range(16)] for i in range(16)]
+    return [tuple(c[l][v] + D[wmma_row(l, v, wrong)][l % 16] for v in range(8))
+            for l in range(32)]
+
+
+# ------------------------------------------------------------- execution
+BINARY = {
+    "arith.addi": lambda p, q: (p + q) % U64, "arith.subi": lambda p, q: (p - q) % U64,
+    "arith.muli": lambda p, q: (p * q) % U64, "arith.divui": lambda p, q: p // q,
+    "arith.remui": lambda p, q: p % q, "arith.ceildivui": lambda p, q: -(-p // q),
+    "arith.minui": min, "arith.maxui": max, "arith.addf": lambda p, q: p + q,
+    "arith.subf": lambda p, q: p - q, "arith.mulf": lambda p, q: p * q,
+    "arith.maximumf": max, "arith.minimumf": min,
+}
+# arith.cmpi: eq ne slt sle sgt sge ult ule ugt uge (indices are never negative)
+CMPI = [lambda p, q: p == q, lambda p, q: p != q] + [
+    lambda p, q: p < q, lambda p, q: p <= q, lambda p, q: p > q, lambda p, q: p >= q] * 2
+# arith.cmpf (no NaNs here): 1 oeq 2 ogt 3 oge 4 olt 5 ole 6 one 8 ueq 9 ugt ...
+CMPF = {1: operator.eq, 2: operator.gt, 3: operator.ge, 4: operator.lt, 5: operator.le,
+        6: operator.ne, 8: operator.eq, 9: operator.gt, 10: operator.ge, 11: operator.lt,
+        12: operator.le, 13: operator.ne}
+
+
+class Buf:
+    def __init__(self, shape, data):
+        self.shape, self.data, self.writes = shape, data, [0] * len(data)
+
+    def index(self, idx):
+        lin = 0
+        for i, d in zip(idx, self.shape):
+            lin = lin * d + i
+        return lin
+
+    def get(self, *idx):
+        return self.data[self.index(idx)]
+
+
+class Workgroup:
+    def __init__(self, c, block, grid, wrong):
+        self.c, self.block, self.grid, self.wrong = c, block, grid, wrong
+        self.env, self.tile = {}, None
+
+    def buf_at(self, op, name, types, idx, mask):
+        """The buffer of a load/store and its linear index per active lane."""
+        buf = self.env[name][0]
+        (shape, _), = types
+        check(len(shape) == len(buf.shape) and all(
+            s is None or s == d for s, d in zip(shape, buf.shape)), f"{op.name}: type {shape}")
+        lins = []
+        for on, *ix in zip(mask, *idx):
+            check(not on or all(0 <= i < d for i, d in zip(ix, buf.shape)),
+                  f"{op.name} out of bounds: {ix} in {buf.shape}")
+            lins.append(buf.index(ix) if on else None)
+        return buf, lins
+
+    def block_ops(self, ops, mask, depth):
+        for op in ops:
+            if op.name == "scf.yield":
+                return [self.env[x] for x in op.operands]
+            self.op(op, mask, depth)
+        return None
+
+    def op(self, op, mask, depth):
+        n, env = op.name, self.env
+        ins = [env[x] for x in op.operands]
+        lanes = lambda f: [f(*x) if on else None for on, x in zip(mask, zip(*ins))]
+        put = lambda values: env.__setitem__(op.results[0], values)
+        if n == "arith.constant":
+            m = re.search(r"value = (dense<([^>]*)>|(-?[\d.e+-]+)) : (\w+)", op.text)
+            if m.group(2) is not None:
+                length = int(re.search(r"vector<(\d+)x", op.text).group(1))
+                put([tuple([float(m.group(2))] * length)] * WG)
+            else:
+                put([float(m.group(3)) if m.group(4).startswith("f") else int(m.group(3))] * WG)
+        elif n in BINARY:
+            put(lanes(BINARY[n]))
+        elif n in ("arith.extf", "arith.index_cast", "arith.index_castui"):
+            put(lanes(lambda x: x))
+        elif n == "arith.truncf":  # exact for the small integers used here
+            check(all(x is None or (x == int(x) and abs(x) <= 2048) for x in ins[0]), "truncf")
+            put(lanes(lambda x: x))
+        elif n in ("arith.cmpi", "arith.cmpf"):
+            pred = int(re.search(r"predicate = (\d+)", op.text).group(1))
+            put(lanes(CMPI[pred] if n == "arith.cmpi" else CMPF[pred]))
+        elif n == "arith.select":
+            put(lanes(lambda c, p, q: p if c else q))
+        elif n in ("gpu.thread_id", "gpu.block_id", "gpu.grid_dim"):
+            check("dimension = #gpu<dim x>" in op.text, f"{n} not along x")
+            put(list(range(WG)) if n == "gpu.thread_id" else
+                [self.block if n == "gpu.block_id" else self.grid] * WG)
+        elif n == "memref.dim":
+            put(lanes(lambda b, i: b.shape[i]))
+        elif n == "memref.load":
+            buf, lins = self.buf_at(op, op.operands[0], memref_types(op.text), ins[1:], mask)
+            put([buf.data[i] if i is not None else None for i in lins])
+        elif n == "memref.store":
+            buf, lins = self.buf_at(op, op.operands[1], memref_types(op.text), ins[2:], mask)
+            check(buf is self.c, "store to a buffer other than C")
+            for val, i, (row, col) in zip(ins[0], lins, zip(*ins[2:])):
+                if i is not None:  # in the iteration of its tile only
+                    check(row // TILE * (buf.shape[1] // TILE) + col // TILE == self.tile,
+                          f"C[{row}, {col}] stored in the iteration of tile {self.tile}")
+                    buf.data[i], buf.writes[i] = val, buf.writes[i] + 1
+        elif n == "vector.from_elements":
+            put(lanes(lambda *v: tuple(v)))
+        elif n == "vector.extract":
+            pos = int(re.search(r"static_position = array<i64: (\d+)>", op.text).group(1))
+            put(lanes(lambda v: v[pos]))
+        elif n in ("amdgpu.mfma", "amdgpu.wmma"):
+            check(all(mask), f"{n} under a mask")
+            dims = [int(re.search(rf"\b{d} = (\d+) : i32", op.text).group(1)) for d in "mnk"]
+            if n == "amdgpu.mfma":
+                check(dims[:2] == [16, 16] and all(s in op.text for s in (
+                    "blocks = 1 ", "cbsz = 0 ", "abid = 0 ", "mfma_perm_b none")), op.text)
+                put([x for w in range(0, WG, 64) for x in mfma(
+                    *(v[w:w + 64] for v in ins), dims[2], self.wrong)])
+            else:
+                check(dims == [16, 16, 16] and "subwordOffset = 0 " in op.text, op.text)
+                put([x for w in range(0, WG, 32) for x in wmma(
+                    *(v[w:w + 32] for v in ins), self.wrong)])
+        elif n == "scf.if":
+            check(not op.results, "scf.if with results")
+            for region, taken in zip(op.regions, (True, False)):
+                sub = [on and bool(c) == taken for on, c in zip(mask, ins[0])]
+                if any(sub):
+                    self.block_ops(region[1], sub, depth + 1)
+        elif n == "scf.for":
+            bounds, carried = [{x for on, x in zip(mask, v) if on} for v in ins[:3]], ins[3:]
+            check(all(len(x) == 1 for x in bounds), "scf.for bounds differ between lanes")
+            (lb,), (ub,), (step,) = bounds
+            args, body = op.regions[0]
+            for i in range(lb, ub, step):
+                if depth == 0:
+                    self.tile = i  # the grid-stride loop over tiles
+                env[args[0]] = [i] * WG
+                for name, val in zip(args[1:], carried):
+                    env[name] = val
+                carried = self.block_ops(body, mask, depth + 1) or carried
+            for name, val in zip(op.results, carried):
+                env[name] = val
+        elif n != "func.return":
+            raise SimError(f"op not simulated: {n}")
+
+
+# ------------------------------------------------------------------ cases
+# Per kernel of matrix_tiles_kernels.mlir: the M values (the size of every ?),
+# the fill value (None: C accumulates) and the epilogue on C[i][j] = x.
+SPECS = {
+    "layer": ([70, 64, 1, 0], 0.0, lambda x, i, j, b: max(x + b[2].get(j), 0)),
+    "half": ([64], 2.0, lambda x, i, j, b: x),
+    "accumulate": ([40], None, lambda x, i, j, b: max(x + b[2].get(i, j), 0)),
+    "half_accumulate": ([70, 64, 1, 0], None, lambda x, i, j, b: x),
+}
+
+
+def walk(ops):
+    for op in ops:
+        yield op
+        for _, sub in op.regions:
+            yield from walk(sub)
+
+
+def simulate(func, name, kind, m, wrong, rng):
+    """Runs one kernel for M = m on every workgroup: (ok, expected body, report line)."""
+    (args, body), text = func.regions[0], func.text
+    types = memref_types(re.search(r"function_type = \(([^)]*)\)", text).group(1))
+    _, fill, epilogue = SPECS[name]
+    bufs = []
+    for dims, _ in types:
+        shape = [m if d is None else d for d in dims]
+        bufs.append(Buf(shape, [rng.randint(-3, 3) for _ in range(shape[0] * shape[-1])]))
+    a, b, c = bufs[0], bufs[1], bufs[-1]
+    (mm, kk), nn, c0 = a.shape, c.shape[1], list(c.data)
+    tiles = -(-mm // TILE) * (nn // TILE)
+    grid = max(1, (tiles + 1) // 2)  # fewer workgroups than tiles
+    body_kind = (re.findall(r'strata.matrix_tiles = "(\w+)"', text) or [None])[0]
+    want = "scalar" if kind == "scalar" or (kind == "wmma32" and types[0][1] != "f16") else kind
+    names = {op.name for op in walk(body)}
+    uses = {k for k, o in (("mfma", "amdgpu.mfma"), ("wmma32", "amdgpu.wmma")) if o in names}
+    line = f"{name} kind={kind} M={m}: body {body_kind}, {tiles} tiles, grid {grid}"
+    if body_kind != want or uses != {want} - {"scalar"} or mm != m or c.shape[0] != m:
+        return False, want, f"{line}: {want} body expected, ops {sorted(uses)}, M {mm}: FAIL"
+    err = None
+    try:
+        for block in range(grid):
+            wg = Workgroup(c, block, grid, wrong)
+            for arg, buf in zip(args, bufs):
+                wg.env[arg] = [buf] * WG
+            wg.block_ops(body, [True] * WG, 0)
+    except SimError as e:
+        err = str(e)
+    right = twice = 0
+    for i in range(mm):
+        for j in range(nn):
+            start = fill if fill is not None else c0[c.index((i, j))]
+            ref = epilogue(start + sum(a.get(i, x) * b.get(x, j) for x in range(kk)), i, j, bufs)
+            writes = c.writes[c.index((i, j))]
+            right += c.get(i, j) == ref and writes == 1
+            twice += writes > 1
+    ok = err is None and right == mm * nn
+    line += f": {right}/{mm * nn} elements right and stored once"
+    line += (f" ({twice} stored more than once)" if twice else "") + (f", {err}" if err else "")
+    return ok, want, line + (": OK" if ok else ": FAIL")
+
+
+def run_cases(opts):
+    """Prints a line per case; the bodies (mfma, wmma32, scalar) of the failing ones."""
+    failed = set()
+    for kind in ("mfma", "wmma32", "scalar"):
+        cmd = [opts.strata_opt, opts.input, f"--strata-gpu-matrix-tiles=kind={kind}",
+               "--mlir-print-op-generic"]
+        run = subprocess.run(cmd, capture_output=True, text=True)
+        check(run.returncode == 0, f"{' '.join(cmd)} failed:\n{run.stderr}")
+        (_, module), _, _ = parse_ops(run.stdout.splitlines(), 0)
+        funcs = {re.search(r'sym_name = "(\w+)"', f.text).group(1): f
+                 for f in module[0].regions[0][1] if f.name == "func.func"}
+        for name, (sizes, _, _) in SPECS.items():
+            check(name in funcs, f"no kernel @{name} in {opts.input}")
+            for m in sizes:
+                ok, body, line = simulate(funcs[name], name, kind, m, opts.wrong_layout,
+                                          random.Random(f"{name}/{m}"))
+                print(line, flush=True)
+                failed |= set() if ok else {body}
+    return failed
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--strata-opt", required=True)
+    p.add_argument("--wrong-layout", action="store_true",
+                   help="swap the MFMA and WMMA C row formulas: the run must fail")
+    p.add_argument("input")
+    opts = p.parse_args()
+    try:
+        failed = run_cases(opts)
+    except Exception as e:  # noqa: BLE001 (any breakage)
+        # A broken run says nothing about layouts: with --wrong-layout it exits
+        # 0, so that the test expecting a failure (WILL_FAIL) reports it.
+        print(f"ERROR: {type(e).__name__}: {e}")
+        return 0 if opts.wrong_layout else 2
+    if not opts.wrong_layout:
+        print("all cases OK" if not failed else f"FAILED: {sorted(failed)} bodies")
+        return 1 if failed else 0
+    # Both matrix bodies must see the swapped layout; the scalar body must not.
+    caught = failed == {"mfma", "wmma32"}
+    print(f"wrong layout {'caught' if caught else 'NOT caught as expected'}: "
+          f"failing bodies {sorted(failed)}")
+    return 1 if caught else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
