@@ -21,10 +21,11 @@ configure() {  # BUILD_DIR TOOLCHAIN_FILE
     -DCMAKE_BUILD_TYPE=Release -DSTRATA_BUILD_COMPILER=OFF -DSTRATA_BUILD_FUZZERS=OFF \
     -DSTRATA_BUILD_BENCHMARKS=OFF -DSTRATA_DRIVER_CPU_TASK=OFF > "$1.configure.log" 2>&1 \
     || { cat "$1.configure.log"; exit 1; }
-  # vulkan_tests, cuda_tests and libstrata too: there is no Vulkan loader and
-  # no CUDA driver for aarch64 here, so those drivers must report themselves
-  # unavailable and link nothing.
-  cmake --build "$1" --target vm_unit_tests hal_tests elf_loader_test run-module vulkan_tests cuda_tests strata
+  # vulkan_tests, cuda_tests, rocm_tests and libstrata too: there is no
+  # Vulkan loader, CUDA driver or HIP library for aarch64 here, so those
+  # drivers must report themselves unavailable and link nothing.
+  cmake --build "$1" --target vm_unit_tests hal_tests elf_loader_test run-module vulkan_tests cuda_tests \
+    rocm_tests strata
   ctest --test-dir "$1" -L "vm|hal" -E "build\." --output-on-failure
 }
 configure "$work" aarch64-linux-gnu.cmake
