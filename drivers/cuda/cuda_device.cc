@@ -1,5 +1,6 @@
-#include "drivers/cuda/cuda_executable.h"
 #include "drivers/cuda/cuda_device.h"
+
+#include "drivers/cuda/cuda_executable.h"
 #include "drivers/stream/stream_device.h"
 
 namespace strata::cuda {

@@ -178,7 +178,7 @@ StatusOr<Ref<stream::StreamExecutable>> LoadCudaExecutable(std::shared_ptr<CudaC
     }
     return stream::KernelFunction{function, static_cast<uint32_t>(max_threads), static_cast<uint32_t>(registers)};
   };
-  return stream::MakeStreamExecutable(context, params, std::move(info.entry_points), module, lookup, on_device);
+  return stream::StreamExecutable::Create(context, params, std::move(info.entry_points), module, lookup, on_device);
 }
 
 }  // namespace strata::cuda

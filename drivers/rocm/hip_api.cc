@@ -101,11 +101,6 @@ const char* Advice(hipError_t result) {
 
 }  // namespace
 
-std::string HipLibraryNames() {
-  const char* overridden = std::getenv("STRATA_ROCM_LIBRARY");
-  return overridden && *overridden ? overridden : "libamdhip64.so.6, libamdhip64.so.5";
-}
-
 StatusOr<const HipFunctions*> LoadHipLibrary() {
   static HipFunctions functions;
   static Status status;

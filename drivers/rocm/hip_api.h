@@ -83,11 +83,8 @@ struct HipFunctions {
 };
 #undef STRATA_HIP_DECLARE
 
-// The names LoadHipLibrary tries, in order: $STRATA_ROCM_LIBRARY when set,
-// else "libamdhip64.so.6, libamdhip64.so.5".
-std::string HipLibraryNames();
-
-// Opens the library, resolves every function and calls hipInit, once per
+// Opens the library ($STRATA_ROCM_LIBRARY when set, else libamdhip64.so.6,
+// then libamdhip64.so.5), resolves every function and calls hipInit, once per
 // process. UNAVAILABLE, saying which and what to do, when no library can be
 // opened, it lacks a function, or it finds no AMD GPU.
 StatusOr<const HipFunctions*> LoadHipLibrary();

@@ -1,6 +1,7 @@
 #include "drivers/rocm/rocm_executable.h"
 
 #include <cstring>
+#include <numeric>
 
 #include "drivers/rocm/rocm_device.h"
 #include "strata/schemas/rocm_executable_generated.h"
@@ -12,12 +13,11 @@ std::string Prefix(const hal::ExecutableParams& params) {
   return StrCat("executable '", params.name, "' (", kRocmHsacoFormat, "): ");
 }
 
-// The bytes of the kernel arguments the ABI gives `info`'s kernel, each
-// aligned to its size.
+// The bytes of the kernel arguments the ABI gives `info`'s kernel: the
+// 8-byte pointers come first, so no argument needs padding.
 uint64_t AbiArgumentBytes(const hal::EntryPointInfo& info) {
-  uint64_t bytes = 0;
-  for (size_t size : stream::AbiParameterSizes(info)) bytes = (bytes + size - 1) / size * size + size;
-  return bytes;
+  const std::vector<size_t> sizes = stream::AbiParameterSizes(info);
+  return std::accumulate(sizes.begin(), sizes.end(), uint64_t{0});
 }
 
 constexpr uint16_t kElfMachineAmdgpu = 224;  // EM_AMDGPU
@@ -147,7 +147,7 @@ StatusOr<Ref<stream::StreamExecutable>> LoadRocmExecutable(std::shared_ptr<RocmC
     if (result != hipSuccess) return HipError(result, "hipFuncGetAttribute");
     return stream::KernelFunction{function, static_cast<uint32_t>(max_threads), static_cast<uint32_t>(registers)};
   };
-  return stream::MakeStreamExecutable(context, params, std::move(info.entry_points), module, lookup, on_device);
+  return stream::StreamExecutable::Create(context, params, std::move(info.entry_points), module, lookup, on_device);
 }
 
 }  // namespace strata::rocm

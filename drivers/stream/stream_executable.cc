@@ -28,10 +28,11 @@ StreamExecutable::~StreamExecutable() {
   if (module_ && context_->MakeCurrent().ok()) context_->UnloadModule(module_);
 }
 
-StatusOr<Ref<StreamExecutable>> MakeStreamExecutable(std::shared_ptr<StreamContext> context,
-                                                     const hal::ExecutableParams& params,
-                                                     std::vector<hal::EntryPointInfo> entry_points, ModuleHandle module,
-                                                     const KernelLookup& lookup, const std::string& on_device) {
+StatusOr<Ref<StreamExecutable>> StreamExecutable::Create(std::shared_ptr<StreamContext> context,
+                                                         const hal::ExecutableParams& params,
+                                                         std::vector<hal::EntryPointInfo> entry_points,
+                                                         ModuleHandle module, const KernelLookup& lookup,
+                                                         const std::string& on_device) {
   const std::string prefix = StrCat("executable '", params.name, "' (", context->executable_format(), "): ");
   Ref<StreamExecutable> executable =
       Ref<StreamExecutable>::Adopt(new StreamExecutable(context, params, std::move(entry_points), module));

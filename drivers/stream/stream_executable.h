@@ -16,7 +16,7 @@
 // (ReadKernelEntryPoints): the entry points, each with a workgroup size of 3
 // non-zero values within the device's block limits and static shared
 // memory within the device's. Each driver parses the rest of its format and
-// loads the image its device runs; MakeStreamExecutable then looks up every
+// loads the image its device runs; StreamExecutable::Create then looks up every
 // entry point's function and checks that the kernel, as compiled for this
 // device, runs the workgroup size.
 //
@@ -69,6 +69,15 @@ using KernelLookup = std::function<StatusOr<KernelFunction>(const hal::EntryPoin
 
 class StreamExecutable final : public hal::Executable {
  public:
+  // The executable of a loaded `module` (unloaded again on failure):
+  // `lookup` finds each entry point's function, whose threads per block must
+  // allow the workgroup size. `on_device` says where the module was loaded
+  // (" on 'NAME' (sm_90)") for errors.
+  static StatusOr<Ref<StreamExecutable>> Create(std::shared_ptr<StreamContext> context,
+                                                const hal::ExecutableParams& params,
+                                                std::vector<hal::EntryPointInfo> entry_points, ModuleHandle module,
+                                                const KernelLookup& lookup, const std::string& on_device);
+
   FunctionHandle function(uint32_t entry_point) const { return functions_[entry_point]; }
   const StreamContext* context() const { return context_.get(); }
 
@@ -76,10 +85,6 @@ class StreamExecutable final : public hal::Executable {
   ~StreamExecutable() override;
 
  private:
-  friend StatusOr<Ref<StreamExecutable>> MakeStreamExecutable(std::shared_ptr<StreamContext>,
-                                                              const hal::ExecutableParams&,
-                                                              std::vector<hal::EntryPointInfo>, ModuleHandle,
-                                                              const KernelLookup&, const std::string&);
   StreamExecutable(std::shared_ptr<StreamContext> context, const hal::ExecutableParams& params,
                    std::vector<hal::EntryPointInfo> entry_points, ModuleHandle module);
 
@@ -87,15 +92,6 @@ class StreamExecutable final : public hal::Executable {
   ModuleHandle module_;
   std::vector<FunctionHandle> functions_;
 };
-
-// The executable of a loaded `module` (unloaded again on failure): `lookup`
-// finds each entry point's function, whose threads per block must allow the
-// workgroup size. `prefix` starts every error, `on_device` says where the
-// module was loaded (" on 'NAME' (sm_90)").
-StatusOr<Ref<StreamExecutable>> MakeStreamExecutable(std::shared_ptr<StreamContext> context,
-                                                     const hal::ExecutableParams& params,
-                                                     std::vector<hal::EntryPointInfo> entry_points, ModuleHandle module,
-                                                     const KernelLookup& lookup, const std::string& on_device);
 
 // ---------------------------------------------------------------------------
 

@@ -134,6 +134,274 @@ std::optional<MatmulKernel> matchKernel(func::FuncOp kernel) {
   return match;
 }
 
+/// f16 to f32; f32 as it is.
+Value widen(OpBuilder &b, Location loc, Value value) {
+  if (value.getType().isF32())
+    return value;
+  return arith::ExtFOp::create(b, loc, b.getF32Type(), value);
+}
+
+/// One accumulator element an invocation holds: C[row, col]'s sum.
+struct Element {
+  Value row, col, value;
+};
+
+/// Writes the tiled form of one matched kernel.
+class TileWriter {
+public:
+  TileWriter(func::FuncOp kernel, MatmulKernel &match, int64_t maxWorkgroupCount)
+      : kernel(kernel), match(match), maxWorkgroupCount(maxWorkgroupCount),
+        loc(match.matmul.getLoc()), b(match.matmul),
+        cType(cast<MemRefType>(match.c.getType())) {}
+
+  /// Replaces the kernel's body by the tile loop; `kind` is "mfma",
+  /// "wmma32" or "scalar" (wmma32 has f16 instructions only).
+  void write(StringRef kind) {
+    const bool staticM = !cType.isDynamicDim(0);
+    masked = !staticM || cType.getDimSize(0) % kTile != 0;
+    m = staticM ? index(cType.getDimSize(0))
+                : memref::DimOp::create(b, loc, match.c, index(0)).getResult();
+    lastRow = arith::SubIOp::create(b, loc, m, index(1));
+    const int64_t tilesN = match.n / kTile;
+    Value tiles = arith::MulIOp::create(
+        b, loc, arith::CeilDivUIOp::create(b, loc, m, index(kTile)), index(tilesN));
+    thread = mlir::gpu::ThreadIdOp::create(b, loc, mlir::gpu::Dimension::x);
+    Value block = mlir::gpu::BlockIdOp::create(b, loc, mlir::gpu::Dimension::x);
+    Value grid = mlir::gpu::GridDimOp::create(b, loc, mlir::gpu::Dimension::x);
+    auto tileLoop = scf::ForOp::create(b, loc, block, tiles, grid);
+    b.setInsertionPointToStart(tileLoop.getBody());
+    Value tile = tileLoop.getInductionVar();
+    row0 = arith::MulIOp::create(
+        b, loc, arith::DivUIOp::create(b, loc, tile, index(tilesN)), index(kTile));
+    col0 = arith::MulIOp::create(
+        b, loc, arith::RemUIOp::create(b, loc, tile, index(tilesN)), index(kTile));
+
+    const bool matrix = kind == "mfma" || (kind == "wmma32" && match.f16);
+    SmallVector<Element> elements =
+        matrix ? matrixBody(/*wmma=*/kind == "wmma32") : scalarBody();
+    for (const Element &element : elements)
+      store(element);
+
+    // The grid: one tile per workgroup at a time, any count being correct.
+    Builder attrs(kernel.getContext());
+    kernel->setAttr("strata.workgroup_size",
+                    attrs.getDenseI32ArrayAttr({int32_t(kInvocations), 1, 1}));
+    if (staticM) {
+      int64_t count = std::clamp<int64_t>(
+          (cType.getDimSize(0) + kTile - 1) / kTile * tilesN, 1, maxWorkgroupCount);
+      kernel->setAttr("strata.workgroup_count",
+                      attrs.getDenseI32ArrayAttr({int32_t(count), 1, 1}));
+    } else {
+      // The host dispatches ceil(factor * M / 64) workgroups, about
+      // M / 32 * N / 32.
+      unsigned word = PushConstantLayout::of(kernel).dimWord(
+          kernel, cast<BlockArgument>(match.c).getArgNumber(), 0);
+      kernel->setAttr(
+          "strata.workgroup_count",
+          attrs.getDictionaryAttr(
+              {attrs.getNamedAttr("factor", attrs.getI64IntegerAttr(2 * tilesN)),
+               attrs.getNamedAttr("words", attrs.getDenseI32ArrayAttr({int32_t(word)})),
+               attrs.getNamedAttr("max", attrs.getI64IntegerAttr(maxWorkgroupCount))}));
+    }
+    kernel->setAttr("strata.matrix_tiles",
+                    attrs.getStringAttr(matrix ? kind : "scalar"));
+
+    for (linalg::GenericOp generic : llvm::reverse(match.epilogue))
+      generic->erase();
+    match.matmul->erase();
+    if (match.fill)
+      match.fill->erase();
+  }
+
+private:
+  /// An index constant, at the top of the kernel where it dominates every
+  /// use; one per value.
+  Value index(int64_t value) {
+    Value &constant = constants[value];
+    if (!constant) {
+      OpBuilder top = OpBuilder::atBlockBegin(&kernel.getBody().front());
+      constant = arith::ConstantIndexOp::create(top, loc, value);
+    }
+    return constant;
+  }
+
+  Value add(OpBuilder &at, Value x, int64_t c) {
+    return c == 0 ? x : arith::AddIOp::create(at, loc, x, index(c)).getResult();
+  }
+
+  /// A[row, k], the row clamped: rows past M compute what is never stored.
+  Value loadA(OpBuilder &at, Value row, Value k) {
+    if (masked)
+      row = arith::MinUIOp::create(at, loc, row, lastRow);
+    return memref::LoadOp::create(at, loc, match.a, ValueRange{row, k});
+  }
+
+  Value loadB(OpBuilder &at, Value k, Value col) {
+    return memref::LoadOp::create(at, loc, match.b, ValueRange{k, col});
+  }
+
+  /// Column thread % 32, rows 16 * (thread / 32) + 0..15, by FMAs.
+  SmallVector<Element> scalarBody() {
+    Value col = arith::AddIOp::create(
+        b, loc, col0, arith::RemUIOp::create(b, loc, thread, index(32)));
+    Value rowBase = arith::AddIOp::create(
+        b, loc, row0,
+        arith::MulIOp::create(
+            b, loc, arith::DivUIOp::create(b, loc, thread, index(32)), index(16)));
+    Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(b.getF32Type()));
+    SmallVector<Value> inits(16, zero);
+    auto kLoop = scf::ForOp::create(b, loc, index(0), index(match.k), index(1), inits);
+    OpBuilder inner = OpBuilder::atBlockBegin(kLoop.getBody());
+    Value k = kLoop.getInductionVar();
+    Value bk = widen(inner, loc, loadB(inner, k, col));
+    SmallVector<Value> next;
+    for (int64_t r = 0; r < 16; ++r) {
+      Value a = widen(inner, loc, loadA(inner, add(inner, rowBase, r), k));
+      next.push_back(arith::AddFOp::create(inner, loc, kLoop.getRegionIterArgs()[r],
+                                           arith::MulFOp::create(inner, loc, a, bk)));
+    }
+    scf::YieldOp::create(inner, loc, next);
+    SmallVector<Element> elements;
+    for (int64_t r = 0; r < 16; ++r)
+      elements.push_back({add(b, rowBase, r), col, kLoop.getResult(r)});
+    return elements;
+  }
+
+  /// Fragments of 16x16 on the matrix instructions (the lane layouts are in
+  /// the file's header): 2x2 for one wave of 64 (MFMA), 1x2 for each of two
+  /// waves of 32 (WMMA: wave w takes rows 16w..16w+15).
+  SmallVector<Element> matrixBody(bool wmma) {
+    const int64_t wave = wmma ? 32 : 64;
+    const int64_t fragRows = wmma ? 1 : 2, fragCols = 2;
+    const int64_t kStep = match.f16 ? 16 : 4;
+    const int64_t perLane = wmma ? 16 : (match.f16 ? 4 : 1);
+    const int64_t accLength = wmma ? 8 : 4;
+    Value lane = arith::RemUIOp::create(b, loc, thread, index(wave));
+    Value waveRow0 = row0;
+    if (wmma)
+      waveRow0 = arith::AddIOp::create(
+          b, loc, row0,
+          arith::MulIOp::create(
+              b, loc, arith::DivUIOp::create(b, loc, thread, index(wave)), index(16)));
+    Value l16 = arith::RemUIOp::create(b, loc, lane, index(16));
+    Value quarter = arith::DivUIOp::create(b, loc, lane, index(16));
+    Type inElement = match.f16 ? Type(b.getF16Type()) : Type(b.getF32Type());
+    auto accType = VectorType::get({accLength}, b.getF32Type());
+    Value accZero = arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(accType, b.getF32FloatAttr(0)));
+    SmallVector<Value> inits(fragRows * fragCols, accZero);
+    auto kLoop = scf::ForOp::create(b, loc, index(0), index(match.k), index(kStep), inits);
+    OpBuilder inner = OpBuilder::atBlockBegin(kLoop.getBody());
+    Value k0 = kLoop.getInductionVar();
+    // The k of element v of this lane's A row and B column.
+    Value laneK0 = wmma ? k0
+                        : arith::AddIOp::create(
+                              inner, loc, k0,
+                              arith::MulIOp::create(inner, loc, quarter, index(perLane)))
+                              .getResult();
+    auto fragment = [&](llvm::function_ref<Value(Value k)> loadOne) -> Value {
+      SmallVector<Value> values;
+      for (int64_t v = 0; v < perLane; ++v)
+        values.push_back(loadOne(add(inner, laneK0, v)));
+      if (perLane == 1)
+        return values.front();
+      return vector::FromElementsOp::create(
+          inner, loc, VectorType::get({perLane}, inElement), values);
+    };
+    SmallVector<Value> aFragments, bFragments;
+    for (int64_t i = 0; i < fragRows; ++i) {
+      Value row = add(inner, arith::AddIOp::create(inner, loc, waveRow0, l16), 16 * i);
+      aFragments.push_back(fragment([&](Value k) { return loadA(inner, row, k); }));
+    }
+    for (int64_t j = 0; j < fragCols; ++j) {
+      Value col = add(inner, arith::AddIOp::create(inner, loc, col0, l16), 16 * j);
+      bFragments.push_back(fragment([&](Value k) { return loadB(inner, k, col); }));
+    }
+    SmallVector<Value> next;
+    for (int64_t i = 0; i < fragRows; ++i) {
+      for (int64_t j = 0; j < fragCols; ++j) {
+        Value acc = kLoop.getRegionIterArgs()[i * fragCols + j];
+        next.push_back(
+            wmma ? amdgpu::WMMAOp::create(inner, loc, accType, 16, 16, 16, aFragments[i],
+                                          bFragments[j], acc)
+                       .getResult()
+                 : amdgpu::MFMAOp::create(inner, loc, accType, 16, 16, kStep,
+                                          /*blocks=*/1, aFragments[i], bFragments[j], acc)
+                       .getResult());
+      }
+    }
+    scf::YieldOp::create(inner, loc, next);
+    SmallVector<Element> elements;
+    for (int64_t i = 0; i < fragRows; ++i) {
+      for (int64_t j = 0; j < fragCols; ++j) {
+        Value col = add(b, arith::AddIOp::create(b, loc, col0, l16), 16 * j);
+        Value acc = kLoop.getResult(i * fragCols + j);
+        for (int64_t v = 0; v < accLength; ++v) {
+          // MFMA: row 4 * (lane / 16) + v; WMMA: row 2 * v + lane / 16.
+          Value inFragment =
+              wmma ? add(b, quarter, 2 * v)
+                   : add(b, arith::MulIOp::create(b, loc, quarter, index(4)), v);
+          Value row =
+              add(b, arith::AddIOp::create(b, loc, waveRow0, inFragment), 16 * i);
+          elements.push_back({row, col, vector::ExtractOp::create(b, loc, acc, v)});
+        }
+      }
+    }
+    return elements;
+  }
+
+  /// Stores C[row, col]: the sum, plus the fill value or C's old value,
+  /// through the elementwise ops, under row < M where tiles overhang M.
+  void store(const Element &element) {
+    OpBuilder::InsertionGuard guard(b);
+    if (masked) {
+      Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                           element.row, m);
+      auto ifOp = scf::IfOp::create(b, loc, inside, /*withElseRegion=*/false);
+      b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+    }
+    Value indices[2] = {element.row, element.col};
+    Type cElement = cType.getElementType();
+    Value start = match.fill
+                      ? widen(b, loc, match.fill.value())
+                      : widen(b, loc, memref::LoadOp::create(b, loc, match.c, indices));
+    Value value = arith::AddFOp::create(b, loc, start, element.value);
+    if (!cElement.isF32())
+      value = arith::TruncFOp::create(b, loc, cElement, value);
+    for (linalg::GenericOp generic : match.epilogue) {
+      IRMapping mapping;
+      Block *body = generic.getBody();
+      for (OpOperand *input : generic.getDpsInputOperands()) {
+        BlockArgument arg = body->getArgument(input->getOperandNumber());
+        if (input->get() == match.c) {
+          mapping.map(arg, value);
+          continue;
+        }
+        SmallVector<Value> at;
+        for (AffineExpr result : generic.getMatchingIndexingMap(input).getResults())
+          at.push_back(indices[cast<AffineDimExpr>(result).getPosition()]);
+        mapping.map(arg, memref::LoadOp::create(b, loc, input->get(), at));
+      }
+      mapping.map(body->getArgument(generic.getNumDpsInputs()), value);
+      for (Operation &op : body->without_terminator())
+        b.clone(op, mapping);
+      value = mapping.lookup(
+          cast<linalg::YieldOp>(body->getTerminator()).getValues()[0]);
+    }
+    memref::StoreOp::create(b, loc, value, match.c, indices);
+  }
+
+  func::FuncOp kernel;
+  MatmulKernel &match;
+  const int64_t maxWorkgroupCount;
+  Location loc;
+  OpBuilder b;
+  MemRefType cType;
+  llvm::DenseMap<int64_t, Value> constants;
+  bool masked = false;
+  Value m, lastRow, thread, row0, col0;
+};
+
 struct GPUMatrixTilesPass
     : impl::GPUMatrixTilesPassBase<GPUMatrixTilesPass> {
   using Base::Base;
@@ -150,263 +418,7 @@ struct GPUMatrixTilesPass
     std::optional<MatmulKernel> match = matchKernel(kernel);
     if (!match)
       return;
-    rewrite(kernel, *match);
-  }
-
-  /// The body of one tile for `kindOf(match)`: fills `rows`, `cols` and
-  /// `values` with every accumulator element this invocation holds.
-  struct Elements {
-    SmallVector<Value> rows, cols, values;
-  };
-
-  void rewrite(func::FuncOp kernel, MatmulKernel &match) {
-    Location loc = match.matmul.getLoc();
-    OpBuilder b(match.matmul);
-    auto cType = cast<MemRefType>(match.c.getType());
-    // Constants go to the top of the kernel, where they dominate every use.
-    Block *entry = &kernel.getBody().front();
-    auto index = [&](int64_t value) {
-      OpBuilder constants = OpBuilder::atBlockBegin(entry);
-      return arith::ConstantIndexOp::create(constants, loc, value).getResult();
-    };
-    Value zero = index(0);
-    Value m = cType.isDynamicDim(0)
-                  ? memref::DimOp::create(b, loc, match.c, zero).getResult()
-                  : index(cType.getDimSize(0));
-    const bool staticM = !cType.isDynamicDim(0);
-    const bool masked = !staticM || cType.getDimSize(0) % kTile != 0;
-    const int64_t tilesN = match.n / kTile;
-    Value tilesM = arith::CeilDivUIOp::create(b, loc, m, index(kTile));
-    Value tiles = arith::MulIOp::create(b, loc, tilesM, index(tilesN));
-    Value lastRow = arith::SubIOp::create(b, loc, m, index(1));
-    Value thread = mlir::gpu::ThreadIdOp::create(b, loc, mlir::gpu::Dimension::x);
-    Value block = mlir::gpu::BlockIdOp::create(b, loc, mlir::gpu::Dimension::x);
-    Value grid = mlir::gpu::GridDimOp::create(b, loc, mlir::gpu::Dimension::x);
-    auto tileLoop = scf::ForOp::create(b, loc, block, tiles, grid);
-    b.setInsertionPointToStart(tileLoop.getBody());
-    Value tile = tileLoop.getInductionVar();
-    Value row0 = arith::MulIOp::create(
-        b, loc, arith::DivUIOp::create(b, loc, tile, index(tilesN)), index(kTile));
-    Value col0 = arith::MulIOp::create(
-        b, loc, arith::RemUIOp::create(b, loc, tile, index(tilesN)), index(kTile));
-
-    // Loads of A clamp the row: rows past M compute what is never stored.
-    auto loadA = [&](OpBuilder &at, Value row, Value k) -> Value {
-      if (masked)
-        row = arith::MinUIOp::create(at, loc, row, lastRow);
-      return memref::LoadOp::create(at, loc, match.a, ValueRange{row, k});
-    };
-    auto loadB = [&](OpBuilder &at, Value k, Value col) -> Value {
-      return memref::LoadOp::create(at, loc, match.b, ValueRange{k, col});
-    };
-    auto add = [&](OpBuilder &at, Value x, int64_t c) -> Value {
-      return c == 0 ? x : arith::AddIOp::create(at, loc, x, index(c)).getResult();
-    };
-
-    Elements elements;
-    const bool matrix = kind == "mfma" || (kind == "wmma32" && match.f16);
-    if (!matrix) {
-      // Scalar: column thread % 32, rows 16 * (thread / 32) + 0..15.
-      Value col = arith::AddIOp::create(
-          b, loc, col0, arith::RemUIOp::create(b, loc, thread, index(32)));
-      Value rowBase = arith::AddIOp::create(
-          b, loc, row0,
-          arith::MulIOp::create(
-              b, loc, arith::DivUIOp::create(b, loc, thread, index(32)), index(16)));
-      Type f32 = b.getF32Type();
-      Value fzero = arith::ConstantOp::create(b, loc, b.getZeroAttr(f32));
-      SmallVector<Value> inits(16, fzero);
-      auto kLoop = scf::ForOp::create(b, loc, zero, index(match.k), index(1), inits);
-      OpBuilder inner = OpBuilder::atBlockBegin(kLoop.getBody());
-      Value k = kLoop.getInductionVar();
-      Value bk = widen(inner, loc, loadB(inner, k, col));
-      SmallVector<Value> next;
-      for (int64_t r = 0; r < 16; ++r) {
-        Value a = widen(inner, loc, loadA(inner, add(inner, rowBase, r), k));
-        next.push_back(arith::AddFOp::create(
-            inner, loc, kLoop.getRegionIterArgs()[r],
-            arith::MulFOp::create(inner, loc, a, bk)));
-      }
-      scf::YieldOp::create(inner, loc, next);
-      for (int64_t r = 0; r < 16; ++r) {
-        elements.rows.push_back(add(b, rowBase, r));
-        elements.cols.push_back(col);
-        elements.values.push_back(kLoop.getResult(r));
-      }
-    } else {
-      const bool wmma = kind == "wmma32";
-      const int64_t wave = wmma ? 32 : 64;
-      // Fragments of 16x16: 2x2 for one wave of 64, 1x2 for each of two
-      // waves of 32 (wave w takes rows 16w..16w+15).
-      const int64_t fragRows = wmma ? 1 : 2, fragCols = 2;
-      const int64_t kStep = match.f16 ? 16 : 4;
-      const int64_t perLane = wmma ? 16 : (match.f16 ? 4 : 1);
-      const int64_t accLength = wmma ? 8 : 4;
-      Value lane = arith::RemUIOp::create(b, loc, thread, index(wave));
-      Value waveRow0 = row0;
-      if (wmma)
-        waveRow0 = arith::AddIOp::create(
-            b, loc, row0,
-            arith::MulIOp::create(
-                b, loc, arith::DivUIOp::create(b, loc, thread, index(wave)), index(16)));
-      Value l16 = arith::RemUIOp::create(b, loc, lane, index(16));
-      Value quarter = arith::DivUIOp::create(b, loc, lane, index(16));
-      Type inElement = match.f16 ? Type(b.getF16Type()) : Type(b.getF32Type());
-      Type inType = perLane == 1 ? inElement : VectorType::get({perLane}, inElement);
-      auto accType = VectorType::get({accLength}, b.getF32Type());
-      Value accZero = arith::ConstantOp::create(
-          b, loc, DenseElementsAttr::get(accType, b.getF32FloatAttr(0)));
-      SmallVector<Value> inits(fragRows * fragCols, accZero);
-      auto kLoop =
-          scf::ForOp::create(b, loc, zero, index(match.k), index(kStep), inits);
-      OpBuilder inner = OpBuilder::atBlockBegin(kLoop.getBody());
-      Value k0 = kLoop.getInductionVar();
-      // The k of element v of this lane's A row and B column.
-      auto kOf = [&](int64_t v) -> Value {
-        if (wmma)
-          return add(inner, k0, v);
-        Value base = arith::AddIOp::create(
-            inner, loc, k0,
-            arith::MulIOp::create(inner, loc, quarter, index(perLane)));
-        return add(inner, base, v);
-      };
-      auto fragment = [&](auto loadOne) -> Value {
-        SmallVector<Value> values;
-        for (int64_t v = 0; v < perLane; ++v)
-          values.push_back(loadOne(v));
-        if (perLane == 1)
-          return values.front();
-        return vector::FromElementsOp::create(inner, loc, cast<VectorType>(inType),
-                                              values);
-      };
-      SmallVector<Value> aFragments, bFragments;
-      for (int64_t i = 0; i < fragRows; ++i) {
-        Value row = add(inner, arith::AddIOp::create(inner, loc, waveRow0, l16), 16 * i);
-        aFragments.push_back(fragment([&](int64_t v) { return loadA(inner, row, kOf(v)); }));
-      }
-      for (int64_t j = 0; j < fragCols; ++j) {
-        Value col = add(inner, arith::AddIOp::create(inner, loc, col0, l16), 16 * j);
-        bFragments.push_back(fragment([&](int64_t v) { return loadB(inner, kOf(v), col); }));
-      }
-      SmallVector<Value> next;
-      for (int64_t i = 0; i < fragRows; ++i) {
-        for (int64_t j = 0; j < fragCols; ++j) {
-          Value acc = kLoop.getRegionIterArgs()[i * fragCols + j];
-          if (wmma)
-            next.push_back(amdgpu::WMMAOp::create(inner, loc, accType, 16, 16, 16,
-                                                  aFragments[i], bFragments[j], acc));
-          else
-            next.push_back(amdgpu::MFMAOp::create(inner, loc, accType, 16, 16, kStep,
-                                                  /*blocks=*/1, aFragments[i],
-                                                  bFragments[j], acc));
-        }
-      }
-      scf::YieldOp::create(inner, loc, next);
-      for (int64_t i = 0; i < fragRows; ++i) {
-        for (int64_t j = 0; j < fragCols; ++j) {
-          Value col = add(b, arith::AddIOp::create(b, loc, col0, l16), 16 * j);
-          Value acc = kLoop.getResult(i * fragCols + j);
-          for (int64_t v = 0; v < accLength; ++v) {
-            // MFMA: row 4 * (lane / 16) + v; WMMA: row 2 * v + lane / 16.
-            Value inFragment =
-                wmma ? add(b, quarter, 2 * v)
-                     : add(b, arith::MulIOp::create(b, loc, quarter, index(4)), v);
-            elements.rows.push_back(add(
-                b, arith::AddIOp::create(b, loc, waveRow0, inFragment), 16 * i));
-            elements.cols.push_back(col);
-            elements.values.push_back(vector::ExtractOp::create(b, loc, acc, v));
-          }
-        }
-      }
-    }
-
-    for (size_t e = 0; e < elements.values.size(); ++e)
-      storeElement(b, loc, match, m, masked, elements.rows[e], elements.cols[e],
-                   elements.values[e]);
-
-    // The grid: one tile per workgroup at a time, any count being correct.
-    Builder attrs(kernel.getContext());
-    kernel->setAttr("strata.workgroup_size",
-                    attrs.getDenseI32ArrayAttr({int32_t(kInvocations), 1, 1}));
-    if (staticM) {
-      int64_t count = std::clamp<int64_t>(
-          (cType.getDimSize(0) + kTile - 1) / kTile * tilesN, 1, maxWorkgroupCount);
-      kernel->setAttr("strata.workgroup_count",
-                      attrs.getDenseI32ArrayAttr({int32_t(count), 1, 1}));
-    } else {
-      // The host dispatches ceil(factor * M / 64) workgroups, about
-      // M / 32 * N / 32.
-      PushConstantLayout layout = PushConstantLayout::of(kernel);
-      unsigned word = layout.dimWord(
-          kernel, cast<BlockArgument>(match.c).getArgNumber(), 0);
-      kernel->setAttr(
-          "strata.workgroup_count",
-          attrs.getDictionaryAttr(
-              {attrs.getNamedAttr("factor", attrs.getI64IntegerAttr(2 * tilesN)),
-               attrs.getNamedAttr("words", attrs.getDenseI32ArrayAttr({int32_t(word)})),
-               attrs.getNamedAttr("max", attrs.getI64IntegerAttr(maxWorkgroupCount))}));
-    }
-    kernel->setAttr("strata.matrix_tiles",
-                    attrs.getStringAttr(matrix ? StringRef(kind) : "scalar"));
-
-    SmallVector<Operation *> dead;
-    if (match.fill)
-      dead.push_back(match.fill);
-    dead.push_back(match.matmul);
-    for (linalg::GenericOp generic : match.epilogue)
-      dead.push_back(generic);
-    for (Operation *op : llvm::reverse(dead))
-      op->erase();
-  }
-
-  /// f16 to f32; f32 as it is.
-  static Value widen(OpBuilder &b, Location loc, Value value) {
-    if (value.getType().isF32())
-      return value;
-    return arith::ExtFOp::create(b, loc, b.getF32Type(), value);
-  }
-
-  /// Stores C[row, col]: the sum, plus the fill value or C's old value,
-  /// through the elementwise ops, under row < M where tiles overhang M.
-  void storeElement(OpBuilder &b, Location loc, MatmulKernel &match,
-                    Value m, bool masked, Value row, Value col, Value sum) {
-    OpBuilder::InsertionGuard guard(b);
-    if (masked) {
-      Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, row, m);
-      auto ifOp = scf::IfOp::create(b, loc, inside, /*withElseRegion=*/false);
-      b.setInsertionPointToStart(&ifOp.getThenRegion().front());
-    }
-    Type cElement = cast<MemRefType>(match.c.getType()).getElementType();
-    Value start = match.fill
-                      ? widen(b, loc, match.fill.value())
-                      : widen(b, loc, memref::LoadOp::create(b, loc, match.c,
-                                                             ValueRange{row, col}));
-    Value value = arith::AddFOp::create(b, loc, start, sum);
-    if (!cElement.isF32())
-      value = arith::TruncFOp::create(b, loc, cElement, value);
-    Value indices[2] = {row, col};
-    for (linalg::GenericOp generic : match.epilogue) {
-      IRMapping mapping;
-      Block *body = generic.getBody();
-      for (OpOperand *input : generic.getDpsInputOperands()) {
-        BlockArgument arg = body->getArgument(input->getOperandNumber());
-        if (input->get() == match.c) {
-          mapping.map(arg, value);
-          continue;
-        }
-        AffineMap map = generic.getMatchingIndexingMap(input);
-        SmallVector<Value> at;
-        for (AffineExpr result : map.getResults())
-          at.push_back(indices[cast<AffineDimExpr>(result).getPosition()]);
-        mapping.map(arg, memref::LoadOp::create(b, loc, input->get(), at));
-      }
-      mapping.map(body->getArgument(generic.getNumDpsInputs()), value);
-      for (Operation &op : body->without_terminator())
-        b.clone(op, mapping);
-      value = mapping.lookup(
-          cast<linalg::YieldOp>(body->getTerminator()).getValues()[0]);
-    }
-    memref::StoreOp::create(b, loc, value, match.c, ValueRange{row, col});
+    TileWriter(kernel, *match, maxWorkgroupCount).write(kind);
   }
 };
 
