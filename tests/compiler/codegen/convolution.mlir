@@ -24,6 +24,20 @@ func.func @conv(%in: memref<1x10x12x8xf32>, %f: memref<3x3x8x16xf32>, %out: memr
   return
 }
 
+// 64 output channels on a wide image: two registers of channels per tile
+// (8 x 32 accumulators), so that each broadcast input value feeds two FMAs.
+// TILES-LABEL: func.func @conv_wide
+// TILES: linalg.conv_2d_nhwc_hwcf {{.*}}vector = array<i64: 1, 1, 8, 32, 1, 0, 1>
+// CHECK-LABEL: func.func @conv_wide
+// CHECK: scf.for {{.*}} iter_args({{.*}}) -> (vector<8x32xf32>)
+// CHECK: vector.fma {{.*}} : vector<32xf32>
+// CHECK: return
+func.func @conv_wide(%in: memref<1x18x34x8xf32>, %f: memref<3x3x8x64xf32>, %out: memref<1x16x32x64xf32>) {
+  linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%in, %f : memref<1x18x34x8xf32>, memref<3x3x8x64xf32>) outs(%out : memref<1x16x32x64xf32>)
+  return
+}
+
 // Strides and dilations carry over to the 1-D op (W's); the 6 output columns
 // are one tile.
 // TILES-LABEL: func.func @pool

@@ -44,8 +44,7 @@ func.func @small_matmul(%a: memref<7x5xf32>, %b: memref<5x13xf32>, %c: memref<7x
 // Batch 1: the leading unit dimensions are skipped and the kernel is split
 // along the first dimension with work: the output rows of an NHWC
 // convolution (one row is 14 x 64 x 3 x 3 x 64 iterations, more than a
-// workgroup's share, so 1 row per workgroup; fewer than 16 columns, so two
-// registers of channels) ...
+// workgroup's share, so 1 row per workgroup; two registers of channels) ...
 // CHECK-LABEL: func.func @conv_batch_one
 // CHECK: linalg.conv_2d_nhwc_hwcf {{{.*}}strata_cpu.tile_sizes = {vector = array<i64: 1, 1, 8, 16, 1, 0, 1>, workgroup = array<i64: 0, 1, 0, 0, 0, 0, 0>}
 func.func @conv_batch_one(%x: memref<1x16x16x64xf32>, %w: memref<3x3x64x64xf32>, %y: memref<1x14x14x64xf32>) {
