@@ -3,10 +3,12 @@
 #include "compiler/codegen/cpu/KernelConfig.h"
 
 #include "mlir/Dialect/Linalg/Utils/Utils.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 
 using namespace mlir;
 
@@ -136,6 +138,62 @@ Value getBufferRoot(Value memref) {
   return memref;
 }
 
+/// The buffers that the ops only write, each op through its own
+/// memref.subview of static offsets and sizes and unit strides, the views
+/// pairwise disjoint, and each op writing every element of its view once
+/// (its output map a permutation): a pad written as a copy into its interior
+/// and fills of its border (CPUComputeInDestinations). Each op may then be
+/// split along any of its parallel loops: whichever workgroup runs a tile,
+/// no element is written twice and none is read.
+static llvm::DenseSet<Value>
+writtenInPieces(ArrayRef<linalg::LinalgOp> ops) {
+  struct Piece {
+    SmallVector<int64_t> offsets, sizes;
+  };
+  llvm::DenseMap<Value, SmallVector<Piece>> candidates;
+  llvm::DenseSet<Value> rejected;
+  for (linalg::LinalgOp op : ops) {
+    for (OpOperand &operand : op->getOpOperands()) {
+      if (!isa<MemRefType>(operand.get().getType()))
+        continue;
+      Value root = getBufferRoot(operand.get());
+      auto view = operand.get().getDefiningOp<memref::SubViewOp>();
+      bool written = op.isDpsInit(&operand) &&
+                     !op.payloadUsesValueFromOperand(&operand) &&
+                     op.getMatchingIndexingMap(&operand).isPermutation();
+      if (!written || !view || view.getSource() != root ||
+          !view.hasUnitStride() ||
+          ShapedType::isDynamicShape(view.getStaticOffsets()) ||
+          ShapedType::isDynamicShape(view.getStaticSizes())) {
+        rejected.insert(root);
+        continue;
+      }
+      candidates[root].push_back(
+          {llvm::to_vector(view.getStaticOffsets()),
+           llvm::to_vector(view.getStaticSizes())});
+    }
+  }
+  auto disjoint = [](const Piece &a, const Piece &b) {
+    for (auto [ao, as, bo, bs] :
+         llvm::zip(a.offsets, a.sizes, b.offsets, b.sizes))
+      if (ao + as <= bo || bo + bs <= ao)
+        return true;
+    return false;
+  };
+  llvm::DenseSet<Value> pieces;
+  for (auto &[root, list] : candidates) {
+    if (rejected.contains(root))
+      continue;
+    bool ok = true;
+    for (size_t i = 0; ok && i < list.size(); ++i)
+      for (size_t j = i + 1; ok && j < list.size(); ++j)
+        ok = disjoint(list[i], list[j]);
+    if (ok)
+      pieces.insert(root);
+  }
+  return pieces;
+}
+
 LogicalResult
 checkDistributable(func::FuncOp kernel,
                    llvm::function_ref<std::optional<unsigned>(linalg::LinalgOp)>
@@ -179,7 +237,9 @@ checkDistributable(func::FuncOp kernel,
 
   // Pass 2: a written buffer is touched only directly, in its split
   // dimension, by the distributed loop, so tile t of every op covers the same
-  // rows of it.
+  // rows of it; or it is written in disjoint pieces and never read
+  // (writtenInPieces).
+  llvm::DenseSet<Value> pieces = writtenInPieces(ops);
   unsigned columns = splitsColumns(kernel);
   for (linalg::LinalgOp op : ops) {
     unsigned loop = *distributedLoop(op);
@@ -189,7 +249,7 @@ checkDistributable(func::FuncOp kernel,
         continue;
       Value root = getBufferRoot(value);
       auto writer = writtenBy.find(root);
-      if (writer == writtenBy.end())
+      if (writer == writtenBy.end() || pieces.contains(root))
         continue;
       if (value != root)
         return fail(op, "it accesses a buffer written in the kernel through "

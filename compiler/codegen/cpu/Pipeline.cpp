@@ -53,6 +53,11 @@ void buildKernelBufferizationPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createCPUCopiesToLinalgPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  // CSE makes the copies of a pad's border slabs onto themselves (one
+  // subview each side, from bufferizing the slab's insert_slice) visibly
+  // self-copies, which canonicalization erases; left in, they would also
+  // keep the pad from being split across workgroups (a read of its result).
+  pm.addPass(createCanonicalizerPass());
   // Static temporaries too large for the stack go to a scratch binding.
   pm.addPass(createCPUScratchToBindingPass());
   // Again, on what bufferization made: dynamically sized allocations.

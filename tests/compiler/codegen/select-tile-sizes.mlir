@@ -158,6 +158,66 @@ func.func @transpose_then_read(%a: memref<8x8xf32>, %t: memref<8x8xf32>, %c: mem
   return
 }
 
+// A pad as CPUComputeInDestinations writes it: a copy into the interior and
+// fills of the border, each through its own subview of the result, which no
+// op reads. The pieces are disjoint, so each op is split along its own
+// first dimension with work: 7 rows of the interior (7 x 112 x 96
+// iterations, about a workgroup's share), 7 columns of the top and bottom
+// rows, 7 rows of the left and right columns.
+// SMALL-LABEL: func.func @pad_pieces
+// SMALL: linalg.copy {{.*}}workgroup = array<i64: 0, 1, 0, 0>
+// CHECK-LABEL: func.func @pad_pieces
+// CHECK: linalg.copy {{.*}}workgroup = array<i64: 0, 7, 0, 0>
+// CHECK: linalg.fill {{.*}}workgroup = array<i64: 0, 0, 7, 0>
+// CHECK: linalg.fill {{.*}}workgroup = array<i64: 0, 0, 7, 0>
+// CHECK: linalg.fill {{.*}}workgroup = array<i64: 0, 7, 0, 0>
+// CHECK: linalg.fill {{.*}}workgroup = array<i64: 0, 7, 0, 0>
+func.func @pad_pieces(%in: memref<1x112x112x96xf32>, %out: memref<1x114x114x96xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %interior = memref.subview %out[0, 1, 1, 0] [1, 112, 112, 96] [1, 1, 1, 1] : memref<1x114x114x96xf32> to memref<1x112x112x96xf32, strided<[1247616, 10944, 96, 1], offset: 11040>>
+  linalg.copy ins(%in : memref<1x112x112x96xf32>) outs(%interior : memref<1x112x112x96xf32, strided<[1247616, 10944, 96, 1], offset: 11040>>)
+  %top = memref.subview %out[0, 0, 0, 0] [1, 1, 114, 96] [1, 1, 1, 1] : memref<1x114x114x96xf32> to memref<1x1x114x96xf32, strided<[1247616, 10944, 96, 1]>>
+  linalg.fill ins(%zero : f32) outs(%top : memref<1x1x114x96xf32, strided<[1247616, 10944, 96, 1]>>)
+  %bottom = memref.subview %out[0, 113, 0, 0] [1, 1, 114, 96] [1, 1, 1, 1] : memref<1x114x114x96xf32> to memref<1x1x114x96xf32, strided<[1247616, 10944, 96, 1], offset: 1236672>>
+  linalg.fill ins(%zero : f32) outs(%bottom : memref<1x1x114x96xf32, strided<[1247616, 10944, 96, 1], offset: 1236672>>)
+  %left = memref.subview %out[0, 1, 0, 0] [1, 112, 1, 96] [1, 1, 1, 1] : memref<1x114x114x96xf32> to memref<1x112x1x96xf32, strided<[1247616, 10944, 96, 1], offset: 10944>>
+  linalg.fill ins(%zero : f32) outs(%left : memref<1x112x1x96xf32, strided<[1247616, 10944, 96, 1], offset: 10944>>)
+  %right = memref.subview %out[0, 1, 113, 0] [1, 112, 1, 96] [1, 1, 1, 1] : memref<1x114x114x96xf32> to memref<1x112x1x96xf32, strided<[1247616, 10944, 96, 1], offset: 21792>>
+  linalg.fill ins(%zero : f32) outs(%right : memref<1x112x1x96xf32, strided<[1247616, 10944, 96, 1], offset: 21792>>)
+  return
+}
+
+// Pieces that overlap (a fill of the whole result, then a copy into its
+// interior, as upstream's pad lowering writes it) must run in order: not
+// split.
+// CHECK-LABEL: func.func @overlapping_pieces
+// CHECK: linalg.fill {{.*}}workgroup = array<i64: 0, 0, 0>
+// CHECK: linalg.copy {{.*}}workgroup = array<i64: 0, 0, 0>
+func.func @overlapping_pieces(%in: memref<30x30x96xf32>, %out: memref<32x32x96xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %all = memref.subview %out[0, 0, 0] [32, 32, 96] [1, 1, 1] : memref<32x32x96xf32> to memref<32x32x96xf32, strided<[3072, 96, 1]>>
+  linalg.fill ins(%zero : f32) outs(%all : memref<32x32x96xf32, strided<[3072, 96, 1]>>)
+  %interior = memref.subview %out[1, 1, 0] [30, 30, 96] [1, 1, 1] : memref<32x32x96xf32> to memref<30x30x96xf32, strided<[3072, 96, 1], offset: 3168>>
+  linalg.copy ins(%in : memref<30x30x96xf32>) outs(%interior : memref<30x30x96xf32, strided<[3072, 96, 1], offset: 3168>>)
+  return
+}
+
+// A piece that another op then reads is not written only: not split.
+// CHECK-LABEL: func.func @piece_read_back
+// CHECK: linalg.copy {{.*}}workgroup = array<i64: 0, 0>
+// CHECK: linalg.generic {{.*}}workgroup = array<i64: 0, 0>
+func.func @piece_read_back(%in: memref<8x64xf32>, %out: memref<10x64xf32>, %sum: memref<64x8xf32>) {
+  %rows = memref.subview %out[1, 0] [8, 64] [1, 1] : memref<10x64xf32> to memref<8x64xf32, strided<[64, 1], offset: 64>>
+  linalg.copy ins(%in : memref<8x64xf32>) outs(%rows : memref<8x64xf32, strided<[64, 1], offset: 64>>)
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (j, i)>, affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%rows : memref<8x64xf32, strided<[64, 1], offset: 64>>) outs(%sum : memref<64x8xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    linalg.yield %x : f32
+  }
+  return
+}
+
 // A full reduction has no parallel loop to split.
 // CHECK-LABEL: func.func @total
 // CHECK: strata_cpu.tile_sizes = {vector = array<i64: 8>, workgroup = array<i64: 0>}
