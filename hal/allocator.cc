@@ -25,8 +25,11 @@ Status Allocator::ValidateParams(const char* what, const BufferParams& params) c
   return OkStatus();
 }
 
-StatusOr<Ref<Buffer>> Allocator::Allocate(const BufferParams& params, uint64_t length) {
+StatusOr<Ref<Buffer>> Allocator::Allocate(const BufferParams& params, uint64_t length, BufferUsages preferred) {
   STRATA_RETURN_IF_ERROR(ValidateParams("allocate", params));
+  if (preferred & ~kUsageAll) {
+    return InvalidArgumentError("allocate: unknown preferred usage bits 0x", Hex(preferred & ~kUsageAll));
+  }
   // Mapping needs host-visible memory, so asking for the usage implies it.
   MemoryTypes required = params.memory_types | ((params.usage & kUsageMapping) ? MemoryTypes{kMemoryHostVisible} : 0);
   for (const MemoryHeap& heap : heaps_) {
@@ -37,7 +40,11 @@ StatusOr<Ref<Buffer>> Allocator::Allocate(const BufferParams& params, uint64_t l
                                     DescribeMemoryTypes(heap.memory_types), " memory is ",
                                     heap.max_allocation_size, " bytes");
     }
-    STRATA_ASSIGN_OR_RETURN(Ref<Buffer> buffer, AllocateBuffer(heap, params, length));
+    BufferParams chosen = params;
+    chosen.usage |= preferred & heap.allowed_usage;
+    // Mapping needs host-visible memory, whatever the heap allows.
+    if (!(heap.memory_types & kMemoryHostVisible) && !(params.usage & kUsageMapping)) chosen.usage &= ~kUsageMapping;
+    STRATA_ASSIGN_OR_RETURN(Ref<Buffer> buffer, AllocateBuffer(heap, chosen, length));
     if (statistics_enabled_.load(std::memory_order_relaxed)) {
       buffer->allocation_counter_ = counter_;
       counter_->Add(length);

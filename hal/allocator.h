@@ -68,7 +68,12 @@ class Allocator : public RefObject {
 
   // A new buffer of `length` bytes (0 allowed) whose contents are undefined,
   // as on every GPU API: clearing large buffers nobody reads costs time.
-  StatusOr<Ref<Buffer>> Allocate(const BufferParams& params, uint64_t length);
+  // `preferred` usages are added where the chosen heap (the first to offer
+  // the params' memory types and usage) allows them, and dropped where it
+  // does not: results that the host may map where the device's memory is
+  // host-visible (the CPU, unified memory) and that stay device-local on a
+  // discrete GPU, read back through staging (ReadBuffer).
+  StatusOr<Ref<Buffer>> Allocate(const BufferParams& params, uint64_t length, BufferUsages preferred = 0);
 
   // A buffer over `memory` (not copied). `release` (may be empty) runs when
   // the buffer is destroyed. On failure, nothing is wrapped, `release` is not

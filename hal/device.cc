@@ -78,31 +78,64 @@ DeviceStatistics Device::statistics() const {
   return statistics;
 }
 
-Status ReadBuffer(Device& device, Buffer& buffer, uint64_t offset, std::span<uint8_t> out) {
-  if (out.empty()) return OkStatus();
-  const bool mappable = (buffer.memory_types() & kMemoryHostVisible) && (buffer.usage() & kUsageMapping) &&
-                        (buffer.allowed_access() & kAccessRead);
-  if (mappable) {
-    STRATA_ASSIGN_OR_RETURN(MappedRange range, buffer.Map(kAccessRead, offset, out.size()));
-    std::memcpy(out.data(), range.bytes().data(), out.size());
-    return range.Unmap();
-  }
-  BufferParams params;
-  params.memory_types = kMemoryHostVisible;
-  params.usage = kUsageTransferTarget | kUsageMapping;
-  STRATA_ASSIGN_OR_RETURN(Ref<Buffer> staging, device.allocator()->Allocate(params, out.size()));
+namespace {
+
+bool Mappable(const Buffer& buffer, MemoryAccesses access) {
+  return (buffer.memory_types() & kMemoryHostVisible) && (buffer.usage() & kUsageMapping) &&
+         (buffer.allowed_access() & access) == access;
+}
+
+// Runs one copy between `from` and `to` on `device`'s queue and waits for it.
+Status CopyOnQueue(Device& device, Buffer& from, uint64_t from_offset, Buffer& to, uint64_t to_offset,
+                   uint64_t length) {
   STRATA_ASSIGN_OR_RETURN(Ref<CommandBuffer> commands, device.CreateCommandBuffer());
   STRATA_RETURN_IF_ERROR(commands->Begin());
-  STRATA_RETURN_IF_ERROR(commands->Copy(&buffer, offset, staging.get(), 0, out.size()));
+  STRATA_RETURN_IF_ERROR(commands->Copy(&from, from_offset, &to, to_offset, length));
   STRATA_RETURN_IF_ERROR(commands->End());
   STRATA_ASSIGN_OR_RETURN(Ref<Semaphore> done, device.CreateSemaphore(0));
   SemaphoreValue signal{done.get(), 1};
   CommandBuffer* list[] = {commands.get()};
   STRATA_RETURN_IF_ERROR(device.QueueExecute({}, {&signal, 1}, list));
-  STRATA_RETURN_IF_ERROR(done->Wait(1, Semaphore::kInfiniteTimeout));
+  return done->Wait(1, Semaphore::kInfiniteTimeout);
+}
+
+StatusOr<Ref<Buffer>> AllocateStaging(Device& device, BufferUsages transfer, uint64_t length) {
+  BufferParams params;
+  params.memory_types = kMemoryHostVisible;
+  params.usage = transfer | kUsageMapping;
+  return device.allocator()->Allocate(params, length);
+}
+
+}  // namespace
+
+Status ReadBuffer(Device& device, Buffer& buffer, uint64_t offset, std::span<uint8_t> out) {
+  if (out.empty()) return OkStatus();
+  if (Mappable(buffer, kAccessRead)) {
+    STRATA_ASSIGN_OR_RETURN(MappedRange range, buffer.Map(kAccessRead, offset, out.size()));
+    std::memcpy(out.data(), range.bytes().data(), out.size());
+    return range.Unmap();
+  }
+  STRATA_ASSIGN_OR_RETURN(Ref<Buffer> staging, AllocateStaging(device, kUsageTransferTarget, out.size()));
+  STRATA_RETURN_IF_ERROR(CopyOnQueue(device, buffer, offset, *staging, 0, out.size()));
   STRATA_ASSIGN_OR_RETURN(MappedRange range, staging->Map(kAccessRead));
   std::memcpy(out.data(), range.bytes().data(), out.size());
   return range.Unmap();
+}
+
+Status WriteBuffer(Device& device, Buffer& buffer, uint64_t offset, std::span<const uint8_t> data) {
+  if (data.empty()) return OkStatus();
+  if (Mappable(buffer, kAccessWrite)) {
+    STRATA_ASSIGN_OR_RETURN(MappedRange range, buffer.Map(kAccessWrite, offset, data.size()));
+    std::memcpy(range.bytes().data(), data.data(), data.size());
+    return range.Unmap();
+  }
+  STRATA_ASSIGN_OR_RETURN(Ref<Buffer> staging, AllocateStaging(device, kUsageTransferSource, data.size()));
+  {
+    STRATA_ASSIGN_OR_RETURN(MappedRange range, staging->Map(kAccessWrite));
+    std::memcpy(range.bytes().data(), data.data(), data.size());
+    STRATA_RETURN_IF_ERROR(range.Unmap());
+  }
+  return CopyOnQueue(device, *staging, 0, buffer, offset, data.size());
 }
 
 }  // namespace strata::hal

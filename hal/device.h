@@ -140,4 +140,9 @@ class Device : public RefObject {
 // (submitted and waited for here).
 Status ReadBuffer(Device& device, Buffer& buffer, uint64_t offset, std::span<uint8_t> out);
 
+// Copies `data` into `buffer` at `offset`: through a mapping when the buffer
+// is host-visible and mappable, otherwise through a host-visible staging
+// buffer copied on `device`'s queue (submitted and waited for here).
+Status WriteBuffer(Device& device, Buffer& buffer, uint64_t offset, std::span<const uint8_t> data);
+
 }  // namespace strata::hal

@@ -27,15 +27,11 @@ namespace strata::host {
 namespace {
 
 // The bits the hal module takes (schemas/buffer_bits.h).
-constexpr int32_t kMemoryDeviceLocal = buffer_bits::kDeviceLocal,
-                  kMemoryHostVisible = buffer_bits::kHostVisible,
-                  kMemoryHostCoherent = buffer_bits::kHostCoherent,
-                  kMemoryAll = buffer_bits::kAllMemoryTypes;
+constexpr int32_t kMemoryDeviceLocal = buffer_bits::kDeviceLocal;
 constexpr int32_t kUsageTransferSource = buffer_bits::kTransferSource,
                   kUsageTransferTarget = buffer_bits::kTransferTarget,
                   kUsageDispatchStorage = buffer_bits::kDispatchStorage,
-                  kUsageMapping = buffer_bits::kMapping,
-                  kUsageAll = buffer_bits::kAllUsages;
+                  kUsageMapping = buffer_bits::kMapping;
 
 /// The element type code of schemas/element_types.def, or 0: found by the
 /// name the table gives the type ("f32", "bf16", "i1", "ui8"; signless
@@ -864,11 +860,10 @@ LogicalResult FunctionLowering::lowerConstantTensor(arith::ConstantOp op) {
       b, loc, vm::BufferType::get(b.getContext()), symbol);
   TensorValue tensor;
   tensor.type = type;
-  tensor.buffer = call1("allocator.import",
-                        {allocator, i32(kMemoryHostVisible | kMemoryHostCoherent),
-                         i32(kUsageDispatchStorage | kUsageTransferSource |
-                             kUsageMapping),
-                         bytes, i64(0), i64(-1)});
+  // Made once per device and then shared by every call (in place where
+  // host memory is as fast for the device as its own, else uploaded to
+  // device-local memory).
+  tensor.buffer = call1("device.constant", {device, bytes, i64(0), i64(-1)});
   tensor.offset = i64(0);
   int64_t size = type.getNumElements() * elementBytes(type.getElementType());
   tensor.length = i64(size);
@@ -970,9 +965,14 @@ LogicalResult FunctionLowering::lowerDispatch(flow::DispatchOp op) {
       tensor.buffer = dynamicArena;
       tensor.offset = dynamicPlanned->second;
     } else {
-      tensor.buffer = call1("allocator.allocate",
-                            {allocator, i32(kMemoryAll), i32(kUsageAll),
-                             tensor.length});
+      // Device-local; mappable where that memory is host-visible (the CPU,
+      // unified memory), read back through staging where it is not.
+      tensor.buffer = call1(
+          "allocator.allocate_preferring",
+          {allocator, i32(kMemoryDeviceLocal),
+           i32(kUsageDispatchStorage | kUsageTransferSource |
+               kUsageTransferTarget),
+           i32(kUsageMapping), tensor.length});
       tensor.offset = i64(0);
     }
     outputs.push_back(tensor);

@@ -229,7 +229,7 @@ Status VulkanBuffer::UnmapRange(uint64_t offset, uint64_t length, hal::MemoryAcc
 // VulkanAllocator
 
 StatusOr<Ref<VulkanAllocator>> VulkanAllocator::Create(std::shared_ptr<VulkanContext> context,
-                                                           uint64_t max_allocation) {
+                                                           uint64_t max_allocation, bool unified_memory) {
   const DeviceFunctions& vk = context->vk();
   // Which memory types a storage/transfer buffer may live in, and its
   // alignment there: ask a small probe buffer.
@@ -255,8 +255,16 @@ StatusOr<Ref<VulkanAllocator>> VulkanAllocator::Create(std::shared_ptr<VulkanCon
     if (flags & (VK_MEMORY_PROPERTY_LAZILY_ALLOCATED_BIT | VK_MEMORY_PROPERTY_PROTECTED_BIT)) continue;
     const hal::MemoryTypes types = HalMemoryTypes(flags);
     if (types == 0) continue;
-    if (std::none_of(chosen.begin(), chosen.end(), [&](const auto& c) { return c.first == types; })) {
-      chosen.emplace_back(types, i);
+    const auto choose = [&](hal::MemoryTypes heap_types) {
+      if (std::none_of(chosen.begin(), chosen.end(), [&](const auto& c) { return c.first == heap_types; })) {
+        chosen.emplace_back(heap_types, i);
+      }
+    };
+    if (!unified_memory && (types & hal::kMemoryDeviceLocal) && (types & hal::kMemoryHostVisible)) {
+      choose(hal::kMemoryDeviceLocal);
+      choose(types & ~hal::kMemoryDeviceLocal);
+    } else {
+      choose(types);
     }
   }
   if (chosen.empty()) return UnavailableError("vulkan: device '", context->name(), "' offers no memory for buffers");

@@ -175,7 +175,13 @@ class VulkanAllocator final : public hal::Allocator {
  public:
   // Heaps and pools for `context`'s memory types; allocations above
   // `max_allocation` bytes fail with RESOURCE_EXHAUSTED.
-  static StatusOr<Ref<VulkanAllocator>> Create(std::shared_ptr<VulkanContext> context, uint64_t max_allocation);
+  // With `unified_memory` false, a memory type that is both device-local and
+  // host-visible becomes two heaps: device-local (not mappable) and
+  // host-visible, host-coherent; the device then places memory as on a
+  // discrete GPU without a host-visible VRAM window, so that the staging
+  // paths run (and are tested) on a unified-memory device such as lavapipe.
+  static StatusOr<Ref<VulkanAllocator>> Create(std::shared_ptr<VulkanContext> context, uint64_t max_allocation,
+                                               bool unified_memory = true);
 
   // Host-visible memory for the driver's own use (command buffers' upload
   // data and check words), not counted in the statistics.

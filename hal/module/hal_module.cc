@@ -35,7 +35,58 @@ struct ModuleState {
   };
   std::mutex mutex;
   std::map<std::tuple<const Device*, const vm::BytecodeModule*, std::string_view>, Prepared> executables;
+  // Constant tensors by (device, first byte, length), made once
+  // (device.constant) and then shared by every call; the vm.buffer holding
+  // the bytes is kept, so its address is not reused while cached.
+  struct Constant {
+    Ref<Device> device;
+    Ref<vm::Buffer> source;
+    Ref<Buffer> buffer;
+  };
+  std::mutex constants_mutex;
+  std::map<std::tuple<const Device*, const uint8_t*, uint64_t>, Constant> constants;
 };
+
+// The buffer device.constant gives for `bytes` (see hal_module.h): the
+// bytes in place where the device's kernels read host memory as fast as
+// their own (its first device-local heap is host-visible: the CPU, lavapipe,
+// integrated GPUs) and it can import host memory, else a copy in host-visible
+// device memory; on a device whose device-local memory the host cannot map (a
+// discrete GPU), a copy in device-local memory, uploaded through a staging
+// buffer.
+StatusOr<Ref<Buffer>> MakeConstant(Device& device, vm::Buffer& source, std::span<const uint8_t> bytes) {
+  Allocator& allocator = *device.allocator();
+  const MemoryHeap* fastest = nullptr;
+  for (const MemoryHeap& heap : allocator.heaps()) {
+    if ((heap.memory_types & kMemoryDeviceLocal) && (heap.allowed_usage & kUsageDispatchStorage)) {
+      fastest = &heap;
+      break;
+    }
+  }
+  const bool unified = !fastest || (fastest->memory_types & kMemoryHostVisible);
+  BufferParams params;
+  params.access = kAccessRead;
+  if (unified) {
+    params.memory_types = kMemoryHostVisible | kMemoryHostCoherent;
+    params.usage = kUsageDispatchStorage | kUsageTransferSource | kUsageMapping;
+    Ref<vm::Buffer> keep_alive = Ref<vm::Buffer>::Borrow(&source);
+    auto imported = allocator.Import(params, {const_cast<uint8_t*>(bytes.data()), bytes.size()},
+                                     [keep_alive]() mutable { keep_alive = nullptr; });
+    if (imported.ok() || imported.status().code() != StatusCode::kUnimplemented) return imported;
+    // No import of host memory (Vulkan without VK_EXT_external_memory_host):
+    // a host-visible copy.
+    params.memory_types = kMemoryHostVisible;
+  } else {
+    params.memory_types = kMemoryDeviceLocal;
+    params.usage = kUsageDispatchStorage | kUsageTransferSource;
+  }
+  // Written once here, read-only to programs after.
+  params.usage |= kUsageTransferTarget;
+  params.access = kAccessReadWrite;
+  STRATA_ASSIGN_OR_RETURN(Ref<Buffer> buffer, allocator.Allocate(params, bytes.size()));
+  STRATA_RETURN_IF_ERROR(WriteBuffer(device, *buffer, 0, bytes));
+  return buffer;
+}
 
 // Keeps a buffer range mapped for as long as the vm.buffer viewing it lives.
 class MappingOwner final : public RefObject {
@@ -244,6 +295,27 @@ Status CheckArguments(const char* function, std::string_view arg_letters, CallAr
   return OkStatus();
 }
 
+// hal.allocator.allocate (allocator, memory_types, usage, length) and
+// hal.allocator.allocate_preferring (allocator, memory_types, usage,
+// preferred usage, length).
+template <bool kPreferring>
+Status Allocate(ModuleState& state, const Args& args, CallResults results) {
+  Allocator* allocator = args.Typed<Allocator>(0);
+  const int64_t length = args.I64(kPreferring ? 4 : 3);
+  if (length < 0) {
+    return InvalidArgumentError("hal.allocator.", kPreferring ? "allocate_preferring" : "allocate",
+                                ": negative length ", length);
+  }
+  BufferParams params;
+  params.memory_types = static_cast<MemoryTypes>(args.I32(1));
+  params.usage = static_cast<BufferUsages>(args.I32(2));
+  const BufferUsages preferred = kPreferring ? static_cast<BufferUsages>(args.I32(3)) : 0;
+  auto buffer = allocator->Allocate(params, static_cast<uint64_t>(length), preferred);
+  if (!buffer.ok()) return args.Prefixed(std::move(buffer).status());
+  results[0] = RefValue(std::move(buffer).value());
+  return OkStatus();
+}
+
 Status AddFunctions(vm::NativeModule& module, std::shared_ptr<ModuleState> state) {
   // Every body is a plain function of the module's state: one wrapper type
   // for all of them, not one std::function per function.
@@ -285,17 +357,8 @@ Status AddFunctions(vm::NativeModule& module, std::shared_ptr<ModuleState> state
   }));
 
   // ---- allocator ----
-  STRATA_RETURN_IF_ERROR(add("allocator.allocate", [](ModuleState& state, const Args& args, CallResults results) {
-    Allocator* allocator = args.Typed<Allocator>(0);
-    if (args.I64(3) < 0) return InvalidArgumentError("hal.allocator.allocate: negative length ", args.I64(3));
-    BufferParams params;
-    params.memory_types = static_cast<MemoryTypes>(args.I32(1));
-    params.usage = static_cast<BufferUsages>(args.I32(2));
-    auto buffer = allocator->Allocate(params, static_cast<uint64_t>(args.I64(3)));
-    if (!buffer.ok()) return args.Prefixed(std::move(buffer).status());
-    results[0] = RefValue(std::move(buffer).value());
-    return OkStatus();
-  }));
+  STRATA_RETURN_IF_ERROR(add("allocator.allocate", Allocate</*kPreferring=*/false>));
+  STRATA_RETURN_IF_ERROR(add("allocator.allocate_preferring", Allocate</*kPreferring=*/true>));
   STRATA_RETURN_IF_ERROR(add("allocator.import", [](ModuleState& state, const Args& args, CallResults results) {
     Allocator* allocator = args.Typed<Allocator>(0);
     vm::Buffer* source = args.Typed<vm::Buffer>(3);
@@ -316,6 +379,31 @@ Status AddFunctions(vm::NativeModule& module, std::shared_ptr<ModuleState> state
     return OkStatus();
   }));
 
+  STRATA_RETURN_IF_ERROR(add("device.constant", [](ModuleState& state, const Args& args, CallResults results) {
+    Device* device = args.Typed<Device>(0);
+    vm::Buffer* source = args.Typed<vm::Buffer>(1);
+    uint64_t offset = static_cast<uint64_t>(args.I64(2));
+    uint64_t length = args.Length(3);
+    if (length == Buffer::kWholeBuffer && offset <= source->length()) length = source->length() - offset;
+    STRATA_RETURN_IF_ERROR(source->CheckRange("hal.device.constant: source", offset, length, false));
+    const uint8_t* data = source->data() + offset;
+    const auto key = std::make_tuple(static_cast<const Device*>(device), data, length);
+    // One lock for lookup and creation: two calls racing on a constant's
+    // first use make it once.
+    std::lock_guard<std::mutex> lock(state.constants_mutex);
+    auto found = state.constants.find(key);
+    if (found == state.constants.end()) {
+      auto made = MakeConstant(*device, *source, {data, static_cast<size_t>(length)});
+      if (!made.ok()) return args.Prefixed(std::move(made).status());
+      found = state.constants
+                  .emplace(key, ModuleState::Constant{Ref<Device>::Borrow(device), Ref<vm::Buffer>::Borrow(source),
+                                                      std::move(made).value()})
+                  .first;
+    }
+    results[0] = RefValue(found->second.buffer);
+    return OkStatus();
+  }));
+
   // ---- buffer ----
   STRATA_RETURN_IF_ERROR(add("buffer.length", [](ModuleState& state, const Args& args, CallResults results) {
     Buffer* buffer = args.Typed<Buffer>(0);
@@ -331,6 +419,21 @@ Status AddFunctions(vm::NativeModule& module, std::shared_ptr<ModuleState> state
   }));
   STRATA_RETURN_IF_ERROR(add("buffer.map", [](ModuleState& state, const Args& args, CallResults results) {
     Buffer* buffer = args.Typed<Buffer>(0);
+    if (!(buffer->memory_types() & kMemoryHostVisible) || !(buffer->usage() & kUsageMapping)) {
+      // Memory the host cannot map (device-local on a discrete GPU): a
+      // read-only copy of the range, made through a staging buffer.
+      const uint64_t offset = static_cast<uint64_t>(args.I64(1));
+      auto resolved = buffer->ResolveRange("map", offset, args.Length(2));
+      if (!resolved.ok()) return args.Prefixed(std::move(resolved).status());
+      const uint64_t length = *resolved;
+      auto copy = vm::Buffer::Allocate(length);
+      if (!copy.ok()) return args.Prefixed(std::move(copy).status());
+      STRATA_RETURN_IF_ERROR(
+          args.Prefixed(ReadBuffer(*state.device, *buffer, offset, {(*copy)->data(), static_cast<size_t>(length)})));
+      results[0] = RefValue(vm::Buffer::Wrap({(*copy)->data(), static_cast<size_t>(length)},
+                                             Ref<RefObject>(std::move(copy).value()), false));
+      return OkStatus();
+    }
     const bool writable = buffer->allowed_access() & kAccessWrite;
     auto range = buffer->Map(writable ? kAccessReadWrite : kAccessRead, static_cast<uint64_t>(args.I64(1)),
                              args.Length(2));

@@ -22,7 +22,19 @@
 //                       "max_workgroup_count.x" | ".y" | ".z"
 //       found is 0 (and value 0) for an unknown category or key.
 //
+//   device.constant           rrII_r   (device, vm.buffer, offset, length) -> a buffer holding
+//                                       the bytes for the device's kernels to read: the bytes
+//                                       in place where the device's first device-local heap is
+//                                       host-visible and the device imports host memory (else
+//                                       a host-visible copy), a device-local copy uploaded
+//                                       through a staging buffer where it is not; made once
+//                                       per (device, bytes, length) and shared by every call
+//
 //   allocator.allocate        riiI_r   (allocator, memory_types, usage, length) -> buffer
+//   allocator.allocate_preferring riiiI_r (allocator, memory_types, usage, preferred usage,
+//                                       length) -> buffer from the first heap with the types
+//                                       and usage, with the preferred usages it allows (mapping
+//                                       only in host-visible memory)
 //   allocator.import          riirII_r (allocator, memory_types, usage, vm.buffer, offset,
 //                                       length) -> buffer aliasing the vm.buffer's bytes,
 //                                       no copy; the vm.buffer stays alive as long as the
@@ -35,7 +47,9 @@
 //   buffer.subspan            rII_r    (buffer, offset, length) -> buffer
 //   buffer.map                rII_r    (buffer, offset, length) -> vm.buffer over the mapped
 //                                       bytes (writable if the buffer is); the range stays
-//                                       mapped while the vm.buffer lives
+//                                       mapped while the vm.buffer lives; a buffer the host
+//                                       cannot map gives a read-only copy of the range, read
+//                                       through a staging buffer
 //
 //   buffer_view.create        rIir_r   (buffer, byte_offset, element_type, shape) -> view;
 //                                       shape is a vm.list of i64, element types as in

@@ -251,6 +251,79 @@ TEST_CASE("hal module: a dispatch from allocation to read-back") {
   }
 }
 
+TEST_CASE("hal module: constants are made once per device; results prefer mappable memory") {
+  FOR_EACH_DRIVER(unused) {
+    if (!PrepareTestKernel(*unused, "add_f32")) continue;
+    Program program(_strata_driver);
+    Value device = program.Must("device.default", {})[0];
+    Value allocator = program.Must("device.allocator", {device})[0];
+    hal::Device& hal_device = *program.device();
+
+    // 16 floats of read-only bytes, as a module's rodata.
+    std::vector<float> values(16);
+    for (int i = 0; i < 16; ++i) values[i] = 0.5f * i - 3.0f;
+    Ref<vm::Buffer> rodata =
+        vm::Buffer::Wrap({reinterpret_cast<uint8_t*>(values.data()), values.size() * sizeof(float)}, nullptr,
+                         /*writable=*/false);
+    Value constant = program.Must("device.constant", {device, RefArg(rodata), Value::I64(0), Value::I64(-1)})[0];
+    auto* buffer = static_cast<hal::Buffer*>(constant.ref().get());
+    CHECK(buffer->byte_length() == 64);
+    CHECK((buffer->usage() & hal::kUsageDispatchStorage));
+    std::vector<float> read(16);
+    REQUIRE(hal::ReadBuffer(hal_device, *buffer, 0, {reinterpret_cast<uint8_t*>(read.data()), 64}).ok());
+    CHECK(read == values);
+    // The second call (any context of the module) gets the same buffer.
+    CHECK(program.Must("device.constant", {device, RefArg(rodata), Value::I64(0), Value::I64(-1)})[0].ref().get() ==
+          buffer);
+    // A different range of the same bytes is its own constant.
+    Value tail = program.Must("device.constant", {device, RefArg(rodata), Value::I64(32), Value::I64(-1)})[0];
+    CHECK(tail.ref().get() != buffer);
+    CHECK(static_cast<hal::Buffer*>(tail.ref().get())->byte_length() == 32);
+    // Where the device's first device-local heap is host-visible, the bytes
+    // are used in place (the CPU) or copied into host-visible memory; on a
+    // device whose device-local memory the host cannot map, the constant is
+    // in device-local memory.
+    const hal::MemoryHeap* fastest = nullptr;
+    for (const hal::MemoryHeap& heap : hal_device.allocator()->heaps()) {
+      if (heap.memory_types & hal::kMemoryDeviceLocal) {
+        fastest = &heap;
+        break;
+      }
+    }
+    REQUIRE(fastest);
+    if (fastest->memory_types & hal::kMemoryHostVisible) {
+      CHECK((buffer->memory_types() & hal::kMemoryHostVisible));
+    } else {
+      CHECK((buffer->memory_types() & hal::kMemoryDeviceLocal));
+      CHECK(!(buffer->memory_types() & hal::kMemoryHostVisible));
+    }
+    CheckError(program.Call("device.constant", {device, RefArg(rodata), Value::I64(60), Value::I64(8)}).status(),
+               StatusCode::kOutOfRange, {"hal.device.constant: source"});
+
+    // A result: device-local, and mappable exactly where that memory is
+    // host-visible.
+    const int32_t storage = hal::kUsageDispatchStorage | hal::kUsageTransferSource | hal::kUsageTransferTarget;
+    Value result = program.Must("allocator.allocate_preferring",
+                                {allocator, Value::I32(hal::kMemoryDeviceLocal), Value::I32(storage),
+                                 Value::I32(hal::kUsageMapping), Value::I64(64)})[0];
+    auto* result_buffer = static_cast<hal::Buffer*>(result.ref().get());
+    CHECK((result_buffer->memory_types() & hal::kMemoryDeviceLocal));
+    CHECK(bool(result_buffer->usage() & hal::kUsageMapping) == bool(fastest->memory_types & hal::kMemoryHostVisible));
+    // The host program reads it either way (a staged copy where it cannot
+    // be mapped).
+    REQUIRE(hal::WriteBuffer(hal_device, *result_buffer, 0, {reinterpret_cast<const uint8_t*>(values.data()), 64}).ok());
+    Value mapped = program.Must("buffer.map", {result, Value::I64(4), Value::I64(8)})[0];
+    auto* bytes = static_cast<vm::Buffer*>(mapped.ref().get());
+    REQUIRE(bytes->length() == 8);
+    CHECK(std::memcmp(bytes->data(), values.data() + 1, 8) == 0);
+    CheckError(program.Call("allocator.allocate_preferring",
+                            {allocator, Value::I32(hal::kMemoryDeviceLocal), Value::I32(storage),
+                             Value::I32(1 << 20), Value::I64(64)})
+                   .status(),
+               StatusCode::kInvalidArgument, {"unknown preferred usage bits"});
+  }
+}
+
 TEST_CASE("hal module: errors name the function, the argument and the types") {
   FOR_EACH_DRIVER(unused) {
     if (!PrepareTestKernel(*unused, "add_f32")) continue;

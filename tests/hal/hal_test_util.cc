@@ -16,9 +16,12 @@ std::string& ChosenDriver() {
 }  // namespace
 
 Status SetConformanceDriver(const std::string& name) {
+  // A device spec with options ("vulkan?unified_memory=0") names its driver
+  // before the '?'.
+  const std::string driver_name = name.substr(0, name.find('?'));
   std::string names;
   for (const auto& [driver, description] : drivers::DefaultRegistry().List()) {
-    if (driver == name) {
+    if (driver == driver_name) {
       ChosenDriver() = name;
       return OkStatus();
     }
@@ -30,8 +33,11 @@ Status SetConformanceDriver(const std::string& name) {
 const std::vector<std::string>& ConformanceDrivers() {
   static const std::vector<std::string> drivers = [] {
     std::vector<std::string> out;
-    for (const auto& [name, description] : drivers::DefaultRegistry().List()) {
-      if (!ChosenDriver().empty() && name != ChosenDriver()) continue;
+    for (auto [name, description] : drivers::DefaultRegistry().List()) {
+      if (!ChosenDriver().empty()) {
+        if (name != ChosenDriver().substr(0, ChosenDriver().find('?'))) continue;
+        name = ChosenDriver();
+      }
       StatusOr<Ref<hal::Device>> device = drivers::DefaultRegistry().CreateDevice(name);
       if (device.ok()) {
         out.push_back(name);

@@ -44,8 +44,9 @@ flow.executable_binary "kernels" format "vulkan-spirv" data dense<[5, 6]> : tens
 // CHECK: vm.list.set.i64 %[[BINDINGS]][%{{.*}}], %[[AT_0]]
 // CHECK: vm.list.set.i64 %[[BINDINGS]][%{{.*}}], %[[SCRATCH_BYTES]]
 // CHECK: vm.call.import @hal.command_buffer.dispatch(%[[CB]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[BINDINGS]])
-// The returned result has a buffer of its own.
-// CHECK: vm.call.import @hal.allocator.allocate
+// The returned result has a buffer of its own: device-local, mappable where
+// that memory is host-visible (preferring mapping).
+// CHECK: vm.call.import @hal.allocator.allocate_preferring(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}})
 // CHECK: vm.call.import @hal.command_buffer.dispatch(%[[CB]],
 // CHECK-NOT: @hal.command_buffer.create
 // The flow.submit.

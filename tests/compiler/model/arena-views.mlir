@@ -8,8 +8,9 @@
 // CHECK: vm.func @views({{.*}} strata.transient_bytes = 256 : i64
 // CHECK: %[[ARENA:.*]] = vm.const.i64 256
 // CHECK-COUNT-1: vm.call.import @hal.allocator.allocate(%{{.*}}, %{{.*}}, %{{.*}}, %[[ARENA]])
-// CHECK-COUNT-1: vm.call.import @hal.allocator.allocate(
-// CHECK-NOT: vm.call.import @hal.allocator.allocate(
+// The result: device-local, mappable where that memory is host-visible.
+// CHECK-COUNT-1: vm.call.import @hal.allocator.allocate_preferring(
+// CHECK-NOT: vm.call.import @hal.allocator.allocate{{(_preferring)?}}(
 // CHECK: vm.return
 func.func @views(%x: tensor<4x16xf32>, %w: tensor<16x16xf32>) -> tensor<64xf32> {
   %z = arith.constant 0.0 : f32

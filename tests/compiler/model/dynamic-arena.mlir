@@ -13,12 +13,12 @@
 // CHECK: %[[MAX:.*]] = vm.select.i64
 // CHECK: vm.and.i64
 // CHECK: vm.and.i64
-// CHECK: %[[ARENA:.*]] = vm.call.import @hal.allocator.allocate
+// CHECK: %[[ARENA:.*]] = vm.call.import @hal.allocator.allocate(
 // CHECK: vm.call.import @hal.command_buffer.dispatch
 // CHECK-NOT: vm.call.import @hal.allocator.allocate
 // CHECK: vm.call.import @hal.command_buffer.dispatch
 // CHECK: vm.call.import @hal.command_buffer.dispatch
-// CHECK: vm.call.import @hal.allocator.allocate
+// CHECK: vm.call.import @hal.allocator.allocate_preferring(
 // CHECK: vm.call.import @hal.command_buffer.dispatch
 // CHECK: vm.return
 // RESULT: 3x16xf32=

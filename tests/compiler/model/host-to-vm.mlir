@@ -11,12 +11,14 @@
 // CHECK: vm.rodata @constant_{{[0-9]+}} dense<
 // CHECK: vm.func @chain(%[[X:.*]]: !vm.ref) -> !vm.ref attributes {strata.argument_types = ["tensor<4x16xf32>"], strata.result_types = ["tensor<4x16xf32>"], strata.transient_bytes = 1536 : i64}
 // CHECK: %[[ARENA:.*]] = vm.const.i64 1536
-// CHECK: vm.call.import @hal.device.default()
+// CHECK: %[[DEVICE:.*]] = vm.call.import @hal.device.default()
 // The executable travels as a value: the module's own, made by the VM.
 // CHECK: %[[EXE:.*]] = vm.const.ref.executable "kernels" : !vm.ref
 // CHECK: vm.call.import @hal.executable.create(%{{.*}}, %[[EXE]])
 // CHECK: vm.call.import @hal.buffer_view.assert(%[[X]],
-// CHECK: vm.call.import @hal.allocator.import
+// A constant: made once per device by the hal module and shared by calls.
+// CHECK: %[[BYTES:.*]] = vm.const.ref.rodata @constant_{{[0-9]+}}
+// CHECK: vm.call.import @hal.device.constant(%[[DEVICE]], %[[BYTES]],
 // The arena, at the first dispatch that uses it.
 // CHECK: vm.call.import @hal.allocator.allocate(%{{.*}}, %{{.*}}, %{{.*}}, %[[ARENA]]) :
 // CHECK: vm.call.import @hal.command_buffer.create
