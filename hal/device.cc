@@ -122,6 +122,15 @@ Status ReadBuffer(Device& device, Buffer& buffer, uint64_t offset, std::span<uin
   return range.Unmap();
 }
 
+StatusOr<Ref<Buffer>> UploadBuffer(Device& device, std::span<const uint8_t> data) {
+  BufferParams params;
+  params.memory_types = kMemoryDeviceLocal;
+  params.usage = kUsageDispatchStorage | kUsageTransferSource | kUsageTransferTarget;
+  STRATA_ASSIGN_OR_RETURN(Ref<Buffer> buffer, device.allocator()->Allocate(params, data.size(), kUsageMapping));
+  STRATA_RETURN_IF_ERROR(WriteBuffer(device, *buffer, 0, data));
+  return buffer;
+}
+
 Status WriteBuffer(Device& device, Buffer& buffer, uint64_t offset, std::span<const uint8_t> data) {
   if (data.empty()) return OkStatus();
   if (Mappable(buffer, kAccessWrite)) {

@@ -145,4 +145,10 @@ Status ReadBuffer(Device& device, Buffer& buffer, uint64_t offset, std::span<uin
 // buffer copied on `device`'s queue (submitted and waited for here).
 Status WriteBuffer(Device& device, Buffer& buffer, uint64_t offset, std::span<const uint8_t> data);
 
+// A new device-local buffer of `device` holding a copy of `data`, for kernels
+// to read and write: mappable where that memory is host-visible (the CPU,
+// unified memory), written through a staging buffer where it is not (a
+// discrete GPU).
+StatusOr<Ref<Buffer>> UploadBuffer(Device& device, std::span<const uint8_t> data);
+
 }  // namespace strata::hal

@@ -63,15 +63,8 @@ strata_tensor* NewTensor(Ref<hal::BufferView> view, Ref<hal::Device> device) {
 
 StatusOr<strata_tensor*> CreateTensor(const Ref<hal::Device>& device, ElementType element_type,
                                       std::span<const int64_t> shape, const void* data, size_t byte_length) {
-  hal::BufferParams params;
-  params.memory_types = hal::kMemoryHostVisible;
-  params.usage = hal::kUsageAll;
-  STRATA_ASSIGN_OR_RETURN(Ref<hal::Buffer> buffer, device->allocator()->Allocate(params, byte_length));
-  if (byte_length > 0) {
-    STRATA_ASSIGN_OR_RETURN(hal::MappedRange range, buffer->Map(hal::kAccessWrite));
-    std::memcpy(range.bytes().data(), data, byte_length);
-    STRATA_RETURN_IF_ERROR(range.Unmap());
-  }
+  STRATA_ASSIGN_OR_RETURN(Ref<hal::Buffer> buffer,
+                          hal::UploadBuffer(*device, {static_cast<const uint8_t*>(data), byte_length}));
   STRATA_ASSIGN_OR_RETURN(Ref<hal::BufferView> view,
                           hal::BufferView::Create(std::move(buffer), 0, element_type, shape));
   return NewTensor(std::move(view), device);

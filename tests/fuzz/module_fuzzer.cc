@@ -130,7 +130,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
             std::string text = testing::DefaultInputText(info->source_arg_types[i]);
             auto tensor = text.empty() ? StatusOr<Tensor>(InvalidArgumentError("")) : ParseTensor(text);
             if (tensor.ok()) {
-              auto made = TensorToValue(*tensor, 'r', *device->allocator());
+              auto made = TensorToValue(*tensor, 'r', *device);
               if (made.ok()) value = *made;
             }
           }

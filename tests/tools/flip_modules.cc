@@ -53,7 +53,7 @@ StatusOr<std::vector<std::vector<uint8_t>>> RunAll(std::span<const uint8_t> byte
                              : std::string();
       if (text.empty()) text = std::string(info.source_arg_types.empty() ? "i64" : info.source_arg_types[i]) + "=2";
       STRATA_ASSIGN_OR_RETURN(tools::Tensor tensor, tools::ParseTensor(text));
-      STRATA_ASSIGN_OR_RETURN(vm::Value value, tools::TensorToValue(tensor, info.arg_types[i], *device->allocator()));
+      STRATA_ASSIGN_OR_RETURN(vm::Value value, tools::TensorToValue(tensor, info.arg_types[i], *device));
       args.push_back(std::move(value));
     }
     STRATA_ASSIGN_OR_RETURN(vm::FunctionHandle handle, context->LookupFunction(std::string(fn.name)));

@@ -509,22 +509,32 @@ TEST_CASE("shape, type and kind mismatches name both sides") {
 // ---- buffer views and VM values ----
 
 TEST_CASE("tensors to buffer views and back, on every driver") {
-  for (const auto& [name, description] : drivers::DefaultRegistry().List()) {
+  std::vector<std::string> specs;
+  for (const auto& [name, description] : drivers::DefaultRegistry().List()) specs.push_back(name);
+  // Memory placed as on a discrete GPU: inputs go to device-local memory the
+  // host cannot map, through a staging buffer.
+  specs.push_back("vulkan?unified_memory=0");
+  for (const std::string& name : specs) {
     CAPTURE(name);
     auto device = drivers::DefaultRegistry().CreateDevice(name);
     if (!device.ok() && device.status().code() == StatusCode::kUnavailable) continue;
     REQUIRE_MESSAGE(device.ok(), device.status().ToString());
     for (const char* text : {"2x3xf32=1 2 3 4 5 6", "4xi1=1 0 0 1", "0x2xf16=", "3xbf16=1 2 3"}) {
       Tensor t = Parse(text);
-      auto view = CreateBufferView(*(*device)->allocator(), t);
+      auto view = CreateBufferView(**device, t);
       REQUIRE_MESSAGE(view.ok(), view.status().ToString());
       CHECK((*view)->DescribeType() == t.DescribeType());
+      // Device-local; mappable exactly where that memory is host-visible.
+      const hal::Buffer& placed = *(*view)->buffer();
+      CHECK((placed.memory_types() & hal::kMemoryDeviceLocal));
+      CHECK(bool(placed.usage() & hal::kUsageMapping) == bool(placed.memory_types() & hal::kMemoryHostVisible));
+      if (name == "vulkan?unified_memory=0") CHECK(!(placed.memory_types() & hal::kMemoryHostVisible));
       auto back = ReadBufferView(**device, **view);
       REQUIRE_MESSAGE(back.ok(), back.status().ToString());
       CHECK(back->bytes == t.bytes);
       CHECK(back->shape == t.shape);
       // As a VM argument and result.
-      auto value = TensorToValue(t, 'r', *(*device)->allocator());
+      auto value = TensorToValue(t, 'r', **device);
       REQUIRE(value.ok());
       auto result = TensorFromValue(*value, **device);
       REQUIRE(result.ok());
@@ -548,22 +558,22 @@ TEST_CASE("tensors to buffer views and back, on every driver") {
 TEST_CASE("VM scalars: types must match the signature") {
   auto device = drivers::DefaultRegistry().CreateDevice("cpu-sync");
   REQUIRE(device.ok());
-  hal::Allocator& allocator = *(*device)->allocator();
-  auto value = TensorToValue(Parse("i64=-5"), 'I', allocator);
+  hal::Device& cpu = **device;
+  auto value = TensorToValue(Parse("i64=-5"), 'I', cpu);
   REQUIRE(value.ok());
   CHECK(value->i64() == -5);
-  CHECK(TensorToValue(Parse("i1=1"), 'i', allocator)->i32() == 1);
-  CHECK(TensorToValue(Parse("f32=2.5"), 'f', allocator)->f32() == 2.5f);
-  CHECK(TensorToValue(Parse("f64=2.5"), 'F', allocator)->f64() == 2.5);
-  CHECK(TensorToValue(Parse("f32=2.5"), 'I', allocator).status().message() == "expected i64, got f32");
-  CHECK(TensorToValue(Parse("i16=2"), 'i', allocator).status().message() == "expected i32, got i16");
-  CHECK(TensorToValue(Parse("2xi64=2"), 'I', allocator).status().message() == "expected i64, got a tensor 2xi64");
-  CHECK(TensorToValue(Parse("f32=2.5"), 'r', allocator).status().message() ==
+  CHECK(TensorToValue(Parse("i1=1"), 'i', cpu)->i32() == 1);
+  CHECK(TensorToValue(Parse("f32=2.5"), 'f', cpu)->f32() == 2.5f);
+  CHECK(TensorToValue(Parse("f64=2.5"), 'F', cpu)->f64() == 2.5);
+  CHECK(TensorToValue(Parse("f32=2.5"), 'I', cpu).status().message() == "expected i64, got f32");
+  CHECK(TensorToValue(Parse("i16=2"), 'i', cpu).status().message() == "expected i32, got i16");
+  CHECK(TensorToValue(Parse("2xi64=2"), 'I', cpu).status().message() == "expected i64, got a tensor 2xi64");
+  CHECK(TensorToValue(Parse("f32=2.5"), 'r', cpu).status().message() ==
         "expected a tensor, got the scalar f32=2.5");
   // A 0-d tensor (from .npy) may stand for a scalar.
   Tensor zero_d = Parse("i32=3");
   zero_d.scalar = false;
-  CHECK(TensorToValue(zero_d, 'i', allocator)->i32() == 3);
+  CHECK(TensorToValue(zero_d, 'i', cpu)->i32() == 3);
   auto result = TensorFromValue(vm::Value::F64(0.1), **device);
   REQUIRE(result.ok());
   CHECK(FormatTensor(*result) == "f64=0.1");

@@ -150,7 +150,7 @@ StatusOr<std::vector<vm::Value>> Program::ParseInputs(std::span<const std::strin
         source_type == StrCat("tensor<", tensor->DescribeType(), ">")) {
       tensor->scalar = false;
     }
-    auto value = tensor.ok() ? TensorToValue(*tensor, arg_types[i], *device->allocator()) : tensor.status();
+    auto value = tensor.ok() ? TensorToValue(*tensor, arg_types[i], *device) : tensor.status();
     if (!value.ok()) {
       Status status = value.status();
       return status.Annotate("input ", i, source_type.empty() ? "" : StrCat(" (", source_type, ")"), ": ");

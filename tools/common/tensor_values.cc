@@ -5,16 +5,9 @@
 
 namespace strata::tools {
 
-StatusOr<Ref<hal::BufferView>> CreateBufferView(hal::Allocator& allocator, const Tensor& tensor) {
-  hal::BufferParams params;
-  params.memory_types = hal::kMemoryHostVisible;
-  params.usage = hal::kUsageAll;
-  STRATA_ASSIGN_OR_RETURN(Ref<hal::Buffer> buffer, allocator.Allocate(params, tensor.bytes.size()));
-  if (!tensor.bytes.empty()) {
-    STRATA_ASSIGN_OR_RETURN(hal::MappedRange range, buffer->Map(hal::kAccessWrite));
-    std::memcpy(range.bytes().data(), tensor.bytes.data(), tensor.bytes.size());
-    STRATA_RETURN_IF_ERROR(range.Unmap());
-  }
+StatusOr<Ref<hal::BufferView>> CreateBufferView(hal::Device& device, const Tensor& tensor) {
+  STRATA_ASSIGN_OR_RETURN(Ref<hal::Buffer> buffer,
+                          hal::UploadBuffer(device, {tensor.bytes.data(), tensor.bytes.size()}));
   return hal::BufferView::Create(std::move(buffer), 0, tensor.element_type, tensor.shape);
 }
 
@@ -32,10 +25,10 @@ StatusOr<Tensor> ReadBufferView(hal::Device& device, const hal::BufferView& view
   return tensor;
 }
 
-StatusOr<vm::Value> TensorToValue(const Tensor& tensor, char type, hal::Allocator& allocator) {
+StatusOr<vm::Value> TensorToValue(const Tensor& tensor, char type, hal::Device& device) {
   if (type == 'r') {
     if (tensor.scalar) return InvalidArgumentError("expected a tensor, got the scalar ", FormatTensor(tensor));
-    STRATA_ASSIGN_OR_RETURN(Ref<hal::BufferView> view, CreateBufferView(allocator, tensor));
+    STRATA_ASSIGN_OR_RETURN(Ref<hal::BufferView> view, CreateBufferView(device, tensor));
     return vm::Value::FromRef(std::move(view));
   }
   const vm::ValueType want = vm::ValueTypeFromSignatureChar(type);
