@@ -50,42 +50,27 @@ struct ModuleState {
 // The buffer device.constant gives for `bytes` (see hal_module.h): the
 // bytes in place where the device's kernels read host memory as fast as
 // their own (its first device-local heap is host-visible: the CPU, lavapipe,
-// integrated GPUs) and it can import host memory, else a copy in host-visible
-// device memory; on a device whose device-local memory the host cannot map (a
-// discrete GPU), a copy in device-local memory, uploaded through a staging
-// buffer.
+// integrated GPUs) and it can import host memory; otherwise a device-local
+// copy (hal::UploadBuffer: written through a mapping on unified memory,
+// through a staging buffer on a discrete GPU).
 StatusOr<Ref<Buffer>> MakeConstant(Device& device, vm::Buffer& source, std::span<const uint8_t> bytes) {
   Allocator& allocator = *device.allocator();
-  const MemoryHeap* fastest = nullptr;
-  for (const MemoryHeap& heap : allocator.heaps()) {
-    if ((heap.memory_types & kMemoryDeviceLocal) && (heap.allowed_usage & kUsageDispatchStorage)) {
-      fastest = &heap;
-      break;
-    }
-  }
-  const bool unified = !fastest || (fastest->memory_types & kMemoryHostVisible);
-  BufferParams params;
-  params.access = kAccessRead;
-  if (unified) {
+  const auto fastest = std::find_if(allocator.heaps().begin(), allocator.heaps().end(), [](const MemoryHeap& heap) {
+    return (heap.memory_types & kMemoryDeviceLocal) && (heap.allowed_usage & kUsageDispatchStorage);
+  });
+  if (fastest == allocator.heaps().end() || (fastest->memory_types & kMemoryHostVisible)) {
+    BufferParams params;
     params.memory_types = kMemoryHostVisible | kMemoryHostCoherent;
     params.usage = kUsageDispatchStorage | kUsageTransferSource | kUsageMapping;
+    params.access = kAccessRead;
     Ref<vm::Buffer> keep_alive = Ref<vm::Buffer>::Borrow(&source);
     auto imported = allocator.Import(params, {const_cast<uint8_t*>(bytes.data()), bytes.size()},
                                      [keep_alive]() mutable { keep_alive = nullptr; });
-    if (imported.ok() || imported.status().code() != StatusCode::kUnimplemented) return imported;
     // No import of host memory (Vulkan without VK_EXT_external_memory_host):
-    // a host-visible copy.
-    params.memory_types = kMemoryHostVisible;
-  } else {
-    params.memory_types = kMemoryDeviceLocal;
-    params.usage = kUsageDispatchStorage | kUsageTransferSource;
+    // a copy.
+    if (imported.ok() || imported.status().code() != StatusCode::kUnimplemented) return imported;
   }
-  // Written once here, read-only to programs after.
-  params.usage |= kUsageTransferTarget;
-  params.access = kAccessReadWrite;
-  STRATA_ASSIGN_OR_RETURN(Ref<Buffer> buffer, allocator.Allocate(params, bytes.size()));
-  STRATA_RETURN_IF_ERROR(WriteBuffer(device, *buffer, 0, bytes));
-  return buffer;
+  return UploadBuffer(device, bytes);
 }
 
 // Keeps a buffer range mapped for as long as the vm.buffer viewing it lives.

@@ -25,10 +25,10 @@
 //   device.constant           rrII_r   (device, vm.buffer, offset, length) -> a buffer holding
 //                                       the bytes for the device's kernels to read: the bytes
 //                                       in place where the device's first device-local heap is
-//                                       host-visible and the device imports host memory (else
-//                                       a host-visible copy), a device-local copy uploaded
-//                                       through a staging buffer where it is not; made once
-//                                       per (device, bytes, length) and shared by every call
+//                                       host-visible and the device imports host memory, else a
+//                                       device-local copy (uploaded through a staging buffer
+//                                       where the host cannot map that memory); made once per
+//                                       (device, bytes, length) and shared by every call
 //
 //   allocator.allocate        riiI_r   (allocator, memory_types, usage, length) -> buffer
 //   allocator.allocate_preferring riiiI_r (allocator, memory_types, usage, preferred usage,
