@@ -42,8 +42,9 @@ StatusOr<Ref<Buffer>> Allocator::Allocate(const BufferParams& params, uint64_t l
     }
     BufferParams chosen = params;
     chosen.usage |= preferred & heap.allowed_usage;
-    // Mapping needs host-visible memory, whatever the heap allows.
-    if (!(heap.memory_types & kMemoryHostVisible) && !(params.usage & kUsageMapping)) chosen.usage &= ~kUsageMapping;
+    // Mapping needs host-visible memory, whatever the heap allows (a
+    // required mapping already chose a host-visible heap).
+    if (!(heap.memory_types & kMemoryHostVisible)) chosen.usage &= ~kUsageMapping;
     STRATA_ASSIGN_OR_RETURN(Ref<Buffer> buffer, AllocateBuffer(heap, chosen, length));
     if (statistics_enabled_.load(std::memory_order_relaxed)) {
       buffer->allocation_counter_ = counter_;

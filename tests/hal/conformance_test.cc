@@ -59,7 +59,7 @@ TEST_CASE("conformance: device info") {
   FOR_EACH_DRIVER(device) {
     const hal::DeviceInfo& info = device->info();
     // The spec may carry options ("vulkan?unified_memory=0").
-    CHECK(info.driver == _strata_driver.substr(0, _strata_driver.find('?')));
+    CHECK(info.driver == DriverOf(_strata_driver));
     CHECK(info.name == _strata_driver);
     CHECK(!info.description.empty());
     CHECK(!info.executable_formats.empty());

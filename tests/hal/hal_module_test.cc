@@ -157,8 +157,7 @@ TEST_CASE("hal module: a dispatch from allocation to read-back") {
             std::make_pair(1, int64_t{program.device()->SupportsExecutableFormat(format)}));
     }
     // The spec may carry options ("vulkan?unified_memory=0").
-    const std::string driver = _strata_driver.substr(0, _strata_driver.find('?'));
-    CHECK(query("hal.driver", driver.c_str()) == std::make_pair(1, int64_t{1}));
+    CHECK(query("hal.driver", DriverOf(_strata_driver).c_str()) == std::make_pair(1, int64_t{1}));
     CHECK(query("hal.device", "concurrency") ==
           std::make_pair(1, int64_t{program.device()->info().concurrency}));
     CHECK(query("hal.device", "min_binding_alignment") ==

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "drivers/registry.h"
+#include "hal/driver_registry.h"
 
 namespace strata::testing {
 
@@ -15,10 +16,13 @@ std::string& ChosenDriver() {
 }
 }  // namespace
 
+std::string DriverOf(const std::string& spec) {
+  StatusOr<hal::DeviceSpec> parsed = hal::DeviceSpec::Parse(spec);
+  return parsed.ok() ? parsed->driver() : spec;
+}
+
 Status SetConformanceDriver(const std::string& name) {
-  // A device spec with options ("vulkan?unified_memory=0") names its driver
-  // before the '?'.
-  const std::string driver_name = name.substr(0, name.find('?'));
+  const std::string driver_name = DriverOf(name);
   std::string names;
   for (const auto& [driver, description] : drivers::DefaultRegistry().List()) {
     if (driver == driver_name) {
@@ -35,7 +39,7 @@ const std::vector<std::string>& ConformanceDrivers() {
     std::vector<std::string> out;
     for (auto [name, description] : drivers::DefaultRegistry().List()) {
       if (!ChosenDriver().empty()) {
-        if (name != ChosenDriver().substr(0, ChosenDriver().find('?'))) continue;
+        if (name != DriverOf(ChosenDriver())) continue;
         name = ChosenDriver();
       }
       StatusOr<Ref<hal::Device>> device = drivers::DefaultRegistry().CreateDevice(name);

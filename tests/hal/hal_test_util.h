@@ -32,6 +32,10 @@ Status SetConformanceDriver(const std::string& name);
 // saying why (printed once per process).
 const std::vector<std::string>& ConformanceDrivers();
 
+// The driver a device spec names ("vulkan" for "vulkan?unified_memory=0"),
+// as hal::DeviceSpec parses it; the spec itself when it does not parse.
+std::string DriverOf(const std::string& spec);
+
 // A fresh device of `driver`; fails the test if it cannot be created.
 Ref<hal::Device> CreateDevice(const std::string& driver);
 
