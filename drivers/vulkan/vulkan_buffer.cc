@@ -1,5 +1,7 @@
 #include "drivers/vulkan/vulkan_buffer.h"
 
+#include <cstring>
+
 #include <algorithm>
 #include <bit>
 
@@ -317,11 +319,6 @@ StatusOr<Ref<VulkanBuffer>> VulkanAllocator::AllocateInternal(uint64_t length) {
 
 StatusOr<Ref<hal::Buffer>> VulkanAllocator::ImportHostBuffer(const hal::BufferParams& params,
                                                                  std::span<uint8_t> memory, ReleaseCallback release) {
-  if (!context_->external_memory_host()) {
-    return UnimplementedError("import: device '", context_->name(), "' lacks ",
-                              VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME,
-                              ", so host memory cannot be used in place; allocate a buffer and copy into it");
-  }
   if (memory.empty()) {
     // Nothing to share: an empty buffer of the driver's own that still runs
     // the caller's release callback.
@@ -330,6 +327,29 @@ StatusOr<Ref<hal::Buffer>> VulkanAllocator::ImportHostBuffer(const hal::BufferPa
         return AllocateFromPool(i, params, 0, std::move(release));
       }
     }
+  }
+  // VK_EXT_external_memory_host has no read-only import: drivers pin the
+  // pages for writing (NVIDIA's faulted on read-only pages, taking the
+  // process down, on an H100 with driver 580). Read-only memory is copied
+  // into a host-coherent buffer of the device's own, and the caller's
+  // memory released at once.
+  if (!(params.access & hal::kAccessWrite)) {
+    for (size_t i = 0; i < heaps().size(); ++i) {
+      const hal::MemoryTypes types = heaps()[i].memory_types;
+      if ((types & params.memory_types) != params.memory_types || !(types & hal::kMemoryHostVisible) ||
+          !(types & hal::kMemoryHostCoherent)) {
+        continue;
+      }
+      STRATA_ASSIGN_OR_RETURN(Ref<hal::Buffer> buffer, AllocateFromPool(i, params, memory.size(), nullptr));
+      std::memcpy(static_cast<VulkanBuffer*>(buffer.get())->host_address(), memory.data(), memory.size());
+      if (release) release();
+      return buffer;
+    }
+  }
+  if (!context_->external_memory_host()) {
+    return UnimplementedError("import: device '", context_->name(), "' lacks ",
+                              VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME,
+                              ", so host memory cannot be used in place; allocate a buffer and copy into it");
   }
   const DeviceFunctions& vk = context_->vk();
   VkDevice device = context_->device();

@@ -159,15 +159,15 @@ StatusOr<std::shared_ptr<VulkanContext>> VulkanContext::Create(const ContextOpti
   fi.vkGetPhysicalDeviceFeatures2(physical, &features);
 
   // Enable only what kernels may use (the capabilities of
-  // vulkan_executable.cc), plus robust buffer access: a kernel's stray
-  // access then cannot reach memory outside its bindings.
+  // vulkan_executable.cc), plus robust buffer access unless turned off: a
+  // kernel's stray access then cannot reach memory outside its bindings.
   VkPhysicalDeviceFeatures2& enabled = context->features_;
   VkPhysicalDeviceVulkan11Features& enabled11 = context->features11_;
   VkPhysicalDeviceVulkan12Features& enabled12 = context->features12_;
   enabled = VkMake<VkPhysicalDeviceFeatures2>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2);
   enabled11 = VkMake<VkPhysicalDeviceVulkan11Features>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES);
   enabled12 = VkMake<VkPhysicalDeviceVulkan12Features>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES);
-  enabled.features.robustBufferAccess = features.features.robustBufferAccess;
+  enabled.features.robustBufferAccess = options.robust_buffer_access ? features.features.robustBufferAccess : VK_FALSE;
   enabled.features.shaderFloat64 = features.features.shaderFloat64;
   enabled.features.shaderInt64 = features.features.shaderInt64;
   enabled.features.shaderInt16 = features.features.shaderInt16;

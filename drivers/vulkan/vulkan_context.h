@@ -33,6 +33,10 @@ struct ContextOptions {
   // Use VK_KHR_push_descriptor when the device has it (false: always a
   // descriptor pool, so that path can be tested on any device).
   bool push_descriptors = true;
+  // Enable robustBufferAccess where the device has it: a kernel's stray
+  // access cannot reach memory outside its bindings, at the cost of a bounds
+  // check on every access.
+  bool robust_buffer_access = true;
 };
 
 class VulkanContext {

@@ -73,7 +73,8 @@ Status VulkanDevice::QueueExecuteImpl(std::span<const hal::SemaphoreValue> waits
 namespace {
 
 StatusOr<Ref<hal::Device>> CreateVulkanDevice(const hal::DeviceSpec& spec) {
-  STRATA_RETURN_IF_ERROR(spec.CheckKnownOptions({"device", "validation", "max_allocation", "push_descriptors", "unified_memory"}));
+  STRATA_RETURN_IF_ERROR(spec.CheckKnownOptions({"device", "validation", "max_allocation", "push_descriptors", "unified_memory",
+                                                "robust_buffer_access"}));
   ContextOptions options;
   for (const auto& [key, value] : spec.options()) {
     if (key == "device") options.device = value;
@@ -83,7 +84,9 @@ StatusOr<Ref<hal::Device>> CreateVulkanDevice(const hal::DeviceSpec& spec) {
   STRATA_ASSIGN_OR_RETURN(int64_t max_allocation,
                           spec.GetInt("max_allocation", INT64_MAX, 1, INT64_MAX));
   STRATA_ASSIGN_OR_RETURN(int64_t unified_memory, spec.GetInt("unified_memory", 1, 0, 1));
+  STRATA_ASSIGN_OR_RETURN(int64_t robust, spec.GetInt("robust_buffer_access", 1, 0, 1));
   options.validation = validation != 0;
+  options.robust_buffer_access = robust != 0;
   options.push_descriptors = push_descriptors != 0;
   STRATA_ASSIGN_OR_RETURN(std::shared_ptr<VulkanContext> context, VulkanContext::Create(options));
   STRATA_ASSIGN_OR_RETURN(Ref<VulkanAllocator> allocator,
@@ -111,7 +114,7 @@ Status RegisterVulkanDriver(hal::DriverRegistry& registry) {
   return registry.Register({"vulkan",
                             "Vulkan GPU, or Mesa's lavapipe on the CPU, through the Vulkan loader found at run time "
                             "(options: device=INDEX|NAME, validation=1, max_allocation=BYTES, push_descriptors=0, "
-                            "unified_memory=0)",
+                            "unified_memory=0, robust_buffer_access=0)",
                             CreateVulkanDevice});
 }
 

@@ -413,10 +413,10 @@ Status AddFunctions(vm::NativeModule& module, std::shared_ptr<ModuleState> state
       const uint64_t length = *resolved;
       auto copy = vm::Buffer::Allocate(length);
       if (!copy.ok()) return args.Prefixed(std::move(copy).status());
-      STRATA_RETURN_IF_ERROR(
-          args.Prefixed(ReadBuffer(*state.device, *buffer, offset, {(*copy)->data(), static_cast<size_t>(length)})));
-      results[0] = RefValue(vm::Buffer::Wrap({(*copy)->data(), static_cast<size_t>(length)},
-                                             Ref<RefObject>(std::move(copy).value()), false));
+      Ref<vm::Buffer> bytes = std::move(copy).value();
+      const std::span<uint8_t> data = {bytes->data(), static_cast<size_t>(length)};
+      STRATA_RETURN_IF_ERROR(args.Prefixed(ReadBuffer(*state.device, *buffer, offset, data)));
+      results[0] = RefValue(vm::Buffer::Wrap(data, Ref<RefObject>(std::move(bytes)), false));
       return OkStatus();
     }
     const bool writable = buffer->allowed_access() & kAccessWrite;

@@ -1,8 +1,8 @@
 #!/usr/bin/python3
-"""Strata on an NVIDIA GPU (the cuda driver) against PyTorch CUDA on the same GPU, in
-the same run: GEMM 4096^3 in f32 and bf16 (cuBLAS through torch.matmul) and the sample
-models (PyTorch eager with the same weights, as tests/benchmarks/model_bench.py builds
-them).
+"""Strata on an NVIDIA GPU (the cuda and vulkan drivers) against PyTorch CUDA on the same
+GPU, in the same run: GEMM 4096^3 in f32 and bf16 (cuBLAS through torch.matmul; bf16 on
+cuda only, SPIR-V has no bf16 here) and the sample models (PyTorch eager with the same
+weights, as tests/benchmarks/model_bench.py builds them).
 
 The modules are compiled where the compiler is (the GPU machine has none):
 
@@ -12,7 +12,7 @@ then, on the GPU machine, with a runtime-only build (STRATA_BUILD_COMPILER=OFF):
 
   python3 tests/benchmarks/gpu_bench.py --bin BUILD/bin --models MODELS --work WORK
 
-Strata: benchmark-module --device=cuda (Google Benchmark repetitions; the median of the
+Strata: benchmark-module --device=cuda or vulkan (Google Benchmark repetitions; the median of the
 real time, which includes the wait for the GPU). PyTorch: CUDA events around each call
 after warm-up, median of 20. Before timing, the f32 GEMM's result for random inputs is
 compared with torch.matmul in full f32 (TF32 off), and the bf16 GEMM's with its exact
@@ -31,32 +31,47 @@ N = 4096
 SAMPLES = ["mlp", "encoder_block", "cnn"]
 
 
+class Failed(Exception):
+    pass
+
+
 def run(cmd):
     result = subprocess.run(cmd, capture_output=True, text=True)
     if result.returncode != 0:
-        sys.exit("%s failed (%d):\n%s" % (" ".join(cmd), result.returncode, result.stderr[-3000:]))
+        raise Failed("%s failed (%d):\n%s" % (" ".join(cmd), result.returncode, result.stderr[-3000:]))
     return result.stdout
 
 
-def module(args, name):
-    # The name tests/e2e/check_models.py --target=cuda gives its modules: one work
-    # folder serves both.
-    return os.path.join(args.work, name + ".cuda.smod")
+DRIVERS = ["cuda", "vulkan"]
+
+
+def module(args, name, driver="cuda"):
+    # The name tests/e2e/check_models.py --target=cuda (or vulkan) gives its modules:
+    # one work folder serves both.
+    return os.path.join(args.work, "%s.%s.smod" % (name, driver))
+
+
+def has_bf16(driver):
+    return driver == "cuda"
 
 
 def compile_modules(args):
     os.makedirs(args.work, exist_ok=True)
     sources = [os.path.join(HERE, "gpu", "gemm_%s.mlir" % t) for t in ("f32", "bf16")]
     sources += [os.path.join(args.models, s + ".mlir") for s in SAMPLES]
-    for source in sources:
-        name = os.path.splitext(os.path.basename(source))[0]
-        run([os.path.join(args.bin, "compile-module"), source, "--target=cuda", "-o", module(args, name)])
-        print("compiled", name)
+    for driver in args.drivers:
+        for source in sources:
+            name = os.path.splitext(os.path.basename(source))[0]
+            if name == "gemm_bf16" and not has_bf16(driver):
+                continue
+            run([os.path.join(args.bin, "compile-module"), source, "--target=" + driver, "-o",
+                 module(args, name, driver)])
+            print("compiled", name, "for", driver)
 
 
-def strata_ms(args, module, function, inputs):
+def strata_ms(args, module, function, inputs, driver):
     out = run([os.path.join(args.bin, "benchmark-module"), "--module=" + module, "--function=" + function,
-               "--device=cuda", "--benchmark_repetitions=5", "--benchmark_format=json"]
+               "--device=" + driver, "--benchmark_repetitions=5", "--benchmark_format=json"]
               + ["--input=" + i for i in inputs])
     report = json.loads(out)
     times = [b["real_time"] * {"ns": 1e-6, "us": 1e-3, "ms": 1.0, "s": 1e3}[b["time_unit"]]
@@ -84,7 +99,7 @@ def row(name, ours, theirs, unit="ms"):
     print("%-24s %10.3f %10.3f %8.2f" % (name, ours, theirs, ours / theirs), flush=True)
 
 
-def check_gemms(args):
+def check_gemms(args, driver):
     import numpy as np
     import torch
     rng = np.random.default_rng(2026)
@@ -93,22 +108,24 @@ def check_gemms(args):
     paths = [os.path.join(args.work, "gemm.%s.npy" % n) for n in ("a", "b", "out")]
     np.save(paths[0], a)
     np.save(paths[1], b)
-    run([os.path.join(args.bin, "run-module"), "--module=" + module(args, "gemm_f32"),
-         "--device=cuda", "--input=@" + paths[0], "--input=@" + paths[1], "--output=@" + paths[2]])
+    run([os.path.join(args.bin, "run-module"), "--module=" + module(args, "gemm_f32", driver),
+         "--device=" + driver, "--input=@" + paths[0], "--input=@" + paths[1], "--output=@" + paths[2]])
     torch.backends.cuda.matmul.allow_tf32 = False
     want = (torch.from_numpy(a).cuda() @ torch.from_numpy(b).cuda()).cpu().numpy()
     error = float(np.abs(np.load(paths[2]) - want).max())
-    print("gemm f32 %d^3: max abs error %.3g against torch.matmul (f32)" % (N, error))
+    print("%s gemm f32 %d^3: max abs error %.3g against torch.matmul (f32)" % (driver, N, error))
     if not error < 1e-2:
-        sys.exit("gemm f32: wrong result")
-    run([os.path.join(args.bin, "run-module"), "--module=" + module(args, "gemm_bf16"),
-         "--device=cuda", "--input=%dx%dxbf16=0.5" % (N, N), "--input=%dx%dxbf16=0.5" % (N, N),
+        raise Failed("%s gemm f32: wrong result" % driver)
+    if not has_bf16(driver):
+        return
+    run([os.path.join(args.bin, "run-module"), "--module=" + module(args, "gemm_bf16", driver),
+         "--device=" + driver, "--input=%dx%dxbf16=0.5" % (N, N), "--input=%dx%dxbf16=0.5" % (N, N),
          "--output=@" + paths[2]])
     out = np.load(paths[2])
     if not (out == 0.25 * N).all():
-        sys.exit("gemm bf16: expected every element %g, got values from %g to %g" % (
+        raise Failed("gemm bf16: expected every element %g, got values from %g to %g" % (
             0.25 * N, out.min(), out.max()))
-    print("gemm bf16 %d^3: every element exact (%g)" % (N, 0.25 * N))
+    print("%s gemm bf16 %d^3: every element exact (%g)" % (driver, N, 0.25 * N))
 
 
 def main():
@@ -119,25 +136,41 @@ def main():
     parser.add_argument("--models", default=os.path.join(ROOT, "build", "samples", "models"),
                         help="the sample models as the build generates them (PyTorch reads "
                              "their weights)")
+    parser.add_argument("--drivers", default=",".join(DRIVERS),
+                        help="the drivers to compile for and time (default: cuda,vulkan)")
     args = parser.parse_args()
+    args.drivers = args.drivers.split(",")
     if args.compile:
         return compile_modules(args)
+    # A driver whose GEMM check fails is reported and left out of the timings.
+    failures = []
+    drivers = []
+    for driver in args.drivers:
+        try:
+            check_gemms(args, driver)
+            drivers.append(driver)
+        except Failed as failure:
+            print("FAILED:", failure, flush=True)
+            failures.append(driver)
+    args.drivers = drivers
 
     import torch
     sys.path.insert(0, HERE)
     import model_bench
     print("GPU: %s; PyTorch %s" % (torch.cuda.get_device_name(), torch.__version__))
-    check_gemms(args)
     print("%-24s %10s %10s %8s" % ("ms per call", "strata", "pytorch", "ratio"))
     torch.backends.cuda.matmul.allow_tf32 = False
     for t, dtype in (("f32", torch.float32), ("bf16", torch.bfloat16)):
-        ours = strata_ms(args, module(args, "gemm_" + t), "gemm",
-                         ["%dx%dx%s=0.5" % (N, N, t)] * 2)
         a = torch.rand(N, N, device="cuda", dtype=dtype)
         b = torch.rand(N, N, device="cuda", dtype=dtype)
-        theirs = torch_ms(lambda: a @ b)
-        row("gemm %s %d^3" % (t, N), ours, theirs)
-        print("%-24s %10.1f %10.1f   TFLOP/s" % ("", 2 * N ** 3 / ours / 1e9, 2 * N ** 3 / theirs / 1e9))
+        for driver in args.drivers:
+            if t == "bf16" and not has_bf16(driver):
+                continue
+            ours = strata_ms(args, module(args, "gemm_" + t, driver), "gemm",
+                             ["%dx%dx%s=0.5" % (N, N, t)] * 2, driver)
+            theirs = torch_ms(lambda: a @ b)
+            row("gemm %s %d^3 %s" % (t, N, driver), ours, theirs)
+            print("%-24s %10.1f %10.1f   TFLOP/s" % ("", 2 * N ** 3 / ours / 1e9, 2 * N ** 3 / theirs / 1e9))
 
     # The sample models: PyTorch eager on the GPU with the weights of the .mlir files.
     from_numpy = torch.from_numpy
@@ -149,9 +182,12 @@ def main():
         with torch.no_grad():
             theirs = torch_ms(lambda: model(x))
         shape = "x".join(str(d) for d in case.input_shape) + "xf32=0.5"
-        ours = strata_ms(args, module(args, case.sample), case.function, [shape])
-        row(case.name, ours, theirs)
+        for driver in args.drivers:
+            ours = strata_ms(args, module(args, case.sample, driver), case.function, [shape], driver)
+            row("%s %s" % (case.name, driver), ours, theirs)
     torch.from_numpy = from_numpy
+    if failures:
+        sys.exit("failed: " + ", ".join(failures))
 
 
 if __name__ == "__main__":

@@ -479,7 +479,7 @@ TEST_CASE("cuda: kernels whose parameters differ from the ABI are refused") {
     return;
   }
   CheckError(executable.status(), StatusCode::kInvalidArgument,
-             {"entry point 'add_f32' declares 8 parameters of 8, 8, 8, 8, 4, 8, 8, 8 bytes",
+             {"entry point 'add_f32': declares 8 parameters of 8, 8, 8, 8, 4, 8, 8, 8 bytes",
               "passes 6 (3 binding pointers, the check-status pointer, 2 32-bit constants)"});
 }
 
@@ -499,9 +499,9 @@ TEST_CASE("cuda: misaligned bindings and other devices' resources are refused") 
   Ref<hal::Device> other = OpenCudaDevice();
   REQUIRE(command_buffer->End().ok());
   CommandBuffer* raw = command_buffer.get();
-  CheckError(other->QueueExecute({}, {}, {&raw, 1}), StatusCode::kInvalidArgument, {"another CUDA device"});
+  CheckError(other->QueueExecute({}, {}, {&raw, 1}), StatusCode::kInvalidArgument, {"created by another cuda device than 'cuda'"});
   Ref<CommandBuffer> foreign = BeginCommandBuffer(*other);
-  CheckError(foreign->Fill(buffer.get(), 0, 4, 0, 4), StatusCode::kInvalidArgument, {"another CUDA device"});
+  CheckError(foreign->Fill(buffer.get(), 0, 4, 0, 4), StatusCode::kInvalidArgument, {"the target buffer belongs to another device"});
 }
 
 // Last in the file: after a kernel fault, CUDA is unusable in the process.

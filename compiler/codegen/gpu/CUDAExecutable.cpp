@@ -162,8 +162,13 @@ FailureOr<CUDAExecutable> compileCUDAExecutable(
   auto runPasses = [&](llvm::function_ref<void(PassManager &)> build) {
     return runConfigured(module, configure, build);
   };
+  // Matmuls staged in shared memory unless the options say otherwise.
+  GPUCodegenPipelineOptions cudaOptions;
+  cudaOptions.copyOptionValuesFrom(options);
+  if (cudaOptions.matrixTiles.empty())
+    cudaOptions.matrixTiles = "shared";
   FailureOr<GPUKernels> shared =
-      runGPUCodegen(module, options, cudaTargetEnv(), configure);
+      runGPUCodegen(module, cudaOptions, cudaTargetEnv(), configure);
   if (failed(shared))
     return failure();
   mlir::gpu::GPUModuleOp kernels = shared->module;

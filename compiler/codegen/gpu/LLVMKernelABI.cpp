@@ -156,9 +156,14 @@ struct LLVMKernelABIPass : impl::LLVMKernelABIPassBase<LLVMKernelABIPass> {
                << "; expected a 1-D binding";
       if (failed(bindPointer(binding)))
         return failure();
-      // The kernel ABI forbids a written binding to overlap another.
+      // The kernel ABI forbids a written binding to overlap another, and
+      // the drivers refuse bindings whose address is not a multiple of 16
+      // (kBindingAlignment), which lets LLVM load and store adjacent
+      // elements as one vector.
       function.setArgAttr(i, LLVM::LLVMDialect::getNoAliasAttrName(),
                           UnitAttr::get(context));
+      function.setArgAttr(i, LLVM::LLVMDialect::getAlignAttrName(),
+                          IntegerAttr::get(IntegerType::get(context, 64), 16));
     }
     // The arguments' new types, before any workgroup attribution joins the
     // entry block.

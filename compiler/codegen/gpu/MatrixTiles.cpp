@@ -20,6 +20,9 @@
 
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SPIRV/IR/SPIRVAttributes.h"
+#include "mlir/Dialect/SPIRV/IR/SPIRVEnums.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -33,8 +36,18 @@ namespace strata::gpu {
 
 namespace {
 
+// The matrix-core and scalar kinds: 32x32 tiles of C, 64 invocations.
 constexpr int64_t kTile = 32;
 constexpr int64_t kInvocations = 64;
+// The shared kind: tiles of 64 or 128 rows and columns, K in steps of 8
+// staged in workgroup memory, 8x8 elements of C per invocation.
+constexpr int64_t kSharedK = 8;
+constexpr int64_t kSharedThreadTile = 8;
+
+/// The tile of C one workgroup computes at a time, and its invocations.
+struct TileShape {
+  int64_t rows = kTile, cols = kTile, invocations = kInvocations;
+};
 
 /// A kernel the pass rewrites: C (+)= A * B, then elementwise ops on C.
 struct MatmulKernel {
@@ -43,7 +56,8 @@ struct MatmulKernel {
   SmallVector<linalg::GenericOp> epilogue;
   Value a, b, c;
   int64_t n = 0, k = 0;
-  bool f16 = false;  // A and B are f16 (else f32)
+  bool f16 = false;  // A and B are f16 (else f32, or bf16 for `shared`)
+  TileShape shape;
 };
 
 bool isElementwiseOnC(linalg::GenericOp generic, Value c) {
@@ -71,9 +85,34 @@ bool isElementwiseOnC(linalg::GenericOp generic, Value c) {
   return true;
 }
 
+/// The workgroup-memory tile for an M x N result: 128 x 128 where that
+/// leaves enough tiles to fill a GPU, else halved (rows first). None for
+/// an N that is not a multiple of 64 or a static M under 32, which the
+/// general distribution serves better.
+std::optional<TileShape> sharedTileShape(int64_t m, int64_t n) {
+  if (n % 64 != 0 || (!ShapedType::isDynamic(m) && m < 32))
+    return std::nullopt;
+  TileShape shape;
+  shape.rows = 128;
+  shape.cols = n % 128 == 0 ? 128 : 64;
+  auto tiles = [&] {
+    return ShapedType::isDynamic(m)
+               ? std::numeric_limits<int64_t>::max()
+               : (m + shape.rows - 1) / shape.rows * (n / shape.cols);
+  };
+  constexpr int64_t kEnoughTiles = 128;
+  if (tiles() < kEnoughTiles)
+    shape.rows = 64;
+  if (tiles() < kEnoughTiles)
+    shape.cols = 64;
+  shape.invocations = shape.rows * shape.cols /
+                      (kSharedThreadTile * kSharedThreadTile);
+  return shape;
+}
+
 /// The kernel's matmul, when its whole body is what the pass rewrites and
-/// the shapes fit `kStep`.
-std::optional<MatmulKernel> matchKernel(func::FuncOp kernel) {
+/// the shapes fit the tiles of `kind`.
+std::optional<MatmulKernel> matchKernel(func::FuncOp kernel, StringRef kind) {
   if (!kernel.getBody().hasOneBlock())
     return std::nullopt;
   MatmulKernel match;
@@ -116,17 +155,31 @@ std::optional<MatmulKernel> matchKernel(func::FuncOp kernel) {
   auto cType = cast<MemRefType>(match.c.getType());
   Type ea = aType.getElementType(), eb = bType.getElementType(),
        ec = cType.getElementType();
-  if (ea != eb || !(ea.isF32() || ea.isF16()) || !(ec.isF32() || ec.isF16()))
+  const bool shared = kind == "shared";
+  // The shared kind computes in f32 from any float operands it widens.
+  auto operand = [&](Type t) {
+    return t.isF32() || t.isF16() || (shared && t.isBF16());
+  };
+  if (ea != eb || !operand(ea) || !operand(ec))
     return std::nullopt;
   if (ea.isF32() && !ec.isF32())
     return std::nullopt;
   match.f16 = ea.isF16();
   match.n = bType.getDimSize(1);
   match.k = bType.getDimSize(0);
-  const int64_t kStep = match.f16 ? 16 : 4;
+  const int64_t kStep = shared ? kSharedK : match.f16 ? 16 : 4;
   if (ShapedType::isDynamic(match.n) || ShapedType::isDynamic(match.k) ||
-      match.n % kTile != 0 || match.k % kStep != 0 || match.k == 0)
+      match.k % kStep != 0 || match.k == 0)
     return std::nullopt;
+  if (shared) {
+    std::optional<TileShape> shape =
+        sharedTileShape(cType.getDimSize(0), match.n);
+    if (!shape)
+      return std::nullopt;
+    match.shape = *shape;
+  } else if (match.n % kTile != 0) {
+    return std::nullopt;
+  }
   // A dynamic M is C's, a binding the kernel receives, so the host can size
   // the grid.
   if (cType.isDynamicDim(0) && !isa<BlockArgument>(match.c))
@@ -155,56 +208,72 @@ public:
         cType(cast<MemRefType>(match.c.getType())) {}
 
   /// Replaces the kernel's body by the tile loop; `kind` is "mfma",
-  /// "wmma32" or "scalar" (wmma32 has f16 instructions only).
+  /// "wmma32", "scalar" (wmma32 has f16 instructions only) or "shared".
   void write(StringRef kind) {
+    const TileShape &shape = match.shape;
     const bool staticM = !cType.isDynamicDim(0);
-    masked = !staticM || cType.getDimSize(0) % kTile != 0;
+    masked = !staticM || cType.getDimSize(0) % shape.rows != 0;
     m = staticM ? index(cType.getDimSize(0))
                 : memref::DimOp::create(b, loc, match.c, index(0)).getResult();
     lastRow = arith::SubIOp::create(b, loc, m, index(1));
-    const int64_t tilesN = match.n / kTile;
+    const int64_t tilesN = match.n / shape.cols;
     Value tiles = arith::MulIOp::create(
-        b, loc, arith::CeilDivUIOp::create(b, loc, m, index(kTile)), index(tilesN));
+        b, loc, arith::CeilDivUIOp::create(b, loc, m, index(shape.rows)),
+        index(tilesN));
     thread = mlir::gpu::ThreadIdOp::create(b, loc, mlir::gpu::Dimension::x);
     Value block = mlir::gpu::BlockIdOp::create(b, loc, mlir::gpu::Dimension::x);
     Value grid = mlir::gpu::GridDimOp::create(b, loc, mlir::gpu::Dimension::x);
+    // Workgroup memory is allocated once, at the top of the kernel.
+    int64_t workgroupBytes = 0;
+    if (kind == "shared")
+      allocateShared(workgroupBytes);
     auto tileLoop = scf::ForOp::create(b, loc, block, tiles, grid);
     b.setInsertionPointToStart(tileLoop.getBody());
     Value tile = tileLoop.getInductionVar();
     row0 = arith::MulIOp::create(
-        b, loc, arith::DivUIOp::create(b, loc, tile, index(tilesN)), index(kTile));
+        b, loc, arith::DivUIOp::create(b, loc, tile, index(tilesN)),
+        index(shape.rows));
     col0 = arith::MulIOp::create(
-        b, loc, arith::RemUIOp::create(b, loc, tile, index(tilesN)), index(kTile));
+        b, loc, arith::RemUIOp::create(b, loc, tile, index(tilesN)),
+        index(shape.cols));
 
     const bool matrix = kind == "mfma" || (kind == "wmma32" && match.f16);
     SmallVector<Element> elements =
-        matrix ? matrixBody(/*wmma=*/kind == "wmma32") : scalarBody();
+        kind == "shared" ? sharedBody()
+        : matrix         ? matrixBody(/*wmma=*/kind == "wmma32")
+                         : scalarBody();
     for (const Element &element : elements)
       store(element);
 
     // The grid: one tile per workgroup at a time, any count being correct.
     Builder attrs(kernel.getContext());
     kernel->setAttr("strata.workgroup_size",
-                    attrs.getDenseI32ArrayAttr({int32_t(kInvocations), 1, 1}));
+                    attrs.getDenseI32ArrayAttr(
+                        {int32_t(shape.invocations), 1, 1}));
+    if (workgroupBytes)
+      kernel->setAttr("strata.workgroup_memory",
+                      attrs.getI64IntegerAttr(workgroupBytes));
     if (staticM) {
       int64_t count = std::clamp<int64_t>(
-          (cType.getDimSize(0) + kTile - 1) / kTile * tilesN, 1, maxWorkgroupCount);
+          (cType.getDimSize(0) + shape.rows - 1) / shape.rows * tilesN, 1,
+          maxWorkgroupCount);
       kernel->setAttr("strata.workgroup_count",
                       attrs.getDenseI32ArrayAttr({int32_t(count), 1, 1}));
     } else {
-      // The host dispatches ceil(factor * M / 64) workgroups, about
-      // M / 32 * N / 32.
+      // The host dispatches ceil(factor * M / invocations) workgroups:
+      // M / rows * N / cols with factor = invocations / rows * N / cols.
       unsigned word = PushConstantLayout::of(kernel).dimWord(
           kernel, cast<BlockArgument>(match.c).getArgNumber(), 0);
+      int64_t factor = shape.invocations * tilesN / shape.rows;
       kernel->setAttr(
           "strata.workgroup_count",
           attrs.getDictionaryAttr(
-              {attrs.getNamedAttr("factor", attrs.getI64IntegerAttr(2 * tilesN)),
+              {attrs.getNamedAttr("factor", attrs.getI64IntegerAttr(factor)),
                attrs.getNamedAttr("words", attrs.getDenseI32ArrayAttr({int32_t(word)})),
                attrs.getNamedAttr("max", attrs.getI64IntegerAttr(maxWorkgroupCount))}));
     }
     kernel->setAttr("strata.matrix_tiles",
-                    attrs.getStringAttr(matrix ? kind : "scalar"));
+                    attrs.getStringAttr(matrix || kind == "shared" ? kind : "scalar"));
 
     for (linalg::GenericOp generic : llvm::reverse(match.epilogue))
       generic->erase();
@@ -350,6 +419,159 @@ private:
     return elements;
   }
 
+  /// The tiles of A (transposed: 8 x rows) and B (8 x cols) for one step
+  /// of K, in workgroup memory, as f32 in vectors of 4 along the rows: every
+  /// access of workgroup memory moves 16 bytes. The memrefs are 1-D (MLIR's
+  /// memref flattening cannot linearize memrefs of vectors).
+  void allocateShared(int64_t &bytes) {
+    OpBuilder top = OpBuilder::atBlockBegin(&kernel.getBody().front());
+    auto workgroup = spirv::StorageClassAttr::get(kernel.getContext(),
+                                                  spirv::StorageClass::Workgroup);
+    auto tileType = [&](int64_t rows, int64_t cols) {
+      return MemRefType::get({rows * cols / 4}, vec4(), MemRefLayoutAttrInterface(),
+                             workgroup);
+    };
+    sharedA = memref::AllocOp::create(top, loc, tileType(kSharedK, match.shape.rows));
+    sharedB = memref::AllocOp::create(top, loc, tileType(kSharedK, match.shape.cols));
+    bytes = 4 * kSharedK * (match.shape.rows + match.shape.cols);
+  }
+
+  /// Vector (row, v) of a tile whose rows hold `vectors` vectors of 4.
+  Value tileIndex(OpBuilder &at, Value row, Value v, int64_t vectors) {
+    return arith::AddIOp::create(
+        at, loc, arith::MulIOp::create(at, loc, row, index(vectors)), v);
+  }
+
+  VectorType vec4() {
+    return VectorType::get({4}, Float32Type::get(kernel.getContext()));
+  }
+
+  /// The classic shared-memory SGEMM: per step of K, the workgroup copies
+  /// an 8 x rows tile of A (transposed: each invocation reads one k of 4
+  /// adjacent rows) and an 8 x cols tile of B (4 adjacent columns of one k)
+  /// to workgroup memory, and each invocation accumulates an 8 x 8 block of
+  /// C in registers: rows 4 * ty + (0..3) and the same half a tile lower,
+  /// columns likewise, so that it reads both tiles in vectors of 4 and
+  /// neighbouring invocations read neighbouring vectors. The next step's
+  /// elements are loaded into registers while this step computes.
+  SmallVector<Element> sharedBody() {
+    const TileShape &shape = match.shape;
+    const int64_t invocations = shape.invocations;
+    const int64_t threadsN = shape.cols / kSharedThreadTile;
+    const int64_t threadsM = shape.rows / kSharedThreadTile;
+    const int64_t chunksA = shape.rows * kSharedK / (4 * invocations);
+    const int64_t chunksB = shape.cols * kSharedK / (4 * invocations);
+    Value tx = arith::RemUIOp::create(b, loc, thread, index(threadsN));
+    Value ty = arith::DivUIOp::create(b, loc, thread, index(threadsN));
+    // Offsets in the tile of an invocation's i-th row or column.
+    auto offsetOf = [&](OpBuilder &at, Value base, int64_t i, int64_t extent) {
+      return add(at, arith::MulIOp::create(at, loc, base, index(4)),
+                 (i / 4) * (extent / 2) + i % 4);
+    };
+    // Chunk c of a tile copy: 4 elements from row `k` of the (transposed)
+    // tile, starting at vector `vector` of it.
+    struct Chunk {
+      Value k, vector;
+    };
+    auto chunk = [&](int64_t c, int64_t vectors) {
+      Value linear = add(b, thread, c * invocations);
+      return Chunk{arith::DivUIOp::create(b, loc, linear, index(vectors)),
+                   arith::RemUIOp::create(b, loc, linear, index(vectors))};
+    };
+    const int64_t vectorsA = shape.rows / 4, vectorsB = shape.cols / 4;
+    SmallVector<Chunk> chunksOfA, chunksOfB;
+    // A's chunks: neighbouring invocations take neighbouring k, so that a
+    // warp reads whole 32-byte sectors of A's rows.
+    for (int64_t c = 0; c < chunksA; ++c) {
+      Value linear = add(b, thread, c * invocations);
+      chunksOfA.push_back(
+          {arith::RemUIOp::create(b, loc, linear, index(kSharedK)),
+           arith::DivUIOp::create(b, loc, linear, index(kSharedK))});
+    }
+    for (int64_t c = 0; c < chunksB; ++c)
+      chunksOfB.push_back(chunk(c, vectorsB));
+    // This invocation's elements of the tiles at K offset k0, 4 at a time.
+    auto loadStep = [&](OpBuilder &at, Value k0) {
+      SmallVector<Value> vectors;
+      auto gather = [&](llvm::function_ref<Value(int64_t)> loadOne) {
+        SmallVector<Value> values;
+        for (int64_t v = 0; v < 4; ++v)
+          values.push_back(widen(at, loc, loadOne(v)));
+        vectors.push_back(vector::FromElementsOp::create(at, loc, vec4(), values));
+      };
+      for (const Chunk &c : chunksOfA) {
+        Value k = arith::AddIOp::create(at, loc, k0, c.k);
+        Value row = arith::AddIOp::create(
+            at, loc, row0, arith::MulIOp::create(at, loc, c.vector, index(4)));
+        gather([&](int64_t v) { return loadA(at, add(at, row, v), k); });
+      }
+      for (const Chunk &c : chunksOfB) {
+        Value k = arith::AddIOp::create(at, loc, k0, c.k);
+        Value col = arith::AddIOp::create(
+            at, loc, col0, arith::MulIOp::create(at, loc, c.vector, index(4)));
+        gather([&](int64_t v) { return loadB(at, k, add(at, col, v)); });
+      }
+      return vectors;
+    };
+
+    Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(b.getF32Type()));
+    constexpr int64_t kAccumulators = kSharedThreadTile * kSharedThreadTile;
+    SmallVector<Value> inits(kAccumulators, zero);
+    SmallVector<Value> first = loadStep(b, index(0));
+    inits.append(first);
+    auto kLoop = scf::ForOp::create(b, loc, index(0), index(match.k),
+                                    index(kSharedK), inits);
+    OpBuilder inner = OpBuilder::atBlockBegin(kLoop.getBody());
+    Value k0 = kLoop.getInductionVar();
+    ValueRange carried = kLoop.getRegionIterArgs();
+    // The workgroup has finished reading the last step's tiles.
+    mlir::gpu::BarrierOp::create(inner, loc);
+    unsigned next = kAccumulators;
+    for (const Chunk &c : chunksOfA)
+      memref::StoreOp::create(inner, loc, carried[next++], sharedA,
+                              tileIndex(inner, c.k, c.vector, vectorsA));
+    for (const Chunk &c : chunksOfB)
+      memref::StoreOp::create(inner, loc, carried[next++], sharedB,
+                              tileIndex(inner, c.k, c.vector, vectorsB));
+    mlir::gpu::BarrierOp::create(inner, loc);
+    // The next step's elements (the last step loads its own again).
+    Value nextK = arith::MinUIOp::create(inner, loc, add(inner, k0, kSharedK),
+                                         index(match.k - kSharedK));
+    SmallVector<Value> prefetched = loadStep(inner, nextK);
+    SmallVector<Value> acc(carried.begin(), carried.begin() + kAccumulators);
+    for (int64_t kk = 0; kk < kSharedK; ++kk) {
+      Value k = index(kk);
+      Value as[2] = {
+          memref::LoadOp::create(inner, loc, sharedA, tileIndex(inner, k, ty, vectorsA)),
+          memref::LoadOp::create(inner, loc, sharedA,
+                                 tileIndex(inner, k, add(inner, ty, threadsM), vectorsA))};
+      Value bs[2] = {
+          memref::LoadOp::create(inner, loc, sharedB, tileIndex(inner, k, tx, vectorsB)),
+          memref::LoadOp::create(inner, loc, sharedB,
+                                 tileIndex(inner, k, add(inner, tx, threadsN), vectorsB))};
+      for (int64_t i = 0; i < kSharedThreadTile; ++i) {
+        Value a = vector::ExtractOp::create(inner, loc, as[i / 4], i % 4);
+        for (int64_t j = 0; j < kSharedThreadTile; ++j) {
+          Value bj = vector::ExtractOp::create(inner, loc, bs[j / 4], j % 4);
+          Value &sum = acc[i * kSharedThreadTile + j];
+          sum = math::FmaOp::create(inner, loc, a, bj, sum);
+        }
+      }
+    }
+    SmallVector<Value> yielded = acc;
+    yielded.append(prefetched);
+    scf::YieldOp::create(inner, loc, yielded);
+
+    SmallVector<Element> elements;
+    for (int64_t i = 0; i < kSharedThreadTile; ++i)
+      for (int64_t j = 0; j < kSharedThreadTile; ++j)
+        elements.push_back(
+            {arith::AddIOp::create(b, loc, row0, offsetOf(b, ty, i, shape.rows)),
+             arith::AddIOp::create(b, loc, col0, offsetOf(b, tx, j, shape.cols)),
+             kLoop.getResult(i * kSharedThreadTile + j)});
+    return elements;
+  }
+
   /// Stores C[row, col]: the sum, plus the fill value or C's old value,
   /// through the elementwise ops, under row < M where tiles overhang M.
   void store(const Element &element) {
@@ -400,6 +622,7 @@ private:
   llvm::DenseMap<int64_t, Value> constants;
   bool masked = false;
   Value m, lastRow, thread, row0, col0;
+  Value sharedA, sharedB;
 };
 
 struct GPUMatrixTilesPass
@@ -410,12 +633,13 @@ struct GPUMatrixTilesPass
     func::FuncOp kernel = getOperation();
     if (kernel.isExternal() || kernel.isPrivate())
       return;
-    if (kind != "mfma" && kind != "wmma32" && kind != "scalar") {
+    if (kind != "mfma" && kind != "wmma32" && kind != "scalar" &&
+        kind != "shared") {
       kernel.emitError("strata-gpu-matrix-tiles: kind '")
-          << kind << "' is not one of mfma, wmma32 and scalar";
+          << kind << "' is not one of mfma, wmma32, scalar and shared";
       return signalPassFailure();
     }
-    std::optional<MatmulKernel> match = matchKernel(kernel);
+    std::optional<MatmulKernel> match = matchKernel(kernel, kind);
     if (!match)
       return;
     TileWriter(kernel, *match, maxWorkgroupCount).write(kind);

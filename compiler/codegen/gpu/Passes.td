@@ -45,7 +45,7 @@ def GPULinalgToLoopsPass : Pass<"strata-gpu-linalg-to-loops",
 }
 
 def GPUMatrixTilesPass : Pass<"strata-gpu-matrix-tiles", "::mlir::func::FuncOp"> {
-  let summary = "Computes a kernel's matmul in 32x32 tiles on the matrix cores";
+  let summary = "Computes a kernel's matmul in tiles: on the matrix cores, or staged in workgroup memory";
   let description = [{
     Runs on a bufferized kernel before its linalg ops become loops. A kernel
     that is an optional `linalg.fill` of C, one `linalg.matmul` C += A * B
@@ -61,7 +61,15 @@ def GPUMatrixTilesPass : Pass<"strata-gpu-matrix-tiles", "::mlir::func::FuncOp">
       `amdgpu.wmma 16x16x16` (f16); f32 has no WMMA there, so f32 kernels
       take the scalar body;
     - `scalar`: each invocation computes 16 elements of one column with
-      FMAs.
+      FMAs;
+    - `shared` (NVIDIA and Vulkan GPUs, f32 arithmetic; operands may be f32,
+      f16 or bf16): tiles of 128 or 64 rows and columns (halved while fewer
+      than 128 tiles cover C), one per workgroup of rows * cols / 64
+      invocations; per step of 8 along K the workgroup copies the tiles of
+      A and B to workgroup memory, and each invocation accumulates 8x8
+      elements of C in registers, loading the next step's elements while
+      this one computes. N must be a multiple of 64 and K of 8; a static M
+      under 32 is left to the general distribution.
 
     Fragments are loaded from the bindings in each instruction's lane layout
     (rows of A past M are clamped, and their results never stored), and the
@@ -74,12 +82,14 @@ def GPUMatrixTilesPass : Pass<"strata-gpu-matrix-tiles", "::mlir::func::FuncOp">
   }];
   let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect",
                            "::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect",
                            "::mlir::memref::MemRefDialect",
+                           "::mlir::spirv::SPIRVDialect",
                            "::mlir::vector::VectorDialect",
                            "::mlir::amdgpu::AMDGPUDialect"];
   let options = [
     Option<"kind", "kind", "std::string", /*default=*/"\"mfma\"",
-           "The instructions of the tiles: mfma, wmma32 or scalar">,
+           "The instructions of the tiles: mfma, wmma32, scalar or shared">,
     Option<"maxWorkgroupCount", "max-workgroup-count", "int64_t",
            /*default=*/"65535",
            "Most workgroups the host may dispatch along x">,
@@ -238,6 +248,17 @@ def SPIRVPushConstantsPass : Pass<"strata-spirv-push-constants",
     arguments one `memref<Nxi32>` in descriptor set 3; this pass turns each
     such variable into a `PushConstant` variable (no descriptor set or
     binding) and rewrites the pointer types derived from it.
+  }];
+}
+
+def SPIRVBindingDecorationsPass : Pass<"strata-spirv-binding-decorations",
+                                       "::mlir::spirv::ModuleOp"> {
+  let summary = "Decorates storage-buffer bindings as the kernel ABI allows";
+  let description = [{
+    Every storage-buffer variable is `Restrict` (the kernel ABI forbids a
+    written binding to overlap another), and one the kernel never writes
+    is `NonWritable`, so that the device's compiler may read it through its
+    read-only caches, as `noalias` bindings do in the NVVM back end.
   }];
 }
 

@@ -54,7 +54,7 @@ void buildGPUCodegenPipeline(OpPassManager &pm,
                            "cos",  "cbrt", "asin", "acos"};
   pm.addNestedPass<func::FuncOp>(cpu::createCPUApproximateMathPass(approximate));
 
-  if (!options.matrixTiles.empty()) {
+  if (!options.matrixTiles.empty() && options.matrixTiles != "none") {
     GPUMatrixTilesPassOptions tiles;
     tiles.kind = options.matrixTiles;
     tiles.maxWorkgroupCount = options.maxWorkgroupCount;
@@ -110,6 +110,7 @@ void buildSPIRVPipeline(OpPassManager &pm) {
   OpPassManager &spirv = pm.nest<spirv::ModuleOp>();
   spirv.addPass(spirv::createSPIRVLowerABIAttributesPass());
   spirv.addPass(createSPIRVPushConstantsPass());
+  spirv.addPass(createSPIRVBindingDecorationsPass());
   spirv.addPass(spirv::createSPIRVUpdateVCEPass());
   spirv.addPass(createCanonicalizerPass());
 }

@@ -53,9 +53,10 @@ struct GPUCodegenPipelineOptions
       llvm::cl::init("")};
   Option<std::string> matrixTiles{
       *this, "matrix-tiles",
-      llvm::cl::desc("Matmul kernels in 32x32 tiles on these instructions "
-                     "(strata-gpu-matrix-tiles: mfma, wmma32, scalar; empty: "
-                     "the general distribution)"),
+      llvm::cl::desc("Matmul kernels in tiles of this kind "
+                     "(strata-gpu-matrix-tiles: mfma, wmma32, scalar, shared; "
+                     "none: the general distribution; empty: the target's "
+                     "choice, shared for Vulkan and CUDA, by arch for ROCm)"),
       llvm::cl::init("")};
   Option<unsigned> maxPrivateBytes{
       *this, "max-private-bytes",

@@ -39,8 +39,13 @@ std::vector<uint8_t> serializeMetadata(const SPIRVExecutable &executable,
 FailureOr<SPIRVExecutable> compileSPIRVExecutable(
     ModuleOp module, const GPUCodegenPipelineOptions &options,
     llvm::function_ref<LogicalResult(PassManager &)> configure) {
+  // Matmuls staged in workgroup memory unless the options say otherwise.
+  GPUCodegenPipelineOptions vulkanOptions;
+  vulkanOptions.copyOptionValuesFrom(options);
+  if (vulkanOptions.matrixTiles.empty())
+    vulkanOptions.matrixTiles = "shared";
   if (failed(runConfigured(module, configure, [&](PassManager &pm) {
-        buildGPUCodegenPipeline(pm, options);
+        buildGPUCodegenPipeline(pm, vulkanOptions);
         buildSPIRVPipeline(pm);
       })))
     return failure();

@@ -15,10 +15,10 @@
 // SM80: .target sm_80
 // SM90: .target sm_90
 // PTX: .visible .entry layer_dispatch_0(
-// PTX-NEXT: .param .u64 .ptr .global .align 1 layer_dispatch_0_param_0,
-// PTX-NEXT: .param .u64 .ptr .global .align 1 layer_dispatch_0_param_1,
-// PTX-NEXT: .param .u64 .ptr .global .align 1 layer_dispatch_0_param_2,
-// PTX-NEXT: .param .u64 .ptr .global .align 1 layer_dispatch_0_param_3,
+// PTX-NEXT: .param .u64 .ptr .global .align 16 layer_dispatch_0_param_0,
+// PTX-NEXT: .param .u64 .ptr .global .align 16 layer_dispatch_0_param_1,
+// PTX-NEXT: .param .u64 .ptr .global .align 16 layer_dispatch_0_param_2,
+// PTX-NEXT: .param .u64 .ptr .global .align 16 layer_dispatch_0_param_3,
 // PTX-NEXT: .param .u32 layer_dispatch_0_param_4,
 // PTX-NEXT: .param .u32 layer_dispatch_0_param_5,
 // PTX-NEXT: .param .u32 layer_dispatch_0_param_6

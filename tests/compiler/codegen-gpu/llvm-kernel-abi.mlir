@@ -6,7 +6,7 @@
 
 // CHECK-LABEL: gpu.module @kernels
 // CHECK-NOT: spirv.target_env
-// CHECK: gpu.func @sum(%[[IN:[^:]*]]: !llvm.ptr<1> {llvm.noalias}, %[[OUT:[^:]*]]: !llvm.ptr<1> {llvm.noalias}, %[[STATUS:[^:]*]]: !llvm.ptr<1> {llvm.noalias}, %[[W0:[^:]*]]: i32, %[[W1:[^:]*]]: i32)
+// CHECK: gpu.func @sum(%[[IN:[^:]*]]: !llvm.ptr<1> {llvm.align = 16 : i64, llvm.noalias}, %[[OUT:[^:]*]]: !llvm.ptr<1> {llvm.align = 16 : i64, llvm.noalias}, %[[STATUS:[^:]*]]: !llvm.ptr<1> {llvm.align = 16 : i64, llvm.noalias}, %[[W0:[^:]*]]: i32, %[[W1:[^:]*]]: i32)
 // CHECK-SAME: workgroup(%[[SHARED:.*]] : memref<64xf32, #gpu.address_space<workgroup>>)
 // CHECK-SAME: kernel
 // CHECK-SAME: known_block_size = array<i32: 64, 1, 1>

@@ -1,0 +1,75 @@
+#!/bin/bash
+# The checks and figures of the GPU drivers on a machine with an NVIDIA GPU, no
+# compiler and no network: a runtime-only build and modules compiled on the build
+# machine travel in one folder, made there with
+#
+#   tests/benchmarks/gpu_check.sh --prepare BUILD RUNTIME_BUILD DIR
+#
+# (BUILD: a full build; RUNTIME_BUILD: one with -DSTRATA_BUILD_COMPILER=OFF), and run
+# on the GPU machine, from the source tree, with
+#
+#   tests/benchmarks/gpu_check.sh DIR [LOG_DIR]
+#
+# It runs the HAL conformance suite and the driver tests on cuda and vulkan, the sample
+# models on both against NumPy (tests/e2e/check_models.py), then
+# tests/benchmarks/gpu_bench.py (GEMM 4096^3 and the samples against PyTorch CUDA).
+# Each step has its own time limit; the summary names the steps that failed.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(dirname "$(dirname "$here")")
+models="cnn encoder_block mlp mlp_dynamic newton"
+
+if [ "${1:-}" = --prepare ]; then
+  build=$2 runtime=$3 dir=$4
+  set -e
+  rm -rf "$dir" && mkdir -p "$dir/bin" "$dir/models"
+  for tool in run-module benchmark-module hal_tests cuda_tests vulkan_tests; do
+    cp "$runtime/bin/$tool" "$dir/bin/"
+  done
+  # The shared libraries a Debian build links that the GPU machine may lack.
+  for lib in libbenchmark.so.1debian libtbb.so.12; do
+    cp "$(ldconfig -p | awk -v l="$lib" '$1 == l { print $NF; exit }')" "$dir/bin/"
+  done
+  strip "$dir/bin/"* 2>/dev/null || true
+  for model in $models; do cp "$build/samples/models/$model.mlir" "$dir/models/"; done
+  python=${PYTHON:-$build/venv/bin/python}
+  "$python" "$root/tests/e2e/check_models.py" --bin "$build/bin" --models "$dir/models" \
+    --work "$dir/e2e" --target=cuda,vulkan --compile-only $models
+  rm -rf "$dir/e2e/"*.executables
+  "$python" "$here/gpu_bench.py" --compile --bin "$build/bin" --models "$dir/models" --work "$dir/bench"
+  exit 0
+fi
+
+dir=$(cd "$1" && pwd)
+logs=${2:-/tmp}
+export LD_LIBRARY_PATH="$dir/bin${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+# NVIDIA's Vulkan driver where the loader does not find it by itself.
+if [ -z "${VK_DRIVER_FILES:-}" ]; then
+  icd=$(find /usr/local/nvidia /usr/share/vulkan /etc/vulkan /usr/lib /usr/local/share -name 'nvidia_icd*.json' \
+        2>/dev/null | head -n 1)
+  if [ -n "$icd" ]; then export VK_DRIVER_FILES=$icd; fi
+fi
+echo "Vulkan driver files: ${VK_DRIVER_FILES:-found by the loader}"
+failed=()
+step() {  # step NAME SECONDS COMMAND...
+  local name=$1 limit=$2; shift 2
+  echo "=== $name"
+  timeout "$limit" "$@" > "$logs/$name.log" 2>&1
+  local rc=$?
+  tail -n 6 "$logs/$name.log"
+  [ $rc -eq 0 ] || { echo "=== $name FAILED ($rc)"; failed+=("$name"); }
+}
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
+step list-devices 30 "$dir/bin/run-module" --list-devices
+step conformance.cuda 90 "$dir/bin/hal_tests" --hal-driver=cuda "--test-case=conformance: *"
+step cuda_tests 90 "$dir/bin/cuda_tests" "--test-case=cuda: *"
+step conformance.vulkan 90 "$dir/bin/hal_tests" --hal-driver=vulkan "--test-case=conformance: *"
+step conformance.vulkan.discrete 90 "$dir/bin/hal_tests" "--hal-driver=vulkan?unified_memory=0&robust_buffer_access=0" \
+  "--test-case=conformance: *,hal module: *"
+step vulkan_tests 90 "$dir/bin/vulkan_tests"
+step models 150 python3 "$root/tests/e2e/check_models.py" --bin "$dir/bin" --models "$dir/models" \
+  --work "$dir/e2e" --target=cuda,vulkan --run-only --devices=cuda,vulkan $models
+step bench 200 python3 "$here/gpu_bench.py" --bin "$dir/bin" --models "$dir/models" --work "$dir/bench"
+cat "$logs/bench.log"
+echo "failed steps: ${failed[*]:-none}"
+[ ${#failed[@]} -eq 0 ]

@@ -1,0 +1,97 @@
+// strata-gpu-matrix-tiles=kind=shared (the Vulkan and CUDA targets' choice):
+// a matmul with its fill and elementwise epilogue becomes a grid-stride loop
+// over tiles of C staged in workgroup memory (A's transposed; both in
+// vectors of 4), 8x8 elements per invocation.
+// e2e.ops.vulkan runs such kernels (linalg.matmul 200x40 * 40x128, ...) on
+// lavapipe against NumPy.
+// RUN: strata-opt %s --split-input-file --strata-gpu-matrix-tiles=kind=shared | FileCheck %s
+
+// A dynamic M: 128x128 tiles of 256 invocations, rows of A clamped, stores
+// masked, and ceil(2 * M / 256) workgroups: M / 128 tiles of rows, one of
+// columns.
+// CHECK-LABEL: func.func @layer
+// CHECK-SAME: strata.matrix_tiles = "shared"
+// CHECK-SAME: strata.workgroup_count = {factor = 2 : i64, max = 65535 : i64, words = array<i32: 1>}
+// CHECK-SAME: strata.workgroup_memory = 8192 : i64
+// CHECK-SAME: strata.workgroup_size = array<i32: 256, 1, 1>
+// CHECK-DAG: %[[A:.*]] = memref.alloc() : memref<256xvector<4xf32>, #spirv.storage_class<Workgroup>>
+// CHECK-DAG: %[[B:.*]] = memref.alloc() : memref<256xvector<4xf32>, #spirv.storage_class<Workgroup>>
+// CHECK: %[[M:.*]] = memref.dim %arg3, %{{.*}} : memref<?x128xf32>
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK: arith.minui
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(
+// CHECK: gpu.barrier
+// CHECK: memref.store %{{.*}}, %[[A]]
+// CHECK: memref.store %{{.*}}, %[[B]]
+// CHECK-NEXT: gpu.barrier
+// CHECK-COUNT-4: memref.load %arg0
+// CHECK: vector.from_elements
+// CHECK-COUNT-4: memref.load %arg1
+// CHECK: vector.from_elements
+// CHECK-COUNT-2: memref.load %[[A]]
+// CHECK-COUNT-2: memref.load %[[B]]
+// CHECK-COUNT-64: math.fma
+// CHECK: scf.yield
+// CHECK: arith.cmpi ult, %{{.*}}, %[[M]] : index
+// CHECK-NEXT: scf.if
+// CHECK: memref.load %arg2
+// CHECK: arith.maximumf
+// CHECK: memref.store %{{.*}}, %arg3
+// CHECK-NOT: linalg.
+func.func @layer(%arg0: memref<?x64xf32>, %arg1: memref<64x128xf32>, %arg2: memref<128xf32>, %arg3: memref<?x128xf32>) {
+  %cst = arith.constant 0.000000e+00 : f32
+  linalg.fill ins(%cst : f32) outs(%arg3 : memref<?x128xf32>)
+  linalg.matmul ins(%arg0, %arg1 : memref<?x64xf32>, memref<64x128xf32>) outs(%arg3 : memref<?x128xf32>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%arg3, %arg2 : memref<?x128xf32>, memref<128xf32>) outs(%arg3 : memref<?x128xf32>) {
+  ^bb0(%in: f32, %b: f32, %out: f32):
+    %0 = arith.addf %in, %b : f32
+    %1 = arith.maximumf %0, %cst : f32
+    linalg.yield %1 : f32
+  }
+  return
+}
+
+// -----
+
+// bf16 operands widened to f32 in workgroup memory, C rounded back at the
+// store. A static 256x192 C gives 12 tiles of 128x64 (N is not a multiple
+// of 128), too few, so rows halve too: 4 x 3 tiles of 64x64, 64 invocations.
+// CHECK-LABEL: func.func @bf16
+// CHECK-SAME: strata.workgroup_count = array<i32: 12, 1, 1>
+// CHECK-SAME: strata.workgroup_memory = 4096 : i64
+// CHECK-SAME: strata.workgroup_size = array<i32: 64, 1, 1>
+// CHECK: arith.extf %{{.*}} : bf16 to f32
+// CHECK-NOT: scf.if
+// CHECK: arith.truncf %{{.*}} : f32 to bf16
+func.func @bf16(%arg0: memref<256x32xbf16>, %arg1: memref<32x192xbf16>, %arg2: memref<256x192xbf16>) {
+  %cst = arith.constant 0.000000e+00 : bf16
+  linalg.fill ins(%cst : bf16) outs(%arg2 : memref<256x192xbf16>)
+  linalg.matmul ins(%arg0, %arg1 : memref<256x32xbf16>, memref<32x192xbf16>) outs(%arg2 : memref<256x192xbf16>)
+  return
+}
+
+// -----
+
+// A static M under 32, N not a multiple of 64 and K not a multiple of 8:
+// left to the general distribution.
+// CHECK-LABEL: func.func @short
+// CHECK-NOT: strata.matrix_tiles
+// CHECK: linalg.matmul
+// CHECK-LABEL: func.func @narrow
+// CHECK-NOT: strata.matrix_tiles
+// CHECK: linalg.matmul
+// CHECK-LABEL: func.func @odd_k
+// CHECK-NOT: strata.matrix_tiles
+// CHECK: linalg.matmul
+func.func @short(%arg0: memref<16x64xf32>, %arg1: memref<64x128xf32>, %arg2: memref<16x128xf32>) {
+  linalg.matmul ins(%arg0, %arg1 : memref<16x64xf32>, memref<64x128xf32>) outs(%arg2 : memref<16x128xf32>)
+  return
+}
+func.func @narrow(%arg0: memref<64x64xf32>, %arg1: memref<64x96xf32>, %arg2: memref<64x96xf32>) {
+  linalg.matmul ins(%arg0, %arg1 : memref<64x64xf32>, memref<64x96xf32>) outs(%arg2 : memref<64x96xf32>)
+  return
+}
+func.func @odd_k(%arg0: memref<64x36xf32>, %arg1: memref<36x128xf32>, %arg2: memref<64x128xf32>) {
+  linalg.matmul ins(%arg0, %arg1 : memref<64x36xf32>, memref<36x128xf32>) outs(%arg2 : memref<64x128xf32>)
+  return
+}
