@@ -251,17 +251,6 @@ def SPIRVPushConstantsPass : Pass<"strata-spirv-push-constants",
   }];
 }
 
-def SPIRVBindingDecorationsPass : Pass<"strata-spirv-binding-decorations",
-                                       "::mlir::spirv::ModuleOp"> {
-  let summary = "Decorates storage-buffer bindings as the kernel ABI allows";
-  let description = [{
-    Every storage-buffer variable is `Restrict` (the kernel ABI forbids a
-    written binding to overlap another), and one the kernel never writes
-    is `NonWritable`, so that the device's compiler may read it through its
-    read-only caches, as `noalias` bindings do in the NVVM back end.
-  }];
-}
-
 def LLVMKernelABIPass : Pass<"strata-llvm-kernel-abi",
                              "::mlir::gpu::GPUModuleOp"> {
   let summary = "Gives the outlined kernels the CUDA and ROCm kernel ABI";

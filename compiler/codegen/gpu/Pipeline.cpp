@@ -110,7 +110,6 @@ void buildSPIRVPipeline(OpPassManager &pm) {
   OpPassManager &spirv = pm.nest<spirv::ModuleOp>();
   spirv.addPass(spirv::createSPIRVLowerABIAttributesPass());
   spirv.addPass(createSPIRVPushConstantsPass());
-  spirv.addPass(createSPIRVBindingDecorationsPass());
   spirv.addPass(spirv::createSPIRVUpdateVCEPass());
   spirv.addPass(createCanonicalizerPass());
 }

@@ -8,8 +8,8 @@
 // RUN: dump-module %t.smod --no-disassembly | FileCheck %s --check-prefix=DUMP
 
 // CHECK: spirv.module @__spv__kernels Logical GLSL450
-// CHECK-DAG: spirv.GlobalVariable @layer_arg_0 bind(0, 0) {non_writable, restrict} : !spirv.ptr<!spirv.struct<(!spirv.rtarray<f32, stride=4> [0])>, StorageBuffer>
-// CHECK-DAG: spirv.GlobalVariable @layer_arg_3 bind(0, 3) {restrict} : !spirv.ptr<!spirv.struct<(!spirv.rtarray<f32, stride=4> [0])>, StorageBuffer>
+// CHECK-DAG: spirv.GlobalVariable @layer_arg_0 bind(0, 0) : !spirv.ptr<!spirv.struct<(!spirv.rtarray<f32, stride=4> [0])>, StorageBuffer>
+// CHECK-DAG: spirv.GlobalVariable @layer_arg_3 bind(0, 3) : !spirv.ptr<!spirv.struct<(!spirv.rtarray<f32, stride=4> [0])>, StorageBuffer>
 // CHECK-DAG: spirv.GlobalVariable @layer_arg_4 : !spirv.ptr<!spirv.struct<(!spirv.array<3 x i32, stride=4> [0])>, PushConstant>
 // CHECK: spirv.func @layer()
 // CHECK: spirv.Load "PushConstant"
