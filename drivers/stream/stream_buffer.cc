@@ -103,30 +103,82 @@ class HostRegistry {
 }  // namespace
 
 // ---------------------------------------------------------------------------
+// BlockCache
+
+BlockCache::BlockCache(std::shared_ptr<StreamContext> context, uint64_t limit)
+    : context_(std::move(context)), limit_(limit) {}
+
+BlockCache::~BlockCache() { Clear(); }
+
+bool BlockCache::Take(MemoryKind kind, uint64_t size, Block* block) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (auto it = entries_.rbegin(); it != entries_.rend(); ++it) {
+    if (it->kind != kind || it->size != size) continue;
+    *block = it->block;
+    bytes_ -= size;
+    entries_.erase(std::next(it).base());
+    return true;
+  }
+  return false;
+}
+
+void BlockCache::Give(MemoryKind kind, uint64_t size, Block block) {
+  std::vector<Entry> evicted;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    entries_.push_back({kind, size, block});
+    bytes_ += size;
+    while (bytes_ > limit_ && !entries_.empty()) {
+      evicted.push_back(entries_.front());
+      bytes_ -= entries_.front().size;
+      entries_.pop_front();
+    }
+  }
+  for (const Entry& entry : evicted) Free(entry);
+}
+
+bool BlockCache::Clear() {
+  std::deque<Entry> entries;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    entries.swap(entries_);
+    bytes_ = 0;
+  }
+  for (const Entry& entry : entries) Free(entry);
+  return !entries.empty();
+}
+
+void BlockCache::Free(const Entry& entry) const {
+  // Errors are dropped: a buffer released at process exit may outlive the
+  // driver.
+  if (!context_->MakeCurrent().ok()) return;
+  switch (entry.kind) {
+    case MemoryKind::kDevice:
+    case MemoryKind::kManaged: context_->FreeDevice(entry.block.device); break;
+    case MemoryKind::kPinnedHost: context_->FreePinned(entry.block.host); break;
+    case MemoryKind::kImported: break;
+  }
+}
+
+// ---------------------------------------------------------------------------
 // StreamBuffer
 
 StreamBuffer::StreamBuffer(std::shared_ptr<StreamContext> context, MemoryKind kind, hal::MemoryTypes memory_types,
                        const hal::BufferParams& params, uint64_t length, DevicePtr device_address, uint8_t* host,
-                       std::vector<uintptr_t> registrations, hal::Allocator::ReleaseCallback release)
+                       std::vector<uintptr_t> registrations, hal::Allocator::ReleaseCallback release,
+                       std::shared_ptr<BlockCache> cache, uint64_t allocated_size)
     : Buffer(context->family(), memory_types, params.usage, params.access, length),
       context_(std::move(context)),
       kind_(kind),
       device_address_(device_address),
       host_(host),
       registrations_(std::move(registrations)),
-      release_(std::move(release)) {}
+      release_(std::move(release)),
+      cache_(std::move(cache)),
+      allocated_size_(allocated_size) {}
 
 StreamBuffer::~StreamBuffer() {
-  // Errors are dropped: a buffer released at process exit may outlive the
-  // driver.
-  if (context_->MakeCurrent().ok()) {
-    switch (kind_) {
-      case MemoryKind::kDevice:
-      case MemoryKind::kManaged: context_->FreeDevice(device_address_); break;
-      case MemoryKind::kPinnedHost: context_->FreePinned(host_); break;
-      case MemoryKind::kImported: break;
-    }
-  }
+  if (cache_ && kind_ != MemoryKind::kImported) cache_->Give(kind_, allocated_size_, {device_address_, host_});
   if (!registrations_.empty()) HostRegistry::Get().Release(registrations_);
   if (release_) release_();
 }
@@ -159,24 +211,43 @@ StatusOr<Ref<StreamAllocator>> StreamAllocator::Create(std::shared_ptr<StreamCon
 }
 
 StreamAllocator::StreamAllocator(std::shared_ptr<StreamContext> context, std::vector<hal::MemoryHeap> heaps)
-    : Allocator(std::move(heaps)), context_(std::move(context)) {}
+    : Allocator(std::move(heaps)),
+      context_(context),
+      cache_(std::make_shared<BlockCache>(
+          context, std::min<uint64_t>(context->facts().total_memory / 4, uint64_t(4) << 30))) {}
 
 StatusOr<Ref<StreamBuffer>> StreamAllocator::AllocateOfTypes(hal::MemoryTypes types, const hal::BufferParams& params,
                                                          uint64_t length, ReleaseCallback release) {
   STRATA_RETURN_IF_ERROR(context_->MakeCurrent());
-  // Empty buffers get a byte of their own, so that they have addresses.
-  const uint64_t size = std::max<uint64_t>(length, 1);
+  // Empty buffers get bytes of their own, so that they have addresses.
+  const uint64_t size = AlignUp(std::max<uint64_t>(length, 1), kAllocationAlignment);
+  const MemoryKind kind = types == kDeviceLocal ? MemoryKind::kDevice
+                          : types == kManaged   ? MemoryKind::kManaged
+                                                : MemoryKind::kPinnedHost;
+  BlockCache::Block block;
+  if (cache_->Take(kind, size, &block)) {
+    return MakeRef<StreamBuffer>(context_, kind, types, params, length, block.device, block.host,
+                                 std::vector<uintptr_t>{}, std::move(release), cache_, size);
+  }
+  StatusOr<Ref<StreamBuffer>> buffer = AllocateNew(kind, types, params, length, size, release);
+  // Out of memory with blocks kept: free them and try once more.
+  if (!buffer.ok() && buffer.status().code() == StatusCode::kResourceExhausted && cache_->Clear()) {
+    buffer = AllocateNew(kind, types, params, length, size, release);
+  }
+  return buffer;
+}
+
+StatusOr<Ref<StreamBuffer>> StreamAllocator::AllocateNew(MemoryKind kind, hal::MemoryTypes types,
+                                                         const hal::BufferParams& params, uint64_t length,
+                                                         uint64_t size, ReleaseCallback& release) {
   DevicePtr device_address = 0;
   uint8_t* host = nullptr;
-  MemoryKind kind;
   Status status;
-  if (types == kDeviceLocal) {
-    kind = MemoryKind::kDevice;
+  if (kind == MemoryKind::kDevice) {
     StatusOr<DevicePtr> allocated = context_->AllocateDevice(size);
     status = allocated.status();
     if (allocated.ok()) device_address = *allocated;
-  } else if (types == kManaged) {
-    kind = MemoryKind::kManaged;
+  } else if (kind == MemoryKind::kManaged) {
     StatusOr<DevicePtr> allocated = context_->AllocateManaged(size);
     status = allocated.status();
     if (allocated.ok()) {
@@ -184,7 +255,6 @@ StatusOr<Ref<StreamBuffer>> StreamAllocator::AllocateOfTypes(hal::MemoryTypes ty
       host = reinterpret_cast<uint8_t*>(device_address);
     }
   } else {
-    kind = MemoryKind::kPinnedHost;
     StatusOr<PinnedMemory> allocated = context_->AllocatePinned(size);
     status = allocated.status();
     if (allocated.ok()) {
@@ -197,7 +267,7 @@ StatusOr<Ref<StreamBuffer>> StreamAllocator::AllocateOfTypes(hal::MemoryTypes ty
                            context_->name(), "': ");
   }
   return MakeRef<StreamBuffer>(context_, kind, types, params, length, device_address, host, std::vector<uintptr_t>{},
-                             std::move(release));
+                             std::move(release), cache_, size);
 }
 
 StatusOr<Ref<hal::Buffer>> StreamAllocator::AllocateBuffer(const hal::MemoryHeap& heap, const hal::BufferParams& params,

@@ -21,7 +21,14 @@
 //                                             while kernels run elsewhere)
 //
 // Every allocation is its own API allocation (no sub-allocation yet), of at
-// least one byte, so empty buffers have addresses too. A buffer is a device
+// least one byte, so empty buffers have addresses too, rounded up to 256
+// bytes. A freed allocation goes to the allocator's BlockCache rather than
+// back to the API: cuMemAlloc and cuMemFree (hipMalloc, hipFree) cost tens
+// of microseconds and may wait for the device, while a program allocates
+// the same sizes on every call. The cache hands a block of the same kind and
+// rounded size out again, frees the oldest blocks beyond a limit (a quarter
+// of the device's memory, at most 4 GiB), and is emptied when an allocation
+// fails for want of memory before that allocation is tried again. A buffer is a device
 // address to every command (unified addressing: copies infer their
 // direction) and, when host-visible, a host address for mapping; both kinds
 // of host memory are coherent, so mapping needs no flush or invalidation.
@@ -45,7 +52,9 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include "drivers/stream/stream_context.h"
@@ -60,16 +69,57 @@ namespace strata::stream {
 // aligned to 256 bytes, so only subspans and imports can miss it.
 inline constexpr uint64_t kBindingAlignment = 16;
 
+inline uint64_t AlignUp(uint64_t value, uint64_t alignment) { return (value + alignment - 1) / alignment * alignment; }
+
 // Where a buffer's memory came from, which says how to free it.
 enum class MemoryKind : uint8_t { kDevice, kPinnedHost, kManaged, kImported };
+
+// Freed device, managed and pinned allocations kept for reuse (see above).
+// Thread-safe; it keeps the context alive, and frees what it holds when the
+// last buffer and the allocator are gone.
+class BlockCache {
+ public:
+  struct Block {
+    DevicePtr device = 0;
+    uint8_t* host = nullptr;
+  };
+  BlockCache(std::shared_ptr<StreamContext> context, uint64_t limit);
+  ~BlockCache();
+  BlockCache(const BlockCache&) = delete;
+  BlockCache& operator=(const BlockCache&) = delete;
+
+  // A kept block of `kind` and exactly `size` bytes, the last one given.
+  bool Take(MemoryKind kind, uint64_t size, Block* block);
+  // Keeps `block` for reuse, freeing the oldest blocks beyond the limit.
+  void Give(MemoryKind kind, uint64_t size, Block block);
+  // Frees every kept block; false when there was none.
+  bool Clear();
+
+ private:
+  struct Entry {
+    MemoryKind kind;
+    uint64_t size;
+    Block block;
+  };
+  void Free(const Entry& entry) const;
+
+  std::shared_ptr<StreamContext> context_;
+  const uint64_t limit_;
+  std::mutex mutex_;
+  std::deque<Entry> entries_;  // oldest first
+  uint64_t bytes_ = 0;
+};
 
 class StreamBuffer final : public hal::Buffer {
  public:
   // `host` is null for device memory; `registrations` lists the registry
   // page ranges an import uses (empty otherwise).
+  // `cache` (null for imports) takes the memory back, `allocated_size`
+  // bytes of it, when the buffer is destroyed.
   StreamBuffer(std::shared_ptr<StreamContext> context, MemoryKind kind, hal::MemoryTypes memory_types,
              const hal::BufferParams& params, uint64_t length, DevicePtr device_address, uint8_t* host,
-             std::vector<uintptr_t> registrations, hal::Allocator::ReleaseCallback release);
+             std::vector<uintptr_t> registrations, hal::Allocator::ReleaseCallback release,
+             std::shared_ptr<BlockCache> cache = nullptr, uint64_t allocated_size = 0);
 
   const StreamContext* context() const { return context_.get(); }
   // Byte 0 for kernels and copies.
@@ -89,6 +139,8 @@ class StreamBuffer final : public hal::Buffer {
   uint8_t* host_;
   std::vector<uintptr_t> registrations_;
   hal::Allocator::ReleaseCallback release_;
+  std::shared_ptr<BlockCache> cache_;
+  uint64_t allocated_size_;
 };
 
 // The device address of byte `offset` of any buffer of a stream driver, subspans
@@ -116,8 +168,12 @@ class StreamAllocator final : public hal::Allocator {
   StreamAllocator(std::shared_ptr<StreamContext> context, std::vector<hal::MemoryHeap> heaps);
   StatusOr<Ref<StreamBuffer>> AllocateOfTypes(hal::MemoryTypes types, const hal::BufferParams& params, uint64_t length,
                                             ReleaseCallback release);
+  // A new API allocation of `size` bytes (`length` rounded up).
+  StatusOr<Ref<StreamBuffer>> AllocateNew(MemoryKind kind, hal::MemoryTypes types, const hal::BufferParams& params,
+                                          uint64_t length, uint64_t size, ReleaseCallback& release);
 
   std::shared_ptr<StreamContext> context_;
+  std::shared_ptr<BlockCache> cache_;
 };
 
 }  // namespace strata::stream

@@ -6,11 +6,6 @@
 #include "hal/gpu_commands.h"
 
 namespace strata::stream {
-namespace {
-
-uint64_t AlignUp(uint64_t value, uint64_t alignment) { return (value + alignment - 1) / alignment * alignment; }
-
-}  // namespace
 
 StreamCommandBuffer::StreamCommandBuffer(std::shared_ptr<StreamContext> context, Ref<StreamAllocator> allocator,
                                      const hal::DeviceLimits& limits, bool graphs)
