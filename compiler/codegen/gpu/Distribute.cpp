@@ -77,6 +77,9 @@ Value bindingOf(func::FuncOp kernel, Value value) {
 struct GPUDistributePass : impl::GPUDistributePassBase<GPUDistributePass> {
   using Base::Base;
   int64_t workgroupBytes = 0;
+  // The invocations of the kernel's workgroup in the workgroup and rows
+  // shapes: workgroup-invocations, or fewer for short rows.
+  int64_t invocations = 0;
 
   /// Clamps the sizes to the target's resource limits, when given.
   LogicalResult applyTargetLimits() {
@@ -88,13 +91,12 @@ struct GPUDistributePass : impl::GPUDistributePassBase<GPUDistributePass> {
       return getOperation().emitError("target-env is not a #spirv.target_env: ")
              << targetEnv;
     spirv::ResourceLimitsAttr limits = env.getResourceLimits();
-    int64_t invocations = limits.getMaxComputeWorkgroupInvocations();
+    int64_t most = limits.getMaxComputeWorkgroupInvocations();
     ArrayAttr sizes = limits.getMaxComputeWorkgroupSize();
     if (sizes && !sizes.empty())
-      invocations = std::min<int64_t>(
-          invocations, cast<IntegerAttr>(sizes[0]).getInt());
-    workgroupSize = std::min<int64_t>(workgroupSize, invocations);
-    workgroupInvocations = std::min<int64_t>(workgroupInvocations, invocations);
+      most = std::min<int64_t>(most, cast<IntegerAttr>(sizes[0]).getInt());
+    workgroupSize = std::min<int64_t>(workgroupSize, most);
+    workgroupInvocations = std::min<int64_t>(workgroupInvocations, most);
     maxWorkgroupMemory = std::min<int64_t>(
         maxWorkgroupMemory, limits.getMaxComputeSharedMemorySize());
     return success();
@@ -109,6 +111,7 @@ struct GPUDistributePass : impl::GPUDistributePassBase<GPUDistributePass> {
       return;
     if (failed(applyTargetLimits()))
       return signalPassFailure();
+    invocations = workgroupInvocations;
     scf::naivelyFuseParallelOps(kernel.getBody(), [&](Value a, Value b) {
       return bindingOf(kernel, a) == bindingOf(kernel, b);
     });
@@ -130,7 +133,7 @@ struct GPUDistributePass : impl::GPUDistributePassBase<GPUDistributePass> {
     }
     if (loop && oneLoop)
       grid(kernel, loop);
-    else
+    else if (!rows(kernel))
       workgroup(kernel);
     // Parallel loops inside the distributed ones run in their invocation.
     sequentialize(kernel);
@@ -263,7 +266,7 @@ struct GPUDistributePass : impl::GPUDistributePassBase<GPUDistributePass> {
       if (auto loop = dyn_cast<scf::ForOp>(op)) {
         Operation *next = op->getNextNode();
         FailureOr<int64_t> bytes =
-            shareReduction(loop, thread, workgroupInvocations);
+            shareReduction(loop, thread, invocations);
         if (succeeded(bytes)) {
           workgroupBytes += *bytes;
           OpBuilder b(next);
@@ -283,12 +286,251 @@ struct GPUDistributePass : impl::GPUDistributePassBase<GPUDistributePass> {
     return success();
   }
 
-  void workgroup(func::FuncOp kernel) {
+  /// The kernel's parallel loops, when it is a sequence of them (and
+  /// temporaries and pure ops) whose leading dimensions are the same rows
+  /// and which touch what the kernel writes only in the row they run (a
+  /// softmax, a layer norm): the rows, and per written memref the positions
+  /// of its indices that are the row's.
+  struct Rows {
+    unsigned rank = 0;
+    SmallVector<scf::ParallelOp> loops;
+  };
+
+  /// The memref `value` is, when no view lies between (else null).
+  static Value rootMemref(Value value) {
+    return isa<BlockArgument>(value) || value.getDefiningOp<memref::AllocaOp>()
+               ? value
+               : Value();
+  }
+
+  std::optional<Rows> findRows(func::FuncOp kernel) {
+    Rows rows;
+    Block &body = kernel.getBody().front();
+    for (Operation &op : body.without_terminator()) {
+      if (auto parallel = dyn_cast<scf::ParallelOp>(op)) {
+        if (parallel.getNumResults() != 0)
+          return std::nullopt;
+        rows.loops.push_back(parallel);
+        continue;
+      }
+      if (!isMemoryEffectFree(&op) && !isa<memref::AllocaOp>(op))
+        return std::nullopt;
+    }
+    if (rows.loops.size() < 2)
+      return std::nullopt;
+    // The longest prefix of dimensions every loop shares.
+    rows.rank = rows.loops.front().getNumLoops();
+    for (scf::ParallelOp loop : rows.loops)
+      rows.rank = std::min(rows.rank, loop.getNumLoops());
+    for (unsigned d = 0; d < rows.rank; ++d) {
+      scf::ParallelOp first = rows.loops.front();
+      bool same = llvm::all_of(rows.loops, [&](scf::ParallelOp loop) {
+        return loop.getLowerBound()[d] == first.getLowerBound()[d] &&
+               loop.getUpperBound()[d] == first.getUpperBound()[d] &&
+               loop.getStep()[d] == first.getStep()[d];
+      });
+      if (!same) {
+        rows.rank = d;
+        break;
+      }
+    }
+    if (rows.rank == 0)
+      return std::nullopt;
+    // What the loops write, and where each access of it finds the row.
+    llvm::DenseSet<Value> written;
+    bool unknown = false;
+    for (scf::ParallelOp loop : rows.loops)
+      loop.walk([&](Operation *op) {
+        if (auto store = dyn_cast<memref::StoreOp>(op)) {
+          Value root = rootMemref(store.getMemRef());
+          root ? (void)written.insert(root) : (void)(unknown = true);
+        } else if (auto update = dyn_cast<memref::AtomicRMWOp>(op)) {
+          Value root = rootMemref(update.getMemref());
+          root ? (void)written.insert(root) : (void)(unknown = true);
+        } else if (!isa<memref::LoadOp>(op) && !isMemoryEffectFree(op) &&
+                   !isa<scf::ParallelOp, scf::ForOp, scf::IfOp, scf::YieldOp,
+                        scf::ReduceOp, scf::ReduceReturnOp>(op)) {
+          unknown = true;
+        }
+      });
+    if (unknown)
+      return std::nullopt;
+    llvm::DenseMap<Value, SmallVector<unsigned>> positions;
+    for (scf::ParallelOp loop : rows.loops) {
+      SmallVector<Value> ivs(loop.getInductionVars());
+      ivs.resize(rows.rank);
+      WalkResult result = loop.walk([&](Operation *op) {
+        Value memref;
+        ValueRange indices;
+        if (auto load = dyn_cast<memref::LoadOp>(op))
+          memref = load.getMemRef(), indices = load.getIndices();
+        else if (auto store = dyn_cast<memref::StoreOp>(op))
+          memref = store.getMemRef(), indices = store.getIndices();
+        else if (auto update = dyn_cast<memref::AtomicRMWOp>(op))
+          memref = update.getMemref(), indices = update.getIndices();
+        else if (!op->getOperands().empty() && !isMemoryEffectFree(op))
+          return WalkResult::advance();
+        if (!memref)
+          return !isa<memref::DimOp>(op) &&
+                         llvm::any_of(op->getOperands(),
+                                      [&](Value v) { return written.contains(v); })
+                     ? WalkResult::interrupt()  // used other than by accesses
+                     : WalkResult::advance();
+        if (!written.contains(memref))
+          return WalkResult::advance();
+        SmallVector<unsigned> at;
+        for (Value iv : ivs) {
+          auto it = llvm::find(indices, iv);
+          if (it == indices.end())
+            return WalkResult::interrupt();
+          at.push_back(it - indices.begin());
+        }
+        auto [entry, inserted] = positions.try_emplace(memref, at);
+        return inserted || entry->second == at ? WalkResult::advance()
+                                               : WalkResult::interrupt();
+      });
+      if (result.wasInterrupted())
+        return std::nullopt;
+    }
+    // Written memrefs passed to ops other than accesses (a view, a call)
+    // outside the loops.
+    for (Value memref : written)
+      for (Operation *user : memref.getUsers())
+        if (!isa<memref::LoadOp, memref::StoreOp, memref::AtomicRMWOp,
+                 memref::DimOp>(user))
+          return std::nullopt;
+    return rows;
+  }
+
+  /// One workgroup per row at a time (a grid-stride loop over the rows):
+  /// its invocations share each parallel loop of the row, as in
+  /// `workgroup`. Returns false, changing nothing, for a kernel that is not
+  /// a sequence of loops over the same rows (see findRows) or whose row
+  /// count the host cannot compute.
+  bool rows(func::FuncOp kernel) {
+    std::optional<Rows> found = findRows(kernel);
+    if (!found)
+      return false;
+    PushConstantLayout layout = PushConstantLayout::of(kernel);
+    int64_t constantRows = 1;
+    SmallVector<int32_t> words;
+    for (unsigned d = 0; d < found->rank; ++d) {
+      TripCount count = hostTripCount(kernel, layout, found->loops.front(), d);
+      if (count.constant)
+        constantRows *= *count.constant;
+      else if (count.word)
+        words.push_back(*count.word);
+      else
+        return false;
+    }
+    // Invocations for the work of one row: the largest static trip count
+    // of the loops' other dimensions (and of sequential loops inside),
+    // rounded up to a power of two, from 32 up to workgroup-invocations.
+    int64_t rowWork = 0;
+    for (scf::ParallelOp loop : found->loops) {
+      int64_t work = 1;
+      for (unsigned d = found->rank; d < loop.getNumLoops(); ++d) {
+        TripCount count = hostTripCount(kernel, layout, loop, d);
+        work *= count.constant ? *count.constant : workgroupInvocations;
+      }
+      loop.getBody()->walk([&](scf::ForOp inner) {
+        std::optional<int64_t> lower = getConstantIntValue(inner.getLowerBound());
+        std::optional<int64_t> upper = getConstantIntValue(inner.getUpperBound());
+        std::optional<int64_t> step = getConstantIntValue(inner.getStep());
+        work = std::max<int64_t>(
+            work, lower && upper && step && *step > 0
+                      ? std::max<int64_t>(*upper - *lower, 0) / *step
+                      : int64_t(workgroupInvocations));
+      });
+      rowWork = std::max(rowWork, work);
+    }
+    invocations = std::clamp<int64_t>(
+        int64_t(llvm::PowerOf2Ceil(uint64_t(rowWork))), 32,
+        int64_t(workgroupInvocations));
+
+    // Pure ops and temporaries first, then one loop over the rows holding
+    // the loops' rows.
+    Block &body = kernel.getBody().front();
+    scf::ParallelOp first = found->loops.front();
+    SmallVector<Operation *> later;
+    for (Operation *op = first->getNextNode(); op && op != body.getTerminator();
+         op = op->getNextNode())
+      if (!isa<scf::ParallelOp>(op))
+        later.push_back(op);
+    for (Operation *op : later)
+      op->moveBefore(first);
+    Location loc = first.getLoc();
+    OpBuilder b(first);
+    SmallVector<Value> trips;
+    for (unsigned d = 0; d < found->rank; ++d) {
+      Value span = b.createOrFold<arith::SubIOp>(loc, first.getUpperBound()[d],
+                                                 first.getLowerBound()[d]);
+      trips.push_back(b.createOrFold<arith::CeilDivUIOp>(loc, span, first.getStep()[d]));
+    }
+    Value total = trips.front();
+    for (Value trip : ArrayRef(trips).drop_front())
+      total = b.createOrFold<arith::MulIOp>(loc, total, trip);
+    Value block = mlir::gpu::BlockIdOp::create(b, loc, mlir::gpu::Dimension::x);
+    Value grid = mlir::gpu::GridDimOp::create(b, loc, mlir::gpu::Dimension::x);
+    auto rowLoop = scf::ForOp::create(b, loc, block, total, grid);
+    b.setInsertionPointToStart(rowLoop.getBody());
+    SmallVector<Value> rowIvs(found->rank);
+    Value rest = rowLoop.getInductionVar();
+    for (int d = found->rank - 1; d >= 0; --d) {
+      Value index = d == 0 ? rest : arith::RemUIOp::create(b, loc, rest, trips[d]);
+      if (d != 0)
+        rest = arith::DivUIOp::create(b, loc, rest, trips[d]);
+      rowIvs[d] = arith::AddIOp::create(
+          b, loc, first.getLowerBound()[d],
+          arith::MulIOp::create(b, loc, index, first.getStep()[d]));
+    }
+    for (scf::ParallelOp loop : found->loops) {
+      IRMapping mapping;
+      for (unsigned d = 0; d < found->rank; ++d)
+        mapping.map(loop.getInductionVars()[d], rowIvs[d]);
+      unsigned rank = loop.getNumLoops();
+      if (rank == found->rank) {
+        for (Operation &op : loop.getBody()->without_terminator())
+          b.clone(op, mapping);
+      } else {
+        auto inner = scf::ParallelOp::create(
+            b, loop.getLoc(), loop.getLowerBound().drop_front(found->rank),
+            loop.getUpperBound().drop_front(found->rank),
+            loop.getStep().drop_front(found->rank));
+        for (unsigned d = found->rank; d < rank; ++d)
+          mapping.map(loop.getInductionVars()[d],
+                      inner.getInductionVars()[d - found->rank]);
+        OpBuilder in = OpBuilder::atBlockBegin(inner.getBody());
+        for (Operation &op : loop.getBody()->without_terminator())
+          in.clone(op, mapping);
+      }
+      loop.erase();
+    }
+
+    Builder attrs(kernel.getContext());
+    Attribute count;
+    if (words.empty()) {
+      count = attrs.getDenseI32ArrayAttr(
+          {int32_t(std::clamp<int64_t>(constantRows, 1, maxWorkgroupCount)), 1, 1});
+    } else {
+      // The host dispatches ceil(factor * words / invocations) workgroups.
+      count = attrs.getDictionaryAttr(
+          {attrs.getNamedAttr("factor", attrs.getI64IntegerAttr(
+                                            constantRows * invocations)),
+           attrs.getNamedAttr("words", attrs.getDenseI32ArrayAttr(words)),
+           attrs.getNamedAttr("max", attrs.getI64IntegerAttr(maxWorkgroupCount))});
+    }
+    workgroup(kernel, count);
+    return true;
+  }
+
+  /// One workgroup (or, with `count`, that many: see `rows`).
+  void workgroup(func::FuncOp kernel, Attribute count = {}) {
     Block &body = kernel.getBody().front();
     OpBuilder b = OpBuilder::atBlockBegin(&body);
     Location loc = kernel.getLoc();
     Value thread = mlir::gpu::ThreadIdOp::create(b, loc, mlir::gpu::Dimension::x);
-    Value size = arith::ConstantIndexOp::create(b, loc, workgroupInvocations);
+    Value size = arith::ConstantIndexOp::create(b, loc, invocations);
     workgroupBytes = 0;
     if (failed(distributeBlock(body, thread, size)))
       return signalPassFailure();
@@ -306,9 +548,9 @@ struct GPUDistributePass : impl::GPUDistributePassBase<GPUDistributePass> {
     Builder attrs(kernel.getContext());
     kernel->setAttr("strata.workgroup_size",
                     attrs.getDenseI32ArrayAttr(
-                        {static_cast<int32_t>(workgroupInvocations), 1, 1}));
+                        {static_cast<int32_t>(invocations), 1, 1}));
     kernel->setAttr("strata.workgroup_count",
-                    attrs.getDenseI32ArrayAttr({1, 1, 1}));
+                    count ? count : attrs.getDenseI32ArrayAttr({1, 1, 1}));
   }
 
   void serial(func::FuncOp kernel) {
