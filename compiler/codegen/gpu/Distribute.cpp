@@ -286,11 +286,10 @@ struct GPUDistributePass : impl::GPUDistributePassBase<GPUDistributePass> {
     return success();
   }
 
-  /// The kernel's parallel loops, when it is a sequence of them (and
-  /// temporaries and pure ops) whose leading dimensions are the same rows
-  /// and which touch what the kernel writes only in the row they run (a
-  /// softmax, a layer norm): the rows, and per written memref the positions
-  /// of its indices that are the row's.
+  /// A kernel that is a sequence of parallel loops (among temporaries and
+  /// pure ops) whose leading `rank` dimensions are the same rows, and which
+  /// touch what the kernel writes only in the row they run (a softmax, a
+  /// layer norm).
   struct Rows {
     unsigned rank = 0;
     SmallVector<scf::ParallelOp> loops;

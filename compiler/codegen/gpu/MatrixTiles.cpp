@@ -469,27 +469,28 @@ private:
                  (i / 4) * (extent / 2) + i % 4);
     };
     // Chunk c of a tile copy: 4 elements from row `k` of the (transposed)
-    // tile, starting at vector `vector` of it.
+    // tile, starting at vector `vector` of it. Chunks are numbered with the
+    // invocations fastest; in A's, neighbouring chunks take neighbouring k
+    // (so that a warp reads whole 32-byte sectors of A's rows), in B's
+    // neighbouring vectors.
     struct Chunk {
       Value k, vector;
     };
-    auto chunk = [&](int64_t c, int64_t vectors) {
-      Value linear = add(b, thread, c * invocations);
-      return Chunk{arith::DivUIOp::create(b, loc, linear, index(vectors)),
-                   arith::RemUIOp::create(b, loc, linear, index(vectors))};
-    };
     const int64_t vectorsA = shape.rows / 4, vectorsB = shape.cols / 4;
-    SmallVector<Chunk> chunksOfA, chunksOfB;
-    // A's chunks: neighbouring invocations take neighbouring k, so that a
-    // warp reads whole 32-byte sectors of A's rows.
-    for (int64_t c = 0; c < chunksA; ++c) {
-      Value linear = add(b, thread, c * invocations);
-      chunksOfA.push_back(
-          {arith::RemUIOp::create(b, loc, linear, index(kSharedK)),
-           arith::DivUIOp::create(b, loc, linear, index(kSharedK))});
-    }
-    for (int64_t c = 0; c < chunksB; ++c)
-      chunksOfB.push_back(chunk(c, vectorsB));
+    auto chunks = [&](int64_t count, bool kFastest, int64_t vectors) {
+      SmallVector<Chunk> result;
+      for (int64_t c = 0; c < count; ++c) {
+        Value linear = add(b, thread, c * invocations);
+        const int64_t fast = kFastest ? kSharedK : vectors;
+        Value quotient = arith::DivUIOp::create(b, loc, linear, index(fast));
+        Value remainder = arith::RemUIOp::create(b, loc, linear, index(fast));
+        result.push_back(kFastest ? Chunk{remainder, quotient}
+                                  : Chunk{quotient, remainder});
+      }
+      return result;
+    };
+    SmallVector<Chunk> chunksOfA = chunks(chunksA, /*kFastest=*/true, vectorsA);
+    SmallVector<Chunk> chunksOfB = chunks(chunksB, /*kFastest=*/false, vectorsB);
     // This invocation's elements of the tiles at K offset k0, 4 at a time.
     auto loadStep = [&](OpBuilder &at, Value k0) {
       SmallVector<Value> vectors;
