@@ -66,8 +66,8 @@ StatusOr<Ref<Buffer>> MakeConstant(Device& device, vm::Buffer& source, std::span
     Ref<vm::Buffer> keep_alive = Ref<vm::Buffer>::Borrow(&source);
     auto imported = allocator.Import(params, {const_cast<uint8_t*>(bytes.data()), bytes.size()},
                                      [keep_alive]() mutable { keep_alive = nullptr; });
-    // No import of host memory (Vulkan without VK_EXT_external_memory_host):
-    // a copy.
+    // A device that cannot use this host memory in place (its import is
+    // UNIMPLEMENTED): a copy.
     if (imported.ok() || imported.status().code() != StatusCode::kUnimplemented) return imported;
   }
   return UploadBuffer(device, bytes);

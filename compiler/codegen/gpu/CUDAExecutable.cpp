@@ -164,9 +164,7 @@ FailureOr<CUDAExecutable> compileCUDAExecutable(
   };
   // Matmuls staged in shared memory unless the options say otherwise.
   GPUCodegenPipelineOptions cudaOptions;
-  cudaOptions.copyOptionValuesFrom(options);
-  if (cudaOptions.matrixTiles.empty())
-    cudaOptions.matrixTiles = "shared";
+  copyWithDefaultMatrixTiles(cudaOptions, options, "shared");
   FailureOr<GPUKernels> shared =
       runGPUCodegen(module, cudaOptions, cudaTargetEnv(), configure);
   if (failed(shared))

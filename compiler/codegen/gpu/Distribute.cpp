@@ -152,12 +152,13 @@ struct GPUDistributePass : impl::GPUDistributePassBase<GPUDistributePass> {
     }
   }
 
-  /// Replaces `loop` by an scf.for over its linearized iterations from
-  /// `start` by `stride`.
-  void strideLoop(scf::ParallelOp loop, Value start, Value stride) {
+  /// An scf.for, at `b`, over the linearized iterations of the first `rank`
+  /// dimensions of `loop` from `start` by `stride`; `ivs` are those
+  /// dimensions' induction variables back from the linear iteration (the
+  /// last dimension fastest), and `b` is left at the start of its body.
+  static scf::ForOp linearLoop(OpBuilder &b, scf::ParallelOp loop, unsigned rank,
+                               Value start, Value stride, SmallVector<Value> &ivs) {
     Location loc = loop.getLoc();
-    OpBuilder b(loop);
-    unsigned rank = loop.getNumLoops();
     SmallVector<Value> trips;
     for (unsigned d = 0; d < rank; ++d) {
       Value span = b.createOrFold<arith::SubIOp>(loc, loop.getUpperBound()[d],
@@ -168,21 +169,29 @@ struct GPUDistributePass : impl::GPUDistributePassBase<GPUDistributePass> {
     Value total = trips.front();
     for (Value trip : ArrayRef(trips).drop_front())
       total = b.createOrFold<arith::MulIOp>(loc, total, trip);
-    auto stepLoop = scf::ForOp::create(b, loc, start, total, stride);
-    // The linear iteration back to the loop's induction variables, the last
-    // dimension fastest.
-    b.setInsertionPointToStart(stepLoop.getBody());
-    IRMapping mapping;
-    Value rest = stepLoop.getInductionVar();
+    auto linear = scf::ForOp::create(b, loc, start, total, stride);
+    b.setInsertionPointToStart(linear.getBody());
+    ivs.assign(rank, Value());
+    Value rest = linear.getInductionVar();
     for (int d = rank - 1; d >= 0; --d) {
       Value index = d == 0 ? rest : arith::RemUIOp::create(b, loc, rest, trips[d]);
       if (d != 0)
         rest = arith::DivUIOp::create(b, loc, rest, trips[d]);
-      Value iv = arith::AddIOp::create(
+      ivs[d] = arith::AddIOp::create(
           b, loc, loop.getLowerBound()[d],
           arith::MulIOp::create(b, loc, index, loop.getStep()[d]));
-      mapping.map(loop.getInductionVars()[d], iv);
     }
+    return linear;
+  }
+
+  /// Replaces `loop` by an scf.for over its linearized iterations from
+  /// `start` by `stride`.
+  void strideLoop(scf::ParallelOp loop, Value start, Value stride) {
+    OpBuilder b(loop);
+    SmallVector<Value> ivs;
+    linearLoop(b, loop, loop.getNumLoops(), start, stride, ivs);
+    IRMapping mapping;
+    mapping.map(loop.getInductionVars(), ivs);
     for (Operation &op : loop.getBody()->without_terminator())
       b.clone(op, mapping);
     loop.erase();
@@ -460,29 +469,10 @@ struct GPUDistributePass : impl::GPUDistributePassBase<GPUDistributePass> {
       op->moveBefore(first);
     Location loc = first.getLoc();
     OpBuilder b(first);
-    SmallVector<Value> trips;
-    for (unsigned d = 0; d < found->rank; ++d) {
-      Value span = b.createOrFold<arith::SubIOp>(loc, first.getUpperBound()[d],
-                                                 first.getLowerBound()[d]);
-      trips.push_back(b.createOrFold<arith::CeilDivUIOp>(loc, span, first.getStep()[d]));
-    }
-    Value total = trips.front();
-    for (Value trip : ArrayRef(trips).drop_front())
-      total = b.createOrFold<arith::MulIOp>(loc, total, trip);
     Value block = mlir::gpu::BlockIdOp::create(b, loc, mlir::gpu::Dimension::x);
     Value grid = mlir::gpu::GridDimOp::create(b, loc, mlir::gpu::Dimension::x);
-    auto rowLoop = scf::ForOp::create(b, loc, block, total, grid);
-    b.setInsertionPointToStart(rowLoop.getBody());
-    SmallVector<Value> rowIvs(found->rank);
-    Value rest = rowLoop.getInductionVar();
-    for (int d = found->rank - 1; d >= 0; --d) {
-      Value index = d == 0 ? rest : arith::RemUIOp::create(b, loc, rest, trips[d]);
-      if (d != 0)
-        rest = arith::DivUIOp::create(b, loc, rest, trips[d]);
-      rowIvs[d] = arith::AddIOp::create(
-          b, loc, first.getLowerBound()[d],
-          arith::MulIOp::create(b, loc, index, first.getStep()[d]));
-    }
+    SmallVector<Value> rowIvs;
+    linearLoop(b, first, found->rank, block, grid, rowIvs);
     for (scf::ParallelOp loop : found->loops) {
       IRMapping mapping;
       for (unsigned d = 0; d < found->rank; ++d)

@@ -34,6 +34,14 @@ std::string defaultVulkanTargetEnv() {
          "max_compute_workgroup_size = [1024, 1024, 64], subgroup_size = 8>>";
 }
 
+void copyWithDefaultMatrixTiles(GPUCodegenPipelineOptions &to,
+                                const GPUCodegenPipelineOptions &from,
+                                StringRef kind) {
+  to.copyOptionValuesFrom(from);
+  if (to.matrixTiles.empty())
+    to.matrixTiles = kind.str();
+}
+
 void buildGPUCodegenPipeline(OpPassManager &pm,
                              const GPUCodegenPipelineOptions &options) {
   pm.addNestedPass<func::FuncOp>(createGPUSplatsToFillsPass());

@@ -68,6 +68,12 @@ struct GPUCodegenPipelineOptions
       llvm::cl::init(8192)};
 };
 
+/// Copies `from` into `to`, with `kind` as the matrix tiles where `from`
+/// names none: the target's choice ("shared" for Vulkan and CUDA).
+void copyWithDefaultMatrixTiles(GPUCodegenPipelineOptions &to,
+                                const GPUCodegenPipelineOptions &from,
+                                llvm::StringRef kind);
+
 /// Kernels (builtin.module of func.func on tensors or memrefs) to a
 /// gpu.module of gpu.func entry points with the GPU kernel ABI.
 void buildGPUCodegenPipeline(mlir::OpPassManager &pm,

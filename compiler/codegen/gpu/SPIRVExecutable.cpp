@@ -41,9 +41,7 @@ FailureOr<SPIRVExecutable> compileSPIRVExecutable(
     llvm::function_ref<LogicalResult(PassManager &)> configure) {
   // Matmuls staged in workgroup memory unless the options say otherwise.
   GPUCodegenPipelineOptions vulkanOptions;
-  vulkanOptions.copyOptionValuesFrom(options);
-  if (vulkanOptions.matrixTiles.empty())
-    vulkanOptions.matrixTiles = "shared";
+  copyWithDefaultMatrixTiles(vulkanOptions, options, "shared");
   if (failed(runConfigured(module, configure, [&](PassManager &pm) {
         buildGPUCodegenPipeline(pm, vulkanOptions);
         buildSPIRVPipeline(pm);
