@@ -43,6 +43,9 @@ struct EntryPointInfo {
   // Bytes of scratch the kernel takes as its last binding, for temporaries
   // too large for its stack (0: none).
   uint64_t scratch_bytes = 0;
+  // Bytes of memory each workgroup uses for itself while it runs, given by
+  // the runtime per thread (0: none; CPU executables only).
+  uint64_t local_memory_bytes = 0;
 };
 
 struct ExecutableParams {

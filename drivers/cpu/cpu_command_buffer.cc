@@ -1,6 +1,7 @@
 #include "drivers/cpu/cpu_command_buffer.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 
 #include "drivers/cpu/cpu_buffer.h"
@@ -92,6 +93,10 @@ Status CpuCommandBuffer::DispatchError(const DispatchCommand& dispatch, int resu
     return OutOfRangeError(where, " failed a check of the model: ", entry.check_messages[check], " (workgroup (",
                            x, ", ", y, ", ", z, "))");
   }
+  if (result == 3 && entry.local_memory_bytes != 0) {
+    return DataLossError(where, " failed: the kernel needs more local memory than the ", entry.local_memory_bytes,
+                         " bytes its metadata declares (workgroup (", x, ", ", y, ", ", z, "))");
+  }
   return AbortedError(where, " failed: workgroup (", x, ", ", y, ", ", z, ") returned ", result);
 }
 
@@ -103,6 +108,33 @@ Status CpuCommandBuffer::DeadlineError(const DispatchCommand& dispatch, uint64_t
                                " ms after the call's deadline, before workgroup ", workgroup, " of ",
                                WorkgroupTotal(dispatch));
 }
+
+namespace {
+
+// The calling thread's local memory for kernels (kernel_abi.h), grown to the
+// largest size asked for and kept until the thread ends, so that workgroups
+// and dispatches that run on it one after another share one buffer.
+StatusOr<void*> ThreadLocalMemory(uint64_t bytes, const hal::EntryPointInfo& entry) {
+  struct Buffer {
+    void* data = nullptr;
+    uint64_t size = 0;
+    ~Buffer() { std::free(data); }
+  };
+  thread_local Buffer buffer;
+  if (buffer.size >= bytes) return buffer.data;
+  const uint64_t rounded = (bytes + 63) / 64 * 64;
+  void* grown = std::aligned_alloc(64, static_cast<size_t>(rounded));
+  if (!grown) {
+    return ResourceExhaustedError("dispatch of '", entry.name, "': cannot allocate ", bytes,
+                                  " bytes of local memory for the thread running it");
+  }
+  std::free(buffer.data);
+  buffer.data = grown;
+  buffer.size = rounded;
+  return grown;
+}
+
+}  // namespace
 
 Status CpuCommandBuffer::RunWorkgroups(const DispatchCommand& dispatch, uint64_t begin, uint64_t end,
                                        std::chrono::steady_clock::time_point deadline) const {
@@ -118,6 +150,13 @@ Status CpuCommandBuffer::RunWorkgroups(const DispatchCommand& dispatch, uint64_t
   state.bindings = binding_pointers_.data() + dispatch.first_binding;
   state.binding_lengths = binding_lengths_.data() + dispatch.first_binding;
   state.constants = constants_.data() + dispatch.first_constant;
+  state.local_memory = nullptr;
+  state.local_memory_size = 0;
+  const hal::EntryPointInfo& entry = dispatch.executable->entry_points()[dispatch.entry_point];
+  if (entry.local_memory_bytes != 0) {
+    STRATA_ASSIGN_OR_RETURN(state.local_memory, ThreadLocalMemory(entry.local_memory_bytes, entry));
+    state.local_memory_size = entry.local_memory_bytes;
+  }
   // Decompose the first id once, then step x, carrying into y and z.
   uint32_t x = static_cast<uint32_t>(begin % count_x);
   uint32_t y = static_cast<uint32_t>(begin / count_x % count_y);

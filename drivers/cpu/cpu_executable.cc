@@ -132,6 +132,12 @@ StatusOr<std::vector<hal::EntryPointInfo>> ParseCpuExecutableMetadata(const hal:
       return InvalidArgumentError(prefix(), "entry point '", info.name, "' needs ", info.scratch_bytes,
                                   " bytes of scratch but takes no binding to hold them");
     }
+    info.local_memory_bytes = entry->local_memory_bytes();
+    if (info.local_memory_bytes > kMaxLocalMemoryBytes) {
+      return InvalidArgumentError(prefix(), "entry point '", info.name, "' needs ", info.local_memory_bytes,
+                                  " bytes of local memory per thread; the CPU driver gives at most ",
+                                  kMaxLocalMemoryBytes);
+    }
     entry_points.push_back(std::move(info));
   }
   return entry_points;

@@ -29,6 +29,10 @@ const char* HostExecutableFormat();
 // ("cpu-elf-..."): its metadata is a CpuExecutableDef.
 bool IsCpuExecutableFormat(std::string_view format);
 
+// The most local memory (strata_cpu_dispatch_v0_t.local_memory) an entry
+// point may declare: each thread that runs its workgroups holds that much.
+inline constexpr uint64_t kMaxLocalMemoryBytes = uint64_t{16} << 20;
+
 // The entry points that a CPU executable's metadata describes, verified as an
 // untrusted FlatBuffer and checked against the HAL's limits; errors name the
 // executable. `params.data` is not looked at (dump-module lists the entry

@@ -12,6 +12,7 @@
  *
  *   1   the dispatch brings fewer bindings or push constants than the kernel takes
  *   2   a binding is shorter than the kernel's view of it
+ *   3   the dispatch brings less local memory than the kernel uses
  *   STRATA_CPU_KERNEL_CHECK_BASE + i
  *       check i of the entry point failed (a bounds check of the model, say);
  *       the executable's metadata holds what each check tests and where it
@@ -49,6 +50,14 @@ typedef struct strata_cpu_dispatch_v0 {
   void* const* bindings;             /* binding_count base pointers (offset applied) */
   const uint64_t* binding_lengths;   /* binding_count byte lengths */
   const uint32_t* constants;         /* constant_count 32-bit push constants */
+  /* Memory of the thread running this workgroup, for the workgroup's own
+   * temporaries (a block of a matrix packed for the caches, say): at least
+   * the entry point's local_memory_bytes (schemas/cpu_executable.fbs),
+   * 64-byte aligned, its contents undefined on entry. Workgroups run one
+   * after another on a thread reuse it. Null and 0 for a kernel that
+   * declares none. */
+  void* local_memory;
+  uint64_t local_memory_size;
 } strata_cpu_dispatch_v0_t;
 
 typedef int (*strata_cpu_kernel_fn_t)(const strata_cpu_dispatch_v0_t* dispatch);

@@ -41,6 +41,11 @@ int Dispatch(const strata::cpu::ElfLibrary& library, const char* name,
   dispatch.bindings = bindings.data();
   dispatch.binding_lengths = lengths.data();
   dispatch.constants = constants.data();
+  // Local memory as the runtime gives it: more than any of these kernels
+  // declares (a kernel that wants more returns 3).
+  static std::vector<uint64_t> local(1 << 17);
+  dispatch.local_memory = local.data();
+  dispatch.local_memory_size = local.size() * sizeof(uint64_t);
   for (uint32_t x = 0; x < count; ++x) {
     dispatch.workgroup_id[0] = x;
     if (int result = kernel(&dispatch)) return result;

@@ -129,6 +129,10 @@ int Dispatch(const Loaded& loaded, const std::string& name, std::vector<void*> b
   dispatch.bindings = bindings.data();
   dispatch.binding_lengths = lengths.data();
   dispatch.constants = constants.data();
+  // The runtime's per-thread local memory, as the kernel declares it.
+  std::vector<uint64_t> local(entry.localMemoryBytes / 8 + 1);
+  dispatch.local_memory = local.data();
+  dispatch.local_memory_size = entry.localMemoryBytes;
   for (int axis = 0; axis < 3; ++axis) dispatch.workgroup_count[axis] = grid[axis];
   for (uint32_t z = 0; z < grid[2]; ++z)
     for (uint32_t y = 0; y < grid[1]; ++y)

@@ -778,7 +778,11 @@ def contraction_family(name, op_text, shape_sets, a_shape, b_shape, out_shape, r
 MATMUL_SHAPES = [(1, 1, 1), (7, 7, 7), (13, 13, 13), (1, 1000, 7), (13, 7, 1000), (1000, 13, 7),
                  (7, 1, 13), (1, 13, 1000), (13, 1000, 13), (1000, 1, 1), (1000, 7, 1000),
                  # tiled in workgroup memory on GPUs: M not a multiple of the tile, N of 128 and 64
-                 (200, 128, 40), (256, 192, 64)]
+                 (200, 128, 40), (256, 192, 64),
+                 # blocked for the caches on CPUs: whole 256 x 256 blocks of the right-hand side
+                 # packed in the runtime's local memory (three workgroups of 128 rows), then
+                 # blocks that do not divide N and K, read in place
+                 (384, 512, 768), (256, 320, 600)]
 MT_SHAPES = [(1, 1, 1), (7, 13, 1), (13, 7, 1000), (1000, 13, 7), (1, 1000, 13)]
 
 
@@ -795,7 +799,7 @@ def contraction_families():
     count = lambda m, n, k: k
     fams = [
         contraction_family("linalg.matmul", "linalg.matmul", MATMUL_SHAPES, M, K, O, mm, count),
-        contraction_family("linalg.matmul_acc", "linalg.matmul", [(1, 1, 1), (7, 13, 1000), (1000, 7, 13), (96, 64, 24)],
+        contraction_family("linalg.matmul_acc", "linalg.matmul", [(1, 1, 1), (7, 13, 1000), (1000, 7, 13), (96, 64, 24), (256, 512, 512)],
                            M, K, O, mm, count, acc=True),
         contraction_family("linalg.matmul_ta", "linalg.matmul " + matmul_maps("k, m", "k, n"), MT_SHAPES,
                            lambda m, n, k: (k, m), K, O, lambda a, b: a.T @ b, count),

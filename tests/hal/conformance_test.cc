@@ -767,6 +767,37 @@ TEST_CASE("conformance: failure propagation") {
   }
 }
 
+TEST_CASE("conformance: CPU kernels get the local memory they declare") {
+  FOR_EACH_DRIVER(device) {
+    const std::string format = device->info().executable_formats[0];
+    if (!format.starts_with("cpu-elf-")) continue;
+    // fail_if declaring 1 MiB of local memory per thread: every thread that
+    // runs a workgroup holds that much (compiled kernels check the size and
+    // return 3 when it is short; fail_if returns what it is told).
+    hal::ExecutableParams params;
+    params.name = "local";
+    params.format = format;
+    params.data = HostKernelElf("fail_if");
+    std::vector<uint8_t> metadata = CpuMetadata("fail_if", 0, 1, {}, {}, uint64_t{1} << 20);
+    params.metadata = metadata;
+    StatusOr<Ref<hal::Executable>> executable = device->PrepareExecutable(params);
+    REQUIRE(executable.ok());
+    CHECK((*executable)->entry_points()[0].local_memory_bytes == uint64_t{1} << 20);
+    Ref<CommandBuffer> runs = BeginCommandBuffer(*device);
+    const uint32_t ok[] = {0};
+    REQUIRE(runs->Dispatch(executable->get(), 0, {64, 1, 1}, ok, {}).ok());
+    REQUIRE(runs->End().ok());
+    CHECK(SubmitAndWait(*device, runs.get()).ok());
+    // Return code 3: the kernel found less local memory than it needs.
+    Ref<CommandBuffer> short_of_memory = BeginCommandBuffer(*device);
+    const uint32_t three[] = {3};
+    REQUIRE(short_of_memory->Dispatch(executable->get(), 0, {1, 1, 1}, three, {}).ok());
+    REQUIRE(short_of_memory->End().ok());
+    CheckError(SubmitAndWait(*device, short_of_memory.get()), StatusCode::kDataLoss,
+               {"dispatch of 'fail_if'", "more local memory than the 1048576 bytes its metadata declares"});
+  }
+}
+
 TEST_CASE("conformance: resources outlive the references the caller drops") {
   FOR_EACH_DRIVER(device) {
     Ref<hal::Executable> add = PrepareTestKernel(*device, "add_f32");
@@ -965,6 +996,15 @@ TEST_CASE("conformance: executable preparation errors") {
       params.metadata = unknown;
       CheckError(device->PrepareExecutable(params).status(), StatusCode::kInvalidArgument,
                  {"does not know: warp-drive"});
+      // Local memory per thread: up to 16 MiB; a module asking for more (a
+      // hostile one, say) is refused before anything is allocated.
+      std::vector<uint8_t> local = CpuMetadata("add_f32", 3, 1, {}, {}, uint64_t{16} << 20);
+      params.metadata = local;
+      CHECK(device->PrepareExecutable(params).ok());
+      std::vector<uint8_t> greedy = CpuMetadata("add_f32", 3, 1, {}, {}, uint64_t{1} << 40);
+      params.metadata = greedy;
+      CheckError(device->PrepareExecutable(params).status(), StatusCode::kInvalidArgument,
+                 {"1099511627776 bytes of local memory", "at most 16777216"});
     }
   }
 }

@@ -68,7 +68,9 @@ struct Dispatch {
             static_cast<uint32_t>(constants.size()),
             bindings.data(),
             lengths.data(),
-            constants.data()};
+            constants.data(),
+            nullptr,
+            0};
   }
 
   // Runs every workgroup in order; the first non-zero return, or 0.

@@ -300,6 +300,8 @@ FailureOr<std::vector<EntryPointInfo>> collectEntryPoints(ModuleOp module) {
     entry.workgroupCountConstant = integer("workgroup_count_constant");
     if (auto scratch = attr.getAs<IntegerAttr>("scratch_bytes"))
       entry.scratchBytes = scratch.getInt();
+    if (auto local = attr.getAs<IntegerAttr>("local_memory_bytes"))
+      entry.localMemoryBytes = local.getInt();
     if (auto messages = attr.getAs<ArrayAttr>("check_messages"))
       for (auto message : messages.getAsValueRange<StringAttr>())
         entry.checkMessages.push_back(message.str());
@@ -349,7 +351,7 @@ serializeMetadata(llvm::ArrayRef<EntryPointInfo> entries,
                                              entry.checkMessages.end());
     defs.push_back(schema::CreateEntryPointDef(
         builder, name, entry.bindingCount, entry.constantCount, readOnlyVector,
-        sizeVector, checks, entry.scratchBytes));
+        sizeVector, checks, entry.scratchBytes, entry.localMemoryBytes));
   }
   auto entryPoints = builder.CreateVector(defs);
   flatbuffers::Offset<

@@ -82,6 +82,9 @@ struct EntryPointInfo {
   /// Bytes of the scratch buffer the kernel takes as its last binding (0:
   /// none); the host provides it.
   uint64_t scratchBytes = 0;
+  /// Bytes of local memory each workgroup uses (0: none); the runtime
+  /// provides it per thread.
+  uint64_t localMemoryBytes = 0;
 
   /// What the host compiler needs of it.
   codegen::DispatchInfo dispatchInfo() const {

@@ -14,6 +14,9 @@
 //   strata_cpu.scratch         on the kernel argument that holds the
 //                              temporaries too large for the stack
 //   strata_cpu.scratch_bytes   on a kernel with one: that argument's size
+//   strata_cpu.local_memory    on the kernel argument that holds each
+//                              workgroup's own temporaries (the runtime's
+//                              per-thread local memory, kernel_abi.h)
 //   strata_cpu.entry_point     on an ABI wrapper: its metadata
 //
 // This header also holds the rule that decides whether a kernel's ops may be
@@ -50,6 +53,8 @@ inline constexpr llvm::StringLiteral kSplitColumnsAttr =
 inline constexpr llvm::StringLiteral kScratchAttr = "strata_cpu.scratch";
 inline constexpr llvm::StringLiteral kScratchBytesAttr =
     "strata_cpu.scratch_bytes";
+inline constexpr llvm::StringLiteral kLocalMemoryAttr =
+    "strata_cpu.local_memory";
 /// On a `cf.assert` in a kernel body: its index among the entry point's
 /// checks (the kernel returns STRATA_CPU_KERNEL_CHECK_BASE + index when it
 /// fails).

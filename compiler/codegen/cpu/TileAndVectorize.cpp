@@ -214,6 +214,56 @@ Operation *downscaleTo1D(IRRewriter &rewriter, linalg::LinalgOp op) {
   return replacement;
 }
 
+/// A vector transfer through a memref.expand_shape, read or written on
+/// the expanded view's source instead: hoisting leaves transfers of views
+/// alone, and an output tile seen in strips (packBlock) is such a
+/// view. Handles transfers with all dimensions in bounds, no mask, a minor
+/// identity map over every dimension, and in each reassociation group vector
+/// extents of 1 except on its last dimension, whose static inner sizes give
+/// the source index; the vector is shape_cast to and from the source's.
+template <typename TransferOp>
+struct TransferOfExpandShape : OpRewritePattern<TransferOp> {
+  using OpRewritePattern<TransferOp>::OpRewritePattern;
+  LogicalResult matchAndRewrite(TransferOp op,
+                                PatternRewriter &rewriter) const override {
+    auto expand = op.getBase().template getDefiningOp<memref::ExpandShapeOp>();
+    VectorType vectorType = op.getVectorType();
+    if (!expand || op.getMask() || !op.getPermutationMap().isIdentity() ||
+        vectorType.getRank() != expand.getResultType().getRank() ||
+        llvm::any_of(op.getInBoundsValues(), [](bool b) { return !b; }))
+      return rewriter.notifyMatchFailure(op, "not a plain transfer of a whole expanded view");
+    ArrayRef<int64_t> shape = expand.getResultType().getShape();
+    Location loc = op.getLoc();
+    SmallVector<Value> indices;
+    SmallVector<int64_t> sourceVector;
+    for (ReassociationIndices group : expand.getReassociationIndices()) {
+      Value index = op.getIndices()[group.front()];
+      for (int64_t dim : ArrayRef<int64_t>(group).drop_front()) {
+        if (ShapedType::isDynamic(shape[dim]) || vectorType.getDimSize(dim - 1) != 1)
+          return rewriter.notifyMatchFailure(op, "vector spans a group's outer dimensions");
+        Value size = arith::ConstantIndexOp::create(rewriter, loc, shape[dim]);
+        index = arith::AddIOp::create(rewriter, loc,
+                                      arith::MulIOp::create(rewriter, loc, index, size),
+                                      op.getIndices()[dim]);
+      }
+      indices.push_back(index);
+      sourceVector.push_back(vectorType.getDimSize(group.back()));
+    }
+    auto sourceType = VectorType::get(sourceVector, vectorType.getElementType());
+    SmallVector<bool> inBounds(sourceVector.size(), true);
+    if constexpr (std::is_same_v<TransferOp, vector::TransferReadOp>) {
+      Value read = vector::TransferReadOp::create(rewriter, loc, sourceType, expand.getSrc(),
+                                                  indices, op.getPadding(), inBounds);
+      rewriter.replaceOpWithNewOp<vector::ShapeCastOp>(op, vectorType, read);
+    } else {
+      Value cast = vector::ShapeCastOp::create(rewriter, loc, sourceType, op.getVector());
+      rewriter.replaceOpWithNewOp<vector::TransferWriteOp>(op, cast, expand.getSrc(),
+                                                           indices, inBounds);
+    }
+    return success();
+  }
+};
+
 struct CPUTileAndVectorizePass
     : impl::CPUTileAndVectorizePassBase<CPUTileAndVectorizePass> {
   using Base::Base;
@@ -236,6 +286,8 @@ struct CPUTileAndVectorizePass
     RewritePatternSet transfers(context);
     vector::populateVectorMaskLoweringPatternsForSideEffectingOps(transfers);
     memref::populateFoldMemRefAliasOpPatterns(transfers);
+    transfers.add<TransferOfExpandShape<vector::TransferReadOp>,
+                  TransferOfExpandShape<vector::TransferWriteOp>>(context);
     transferPatterns = std::move(transfers);
 
     RewritePatternSet contractions(context);
@@ -298,10 +350,52 @@ struct CPUTileAndVectorizePass
     DominanceInfo dominance(func);
     eliminateCommonSubExpressions(rewriter, dominance, func);
     linalg::hoistRedundantVectorTransfers(func);
+    if (failed(moveToLocalMemory(func)))
+      return signalPassFailure();
     // A fused fill's store to an output tile, then the accumulator's load of
     // it: the load takes the stored vector, and the store, overwritten by the
     // accumulator's before anything reads it, goes.
     vector::transferOpflowOpt(rewriter, func);
+  }
+
+  /// The buffers of the kernel's packed blocks (allocas marked
+  /// kLocalMemoryAttr) become views into one argument, the runtime's local
+  /// memory (strata_cpu_dispatch_v0_t.local_memory), which every thread
+  /// running workgroups has for itself: they would not fit the stack of
+  /// every thread a runtime is embedded in (a block is 256 KiB). Each
+  /// buffer is written and read within its op's block loops, one op after
+  /// another, so they all start at the beginning of it.
+  static LogicalResult moveToLocalMemory(func::FuncOp func) {
+    SmallVector<memref::AllocaOp> allocas;
+    func.walk([&](memref::AllocaOp alloca) {
+      if (alloca->hasAttr(kLocalMemoryAttr))
+        allocas.push_back(alloca);
+    });
+    if (allocas.empty())
+      return success();
+    int64_t size = 0;
+    for (memref::AllocaOp alloca : allocas) {
+      MemRefType type = alloca.getType();
+      size = std::max<int64_t>(size, type.getNumElements() * type.getElementTypeBitWidth() / 8);
+    }
+    size = llvm::alignTo(size, 64);
+    MLIRContext *context = func.getContext();
+    Builder b(context);
+    unsigned index = func.getNumArguments();
+    if (failed(func.insertArgument(
+            index, MemRefType::get({size}, b.getI8Type()),
+            b.getDictionaryAttr(b.getNamedAttr(kLocalMemoryAttr, b.getUnitAttr())),
+            func.getLoc())))
+      return func.emitOpError("cannot append the local memory argument");
+    Value local = func.getArgument(index);
+    IRRewriter rewriter(context);
+    for (memref::AllocaOp alloca : allocas) {
+      rewriter.setInsertionPoint(alloca);
+      Value shift = arith::ConstantIndexOp::create(rewriter, alloca.getLoc(), 0);
+      rewriter.replaceOpWithNewOp<memref::ViewOp>(alloca, alloca.getType(), local, shift,
+                                                  ValueRange{});
+    }
+    return success();
   }
 
   /// In each block, moves the ops without memory effects or regions that
@@ -485,6 +579,121 @@ struct CPUTileAndVectorizePass
                          "cannot be blocked for the caches");
   }
 
+  /// A cache block of a matmul (blockForCaches) reads its right-hand side
+  /// with the matrix's row stride: at 1024 or 2048 columns the rows of a
+  /// 256 x 256 block fall into the same few sets of L2 and evict each other
+  /// while the workgroup's row tiles read it. The block is first copied into
+  /// a contiguous buffer in strips of the register tile's columns (n1 x kc x
+  /// n0, the layout strata-pack-weights gives constant weights), where a
+  /// register tile reads one contiguous row of its strip per step of k, and
+  /// the matmul becomes the multiply-accumulate over strips. (Packing the
+  /// left-hand side in panels of the tile's rows as well was slower: its
+  /// copy cost more than the panels saved.) Returns the new op with
+  /// `vectorSizes` updated to its loops, or null when `op` is not such a
+  /// block: a float matmul in a kernel, on buffers, whose right-hand side is
+  /// static with whole strips and whose output has static columns and at
+  /// least kPackedRows rows.
+  /// The fewest rows (static; a dynamic count is taken to be more) for
+  /// which the copy pays: each workgroup copies the blocks for its own rows.
+  static constexpr int64_t kPackedRows = 64;
+  static linalg::LinalgOp packBlock(IRRewriter &rewriter, linalg::LinalgOp op,
+                                    SmallVectorImpl<int64_t> &vectorSizes) {
+    auto matmul = dyn_cast<linalg::MatmulOp>(op.getOperation());
+    auto func = op->getParentOfType<func::FuncOp>();
+    if (!matmul || !func || !isKernel(func) || !op.hasPureBufferSemantics() ||
+        op.getIndexingMapsArray() !=
+            linalg::MatmulOp::getDefaultIndexingMaps(op.getContext()) ||
+        vectorSizes.size() != 3)
+      return {};
+    Value lhs = op.getDpsInputOperand(0)->get();
+    Value rhs = op.getDpsInputOperand(1)->get();
+    Value out = op.getDpsInitOperand(0)->get();
+    auto rhsType = cast<MemRefType>(rhs.getType());
+    auto outType = cast<MemRefType>(out.getType());
+    Type element = rhsType.getElementType();
+    int64_t width = vectorSizes[1];
+    if (!rhsType.hasStaticShape() || !isa<FloatType>(element) ||
+        cast<MemRefType>(lhs.getType()).getElementType() != element ||
+        outType.getElementType() != element || width <= 1 ||
+        rhsType.getDimSize(1) % width != 0 ||
+        ShapedType::isDynamic(outType.getDimSize(1)) ||
+        (!outType.isDynamicDim(0) && outType.getDimSize(0) < kPackedRows))
+      return {};
+    int64_t depth = rhsType.getDimSize(0), strips = rhsType.getDimSize(1) / width;
+    Location loc = op.getLoc();
+    MLIRContext *context = op.getContext();
+
+    // The buffer, once per kernel, in local memory (moveToLocalMemory).
+    rewriter.setInsertionPointToStart(&func.getBody().front());
+    Value packed = memref::AllocaOp::create(
+        rewriter, loc, MemRefType::get({strips, depth, width}, element),
+        rewriter.getI64IntegerAttr(64));
+    packed.getDefiningOp()->setAttr(kLocalMemoryAttr, rewriter.getUnitAttr());
+
+    // The copy: each row of the block, a strip's width at a time.
+    rewriter.setInsertionPoint(op);
+    auto index = [&](int64_t value) -> Value {
+      return arith::ConstantIndexOp::create(rewriter, loc, value);
+    };
+    Value zero = index(0), one = index(1);
+    {
+      OpBuilder::InsertionGuard guard(rewriter);
+      auto rows = scf::ForOp::create(rewriter, loc, zero, index(depth), one);
+      rewriter.setInsertionPointToStart(rows.getBody());
+      auto columns = scf::ForOp::create(rewriter, loc, zero, index(strips), one);
+      rewriter.setInsertionPointToStart(columns.getBody());
+      Value k = rows.getInductionVar(), strip = columns.getInductionVar();
+      Value first = arith::MulIOp::create(rewriter, loc, strip, index(width));
+      Value padding =
+          arith::ConstantOp::create(rewriter, loc, rewriter.getZeroAttr(element));
+      Value piece = vector::TransferReadOp::create(
+          rewriter, loc, VectorType::get({width}, element), rhs,
+          ValueRange{k, first}, padding, ArrayRef<bool>{true});
+      vector::TransferWriteOp::create(rewriter, loc, piece, packed,
+                                      ValueRange{strip, k, zero},
+                                      ArrayRef<bool>{true});
+    }
+
+    // The output as rows x strips x width, and the multiply-accumulate.
+    SmallVector<int64_t> expandedShape = {outType.getDimSize(0), strips, width};
+    SmallVector<ReassociationIndices> reassociation = {{0}, {1, 2}};
+    FailureOr<MemRefType> expandedType =
+        memref::ExpandShapeOp::computeExpandedType(outType, expandedShape, reassociation);
+    if (failed(expandedType))
+      return {};
+    SmallVector<OpFoldResult> outputShape = {
+        outType.isDynamicDim(0)
+            ? OpFoldResult(memref::DimOp::create(rewriter, loc, out, 0).getResult())
+            : OpFoldResult(rewriter.getIndexAttr(outType.getDimSize(0))),
+        rewriter.getIndexAttr(strips), rewriter.getIndexAttr(width)};
+    Value expanded = memref::ExpandShapeOp::create(rewriter, loc, *expandedType, out,
+                                                   reassociation, outputShape);
+    AffineExpr m, n1, n0, kk;
+    bindDims(context, m, n1, n0, kk);
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{}, ValueRange{lhs, packed}, ValueRange{expanded},
+        ArrayRef<AffineMap>{AffineMap::get(4, 0, {m, kk}, context),
+                            AffineMap::get(4, 0, {n1, kk, n0}, context),
+                            AffineMap::get(4, 0, {m, n1, n0}, context)},
+        ArrayRef<utils::IteratorType>{utils::IteratorType::parallel,
+                                      utils::IteratorType::parallel,
+                                      utils::IteratorType::parallel,
+                                      utils::IteratorType::reduction},
+        [](OpBuilder &b, Location at, ValueRange args) {
+          Value product = arith::MulFOp::create(b, at, args[0], args[1]);
+          Value sum = arith::AddFOp::create(b, at, args[2], product);
+          linalg::YieldOp::create(b, at, sum);
+        });
+    SmallVector<int64_t> packedSizes = {vectorSizes[0], 1, width, vectorSizes[2]};
+    vectorSizes.assign(packedSizes.begin(), packedSizes.end());
+    TileSizes sizes;
+    sizes.workgroup.assign(packedSizes.size(), 0);
+    sizes.vector = packedSizes;
+    writeTileSizes(cast<linalg::LinalgOp>(generic.getOperation()), sizes);
+    rewriter.eraseOp(op);
+    return cast<linalg::LinalgOp>(generic.getOperation());
+  }
+
   /// `op` tiled by `tileSizes` with scf.for loops (in `interchange` order),
   /// `op` erased; the tile loops, outermost first, are appended to `loops`.
   /// Reports `failure` on `op` when it cannot be tiled.
@@ -522,10 +731,15 @@ struct CPUTileAndVectorizePass
       return success();
     linalg::FillOp fill = fusableFill(op);
     linalg::GenericOp consumer = fusableConsumer(op);
+    const bool cacheBlocked = cacheBlocks(op).any();
     FailureOr<linalg::LinalgOp> blocked = blockForCaches(rewriter, op);
     if (failed(blocked))
       return failure();
     op = *blocked;
+    SmallVector<int64_t> vectorSizes = (*sizes)->vector;
+    if (cacheBlocked && !fill && !consumer)
+      if (linalg::LinalgOp packed = packBlock(rewriter, op, vectorSizes))
+        op = packed;
 
     // With a fill or a consumer to take in, the parallel loops are tiled
     // first; the fill of each output tile goes before the reduction loops,
@@ -534,7 +748,7 @@ struct CPUTileAndVectorizePass
     SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
     auto sizesWhere = [&](bool parallel) {
       SmallVector<OpFoldResult> tileSizes;
-      for (auto [loop, size] : llvm::enumerate((*sizes)->vector)) {
+      for (auto [loop, size] : llvm::enumerate(vectorSizes)) {
         const bool take = !split || (iterators[loop] == utils::IteratorType::parallel) == parallel;
         tileSizes.push_back(rewriter.getIndexAttr(take ? size : 0));
       }
@@ -558,7 +772,7 @@ struct CPUTileAndVectorizePass
     TileSizes outputSizes;
     for (AffineExpr result : outputMap.getResults()) {
       outputSizes.workgroup.push_back(0);
-      outputSizes.vector.push_back((*sizes)->vector[cast<AffineDimExpr>(result).getPosition()]);
+      outputSizes.vector.push_back(vectorSizes[cast<AffineDimExpr>(result).getPosition()]);
     }
     if (consumer) {
       Value tileOutput = (*outer).getDpsInitOperand(0)->get();

@@ -45,17 +45,20 @@ enum DispatchField : int32_t {
   kBindingsField = 4,       // void* const*
   kBindingLengthsField = 5, // const uint64_t*
   kConstantsField = 6,      // const uint32_t*
+  kLocalMemoryField = 7,    // void*
+  kLocalMemorySizeField = 8, // uint64_t
 };
 
 /// Return codes of an entry point besides 0 (success).
 enum EntryPointError : int32_t {
   kMissingBindingsOrConstants = 1,
   kBindingTooShort = 2,
+  kLocalMemoryTooSmall = 3,
 };
 
 /// Where each kernel argument comes from.
 struct ArgumentSource {
-  enum Kind { kBinding, kConstant, kWorkgroupId, kWorkgroupCount } kind;
+  enum Kind { kBinding, kConstant, kWorkgroupId, kWorkgroupCount, kLocalMemory } kind;
   unsigned index = 0; // binding or (first) constant number
 };
 
@@ -65,6 +68,8 @@ struct KernelSignature {
   DenseMap<std::pair<unsigned, unsigned>, unsigned> dynamicDimConstant;
   unsigned bindingCount = 0;
   unsigned constantCount = 0;
+  /// Bytes of the runtime's local memory the kernel uses (0: none).
+  int64_t localMemoryBytes = 0;
 };
 
 /// Numbers the arguments: memrefs are bindings in order; scalars (an i64 as
@@ -76,6 +81,14 @@ FailureOr<KernelSignature> classifyArguments(func::FuncOp kernel) {
       signature.arguments.push_back({ArgumentSource::kWorkgroupId});
     } else if (kernel.getArgAttr(i, kWorkgroupCountAttr)) {
       signature.arguments.push_back({ArgumentSource::kWorkgroupCount});
+    } else if (kernel.getArgAttr(i, kLocalMemoryAttr)) {
+      auto memref = dyn_cast<MemRefType>(type);
+      if (!memref || memref.getRank() != 1 || !memref.hasStaticShape() ||
+          !memref.getElementType().isInteger(8) || signature.localMemoryBytes)
+        return kernel.emitOpError("argument ")
+               << i << " is not the one static memref of i8 that local memory is";
+      signature.localMemoryBytes = memref.getNumElements();
+      signature.arguments.push_back({ArgumentSource::kLocalMemory});
     } else if (isa<MemRefType>(type)) {
       signature.arguments.push_back(
           {ArgumentSource::kBinding, signature.bindingCount++});
@@ -136,7 +149,8 @@ public:
     i64 = b.getI64Type();
     auto array3 = LLVM::LLVMArrayType::get(i32, 3);
     dispatchType = LLVM::LLVMStructType::getLiteral(
-        context, {array3, array3, i32, i32, ptrType, ptrType, ptrType});
+        context,
+        {array3, array3, i32, i32, ptrType, ptrType, ptrType, ptrType, i64});
   }
 
   /// A uint32_t field of the dispatch struct, or element `index` of an
@@ -145,7 +159,9 @@ public:
     SmallVector<LLVM::GEPArg> path = {0, int32_t(field)};
     if (index)
       path.push_back(*index);
-    Type type = (field >= kBindingsField) ? Type(ptrType) : Type(i32);
+    Type type = field == kLocalMemorySizeField ? Type(i64)
+                : field >= kBindingsField     ? Type(ptrType)
+                                              : Type(i32);
     Value address =
         LLVM::GEPOp::create(b, loc, ptrType, dispatchType, dispatch, path);
     return LLVM::LoadOp::create(b, loc, type, address);
@@ -288,6 +304,7 @@ struct CPUWrapKernelABIPass
       constantValues.push_back(w.loadElement(constants, w.i32, i));
 
     SmallVector<Value> bodyArgs, lengthOk;
+    Value localMemoryOk;
     for (auto [i, source] : llvm::enumerate(signature->arguments)) {
       Type type = kernel.getArgumentTypes()[i];
       switch (source.kind) {
@@ -314,6 +331,16 @@ struct CPUWrapKernelABIPass
           bodyArgs.push_back(raw);
         break;
       }
+      case ArgumentSource::kLocalMemory: {
+        auto memref = cast<MemRefType>(type);
+        localMemoryOk = arith::CmpIOp::create(
+            b, loc, arith::CmpIPredicate::uge, w.loadField(kLocalMemorySizeField),
+            w.constant(w.i64, signature->localMemoryBytes));
+        bodyArgs.push_back(buildDescriptor(w, converter, memref,
+                                           w.loadField(kLocalMemoryField),
+                                           {w.constant(w.i64, memref.getNumElements())}));
+        break;
+      }
       case ArgumentSource::kBinding: {
         auto memref = cast<MemRefType>(type);
         Value pointer = w.loadElement(bindings, w.ptrType, source.index);
@@ -331,6 +358,13 @@ struct CPUWrapKernelABIPass
         break;
       }
       }
+    }
+    if (localMemoryOk) {
+      Block *enoughLocal = new Block();
+      wrapper.getBody().push_back(enoughLocal);
+      cf::CondBranchOp::create(b, loc, localMemoryOk, enoughLocal, ValueRange(), fail,
+                               ValueRange{w.constant(w.i32, kLocalMemoryTooSmall)});
+      b.setInsertionPointToStart(enoughLocal);
     }
     cf::CondBranchOp::create(b, loc, w.all(lengthOk), run, ValueRange(), fail,
                              ValueRange{w.constant(w.i32, kBindingTooShort)});
@@ -481,6 +515,9 @@ struct CPUWrapKernelABIPass
                                        b.getDenseI64ArrayAttr({*count, 1, 1})));
     if (auto scratch = kernel->getAttrOfType<IntegerAttr>(kScratchBytesAttr))
       entries.push_back(b.getNamedAttr("scratch_bytes", scratch));
+    if (signature.localMemoryBytes)
+      entries.push_back(b.getNamedAttr(
+          "local_memory_bytes", b.getI64IntegerAttr(signature.localMemoryBytes)));
     if (!checks.empty())
       entries.push_back(b.getNamedAttr(
           "check_messages", b.getStrArrayAttr(SmallVector<StringRef>(

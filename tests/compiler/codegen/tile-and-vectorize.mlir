@@ -72,16 +72,55 @@ func.func @untiled(%a: memref<64xf32>, %b: memref<64xf32>) {
 
 // A large matmul is first blocked for the caches: blocks of 256 columns
 // (outermost) and 256 steps of k, each reused by all the rows of the
-// workgroup from L2, then the 8 x 32 register tiles inside a block.
+// workgroup from L2. Each block of the right-hand side is copied into the
+// runtime's local memory (a new last argument) in strips of 32 columns, so
+// that a register tile reads one contiguous row of its strip per step of k;
+// then the 8 x 32 register tiles inside a block, over the strips.
 // CHECK-LABEL: func.func @blocked
+// CHECK-SAME: (%[[A:.*]]: memref<64x1024xf32>, %[[B:.*]]: memref<1024x512xf32>, %[[C:.*]]: memref<64x512xf32>, %[[LOCAL:.*]]: memref<262144xi8> {strata_cpu.local_memory})
+// CHECK: %[[PACKED:.*]] = memref.view %[[LOCAL]][%{{.*}}][] : memref<262144xi8> to memref<8x256x32xf32>
 // CHECK: scf.for %[[N0:.*]] = %c0 to %c512 step %c256 {
 // CHECK:   scf.for %[[K0:.*]] = %c0 to %c1024 step %c256 {
-// CHECK:     scf.for %{{.*}} = %c0 to %c64 step %c8 {
-// CHECK:       scf.for %{{.*}} = %c0 to %c256 step %c32 {
-// CHECK:         vector.transfer_read {{.*}} vector<8x32xf32>
-// CHECK:         scf.for %{{.*}} = %c0 to %c256 step %c1 iter_args
-// CHECK:           arith.addf {{.*}} : vector<8x32xf32>
+// CHECK:     scf.for %[[K:.*]] = %c0 to %c256 step %c1 {
+// CHECK:       scf.for %[[STRIP:.*]] = %c0 to %c8 step %c1 {
+// CHECK:         %[[PIECE:.*]] = vector.transfer_read %[[B]]{{.*}} vector<32xf32>
+// CHECK:         vector.transfer_write %[[PIECE]], %[[PACKED]][%[[STRIP]], %[[K]], %c0]
+// CHECK:     scf.for %[[I:.*]] = %c0 to %c64 step %c8 {
+// CHECK:       scf.for %[[S:.*]] = %c0 to %c8 step %c1 {
+// CHECK:         vector.transfer_read %[[C]][%[[I]], {{.*}} vector<8x32xf32>
+// CHECK:         scf.for %[[KK:.*]] = %c0 to %c256 step %c1 iter_args
+// CHECK:           vector.transfer_read %[[PACKED]][%[[S]], %[[KK]], %c0]
+// CHECK:           arith.addf {{.*}} : vector<8x1x32xf32>
+// CHECK:         vector.transfer_write {{.*}}, %[[C]][%[[I]], {{.*}} : vector<8x32xf32>
 func.func @blocked(%a: memref<64x1024xf32>, %b: memref<1024x512xf32>, %c: memref<64x512xf32>) {
+  linalg.matmul {strata_cpu.tile_sizes = {vector = array<i64: 8, 32, 1>, workgroup = array<i64: 0, 0, 0>}}
+      ins(%a, %b : memref<64x1024xf32>, memref<1024x512xf32>) outs(%c : memref<64x512xf32>)
+  return
+}
+
+// With fewer rows than 64 the copy would cost more than it saves: the
+// blocks are read in place.
+// CHECK-LABEL: func.func @blocked_few_rows
+// CHECK-SAME: (%{{.*}}: memref<32x1024xf32>, %[[B:.*]]: memref<1024x512xf32>, %{{.*}}: memref<32x512xf32>)
+// CHECK-NOT: memref.view
+// CHECK: scf.for %{{.*}} = %c0 to %c512 step %c256 {
+// CHECK:   scf.for %{{.*}} = %c0 to %c1024 step %c256 {
+// CHECK:     scf.for %{{.*}} = %c0 to %c32 step %c8 {
+// CHECK:       scf.for %{{.*}} = %c0 to %c256 step %c32 {
+// CHECK:         scf.for %{{.*}} = %c0 to %c256 step %c1 iter_args
+// CHECK:           vector.transfer_read %[[B]]
+func.func @blocked_few_rows(%a: memref<32x1024xf32>, %b: memref<1024x512xf32>, %c: memref<32x512xf32>) {
+  linalg.matmul {strata_cpu.tile_sizes = {vector = array<i64: 8, 32, 1>, workgroup = array<i64: 0, 0, 0>}}
+      ins(%a, %b : memref<32x1024xf32>, memref<1024x512xf32>) outs(%c : memref<32x512xf32>)
+  return
+}
+
+// A helper (private: not a kernel, so it has no local memory) reads its
+// blocks in place.
+// CHECK-LABEL: func.func private @blocked_helper
+// CHECK-NOT: memref.view
+// CHECK: return
+func.func private @blocked_helper(%a: memref<64x1024xf32>, %b: memref<1024x512xf32>, %c: memref<64x512xf32>) {
   linalg.matmul {strata_cpu.tile_sizes = {vector = array<i64: 8, 32, 1>, workgroup = array<i64: 0, 0, 0>}}
       ins(%a, %b : memref<64x1024xf32>, memref<1024x512xf32>) outs(%c : memref<64x512xf32>)
   return

@@ -127,3 +127,31 @@ func.func @offset(%out: memref<4xi64>, %n: i64) {
   memref.store %n, %out[%c0] : memref<4xi64>
   return
 }
+
+// -----
+
+// Local memory: the runtime's per-thread buffer (fields 7 and 8 of the
+// dispatch struct), not a binding. Its size is declared in the metadata and
+// checked: a dispatch that brings less returns 3 before the body runs.
+// CHECK-LABEL: func.func @packs(
+// CHECK-SAME: strata_cpu.entry_point = {binding_count = 1 : i64, binding_read_only = array<i1: true>, constant_count = 0 : i64, local_memory_bytes = 4096 : i64
+// CHECK-DAG: %[[SIZE_FIELD:.*]] = llvm.getelementptr %{{.*}}[0, 8]
+// CHECK-DAG: %[[SIZE:.*]] = llvm.load %[[SIZE_FIELD]] : !llvm.ptr -> i64
+// CHECK-DAG: %[[LOCAL_FIELD:.*]] = llvm.getelementptr %{{.*}}[0, 7]
+// CHECK-DAG: %[[LOCAL:.*]] = llvm.load %[[LOCAL_FIELD]] : !llvm.ptr -> !llvm.ptr
+// CHECK-DAG: %[[ENOUGH:.*]] = arith.cmpi uge, %[[SIZE]], %c4096_i64 : i64
+// CHECK: %[[VIEW:.*]] = builtin.unrealized_conversion_cast %{{.*}} to memref<4096xi8>
+// CHECK: cf.cond_br %[[ENOUGH]], ^{{.*}}, ^[[FAIL:.*]](%c3_i32 : i32)
+// CHECK: ^[[FAIL]](%[[CODE:.*]]: i32):
+// CHECK-NEXT: return %[[CODE]] : i32
+// CHECK: call @packs.body(%{{.*}}, %[[VIEW]])
+func.func @packs(%out: memref<4xf32>, %local: memref<4096xi8> {strata_cpu.local_memory}) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op argument 1 is not the one static memref of i8 that local memory is}}
+func.func @bad_local(%out: memref<4xf32>, %local: memref<?xi8> {strata_cpu.local_memory}) {
+  return
+}
