@@ -106,6 +106,22 @@ func.func @blocked_rows(%a: memref<128x256xf32>, %b: memref<256x1024xf32>, %c: m
   return
 }
 
+// A matmul blocked for the caches takes 128 rows per workgroup, and 256 when
+// it has at least 4 x 256 rows: each workgroup packs the blocks of the
+// right-hand side it reads, so more rows per workgroup mean fewer copies.
+// CHECK-LABEL: func.func @blocked_workgroup_rows
+// CHECK: linalg.matmul {strata_cpu.tile_sizes = {vector = array<i64: 8, 16, 1>, workgroup = array<i64: 128, 0, 0>}}
+func.func @blocked_workgroup_rows(%a: memref<1000x512xf32>, %b: memref<512x512xf32>, %c: memref<1000x512xf32>) {
+  linalg.matmul ins(%a, %b : memref<1000x512xf32>, memref<512x512xf32>) outs(%c : memref<1000x512xf32>)
+  return
+}
+// CHECK-LABEL: func.func @large_blocked_workgroup_rows
+// CHECK: linalg.matmul {strata_cpu.tile_sizes = {vector = array<i64: 8, 16, 1>, workgroup = array<i64: 256, 0, 0>}}
+func.func @large_blocked_workgroup_rows(%a: memref<1024x512xf32>, %b: memref<512x512xf32>, %c: memref<1024x512xf32>) {
+  linalg.matmul ins(%a, %b : memref<1024x512xf32>, memref<512x512xf32>) outs(%c : memref<1024x512xf32>)
+  return
+}
+
 // With a row reduction after it (its 16 x 1 output has no columns to split),
 // the same matmul is split by rows; large enough to be blocked for the caches,
 // it takes up to 128 rows per workgroup, here all 16.
