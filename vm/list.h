@@ -38,6 +38,14 @@ class List final : public RefObject {
   // New elements are empty (type none) until set.
   Status Resize(int64_t new_size);
   Status Get(int64_t index, ValueType expected, Value* out) const;
+  // The element at `index` when there is one of type `expected`, else null
+  // (Get then says what is wrong); not copied, valid until the list changes.
+  // For host code reading many elements (a dispatch's bindings).
+  const Value* Peek(int64_t index, ValueType expected) const {
+    if (index < 0 || index >= static_cast<int64_t>(items_.size())) return nullptr;
+    const Value& item = items_[static_cast<size_t>(index)];
+    return item.type() == expected ? &item : nullptr;
+  }
   // The caller holds a reference to this list (see the cycle check above).
   Status Set(int64_t index, Value value);
   // Appends a value that is not a list (host code building shapes and

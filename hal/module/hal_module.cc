@@ -562,24 +562,30 @@ Status AddFunctions(vm::NativeModule& module, std::shared_ptr<ModuleState> state
                                   Executable::kMaxBindings, " (buffer, offset, length) triples, got ",
                                   binding_elements, " elements");
     }
+    // Elements are read in place (List::Peek); a missing or mistyped one is
+    // read again with List::Get for its error.
+    auto element = [&](vm::List* list, uint32_t index, ValueType type) -> StatusOr<const Value*> {
+      if (const Value* value = list->Peek(index, type)) return value;
+      Value unused;
+      STRATA_RETURN_IF_ERROR(args.Prefixed(list->Get(index, type, &unused)));
+      return InternalError("hal.command_buffer.dispatch: list element ", index, " unreadable");
+    };
     uint32_t constants[Executable::kMaxConstants];
     for (uint32_t i = 0; i < constant_count; ++i) {
-      Value v;
-      STRATA_RETURN_IF_ERROR(args.Prefixed(constant_list->Get(i, ValueType::kI32, &v)));
-      constants[i] = static_cast<uint32_t>(v.i32());
+      STRATA_ASSIGN_OR_RETURN(const Value* v, element(constant_list, i, ValueType::kI32));
+      constants[i] = static_cast<uint32_t>(v->i32());
     }
     BufferBinding bindings[Executable::kMaxBindings];
     for (uint32_t i = 0; i < binding_elements / 3; ++i) {
-      Value buffer, offset, length;
-      STRATA_RETURN_IF_ERROR(args.Prefixed(binding_list->Get(3 * i, ValueType::kRef, &buffer)));
-      STRATA_RETURN_IF_ERROR(args.Prefixed(binding_list->Get(3 * i + 1, ValueType::kI64, &offset)));
-      STRATA_RETURN_IF_ERROR(args.Prefixed(binding_list->Get(3 * i + 2, ValueType::kI64, &length)));
-      auto* typed = RefCast<Buffer>(buffer.ref().get());
+      STRATA_ASSIGN_OR_RETURN(const Value* buffer, element(binding_list, 3 * i, ValueType::kRef));
+      STRATA_ASSIGN_OR_RETURN(const Value* offset, element(binding_list, 3 * i + 1, ValueType::kI64));
+      STRATA_ASSIGN_OR_RETURN(const Value* length, element(binding_list, 3 * i + 2, ValueType::kI64));
+      auto* typed = RefCast<Buffer>(buffer->ref().get());
       if (!typed) {
         return InvalidArgumentError("hal.command_buffer.dispatch: binding ", i, " must be a hal.buffer, got ",
-                                    buffer.ref() ? buffer.ref()->type_name() : "null");
+                                    buffer->ref() ? buffer->ref()->type_name() : "null");
       }
-      bindings[i] = {typed, static_cast<uint64_t>(offset.i64()), static_cast<uint64_t>(length.i64())};
+      bindings[i] = {typed, static_cast<uint64_t>(offset->i64()), static_cast<uint64_t>(length->i64())};
     }
     WorkgroupCount workgroups;
     if (args.I32(3) < 0 || args.I32(4) < 0 || args.I32(5) < 0) {

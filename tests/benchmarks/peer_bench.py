@@ -18,7 +18,9 @@ all with the same weights. Every engine's result is checked against PyTorch's (o
 NumPy reference of the samples) before it is timed.
 
 Timing: each figure is the median over --processes separate processes of each
-process's median over repetitions; microseconds per call (ms for the real models).
+process's median over repetitions; microseconds per call (ms for the real models). The
+processes of the engines compared in one row alternate (Strata, ONNX Runtime, PyTorch,
+Strata, ...), so that a slow spell of the machine falls on all of them alike.
 Strata: benchmark-module on cpu-sync (1 thread) and cpu-task?threads=2. PyTorch:
 torch.set_num_threads(N), no_grad. ONNX Runtime: intra_op_num_threads=N, sequential.
 
@@ -193,19 +195,20 @@ class Bench:
         with open(marker, "w") as f:
             f.write(wanted)
 
-    def processes(self, spec):
-        """Median over processes of the worker's median seconds; None if it failed."""
+    def peer(self, spec):
+        """A function timing one worker process of a peer: its median seconds."""
         env = dict(os.environ)
         for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
             env[var] = str(spec["threads"])
-        values = []
-        for _ in range(self.args.processes):
+
+        def one():
             out = run([sys.executable, os.path.abspath(__file__), "--worker", json.dumps(spec)],
                       env=env)
-            values.append(json.loads(out.strip().splitlines()[-1])["seconds"])
-        return statistics.median(values)
+            return json.loads(out.strip().splitlines()[-1])["seconds"]
+        return one
 
     def strata(self, module, function, inputs, expected, device):
+        """Checks Strata's result once; returns a function timing one benchmark-module process."""
         flags = ["--module=" + module, "--device=" + device] + ["--input=@" + p for p in inputs]
         if function:
             flags.append("--function=" + function)
@@ -213,34 +216,47 @@ class Bench:
         run([os.path.join(self.bin, "run-module")] + flags + ["--output=@" + out_path])
         import numpy as np
         verify(np.load(out_path), np.load(expected))
-        values = []
-        for _ in range(self.args.processes):
+
+        def one():
             out = run([os.path.join(self.bin, "benchmark-module")] + flags +
                       ["--benchmark_format=json", "--benchmark_repetitions=5",
                        "--benchmark_report_aggregates_only=true"])
-            values.append(self.model_bench.benchmark_median(out))
-        return statistics.median(values)
+            return self.model_bench.benchmark_median(out)
+        return one
+
+    def interleaved(self, name, timers):
+        """{key: median seconds} over --processes rounds; each round runs one process of every
+        engine in turn, so that the machine's slow spells fall on all of them alike. An engine
+        that fails is reported and left out."""
+        values = {key: [] for key in timers}
+        for _ in range(self.args.processes):
+            for key, one in list(timers.items()):
+                try:
+                    values[key].append(one())
+                except RuntimeError as error:
+                    print("  %s on %s: %s" % (key, name, str(error).strip().splitlines()[-1]))
+                    del timers[key]
+                    values.pop(key)
+        return {key: statistics.median(v) for key, v in values.items() if v}
 
     def measure(self, name, module, function, inputs, expected, spec, onnx):
         """Returns {engine+threads: seconds or None}."""
         row = {}
         for threads in THREADS:
             device = "cpu-sync" if threads == 1 else "cpu-task?threads=%d" % threads
+            timers = {}
             try:
-                row["strata%d" % threads] = self.strata(module, function, inputs, expected,
-                                                        device)
+                timers["strata%d" % threads] = self.strata(module, function, inputs, expected,
+                                                           device)
             except RuntimeError as error:
                 print("  strata (%s) on %s: %s" % (device, name, str(error).splitlines()[-1]))
             for engine in ("ort", "torch"):
                 if engine == "ort" and not onnx:
                     continue
-                try:
-                    row["%s%d" % (engine, threads)] = self.processes(dict(
-                        spec, engine=engine, threads=threads, inputs=inputs, expected=expected,
-                        onnx=onnx, packages=self.packages))
-                except RuntimeError as error:
-                    print("  %s (%d threads) on %s: %s" % (
-                        engine, threads, name, str(error).strip().splitlines()[-1]))
+                timers["%s%d" % (engine, threads)] = self.peer(dict(
+                    spec, engine=engine, threads=threads, inputs=inputs, expected=expected,
+                    onnx=onnx, packages=self.packages))
+            row.update(self.interleaved(name, timers))
         return row
 
     def samples(self):
@@ -347,10 +363,12 @@ class Bench:
             row = {}
             for threads in THREADS:
                 device = "cpu-sync" if threads == 1 else "cpu-task?threads=%d" % threads
-                row["strata%d" % threads] = self.strata(module, "sgemm", paths, expected, device)
+                timers = {"strata%d" % threads: self.strata(module, "sgemm", paths, expected,
+                                                            device)}
                 if have_dnnl:
-                    row["dnnl%d" % threads] = self.processes(dict(
+                    timers["dnnl%d" % threads] = self.peer(dict(
                         engine="dnnl", n=n, threads=threads, inputs=paths, expected=expected))
+                row.update(self.interleaved("sgemm %d" % n, timers))
             rows.append((n, row))
         return rows, have_dnnl
 
