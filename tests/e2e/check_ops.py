@@ -780,9 +780,9 @@ MATMUL_SHAPES = [(1, 1, 1), (7, 7, 7), (13, 13, 13), (1, 1000, 7), (13, 7, 1000)
                  # tiled in workgroup memory on GPUs: M not a multiple of the tile, N of 128 and 64
                  (200, 128, 40), (256, 192, 64),
                  # blocked for the caches on CPUs: whole 256 x 256 blocks of the right-hand side
-                 # packed in the runtime's local memory (three workgroups of 128 rows), then
-                 # blocks that do not divide N and K, read in place
-                 (384, 512, 768), (256, 320, 600)]
+                 # packed in the runtime's local memory (three workgroups of 128 rows; then
+                 # 128, 128 and 44), then blocks that do not divide N and K, read in place
+                 (384, 512, 768), (300, 512, 768), (256, 320, 600)]
 MT_SHAPES = [(1, 1, 1), (7, 13, 1), (13, 7, 1000), (1000, 13, 7), (1, 1000, 13)]
 
 

@@ -36,6 +36,7 @@
 #include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
 #include "mlir/Dialect/Vector/Transforms/VectorTransforms.h"
 #include "mlir/IR/Dominance.h"
+#include "mlir/Interfaces/ValueBoundsOpInterface.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/CSE.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -216,11 +217,13 @@ Operation *downscaleTo1D(IRRewriter &rewriter, linalg::LinalgOp op) {
 
 /// A vector transfer through a memref.expand_shape, read or written on
 /// the expanded view's source instead: hoisting leaves transfers of views
-/// alone, and an output tile seen in strips (packBlock) is such a
-/// view. Handles transfers with all dimensions in bounds, no mask, a minor
-/// identity map over every dimension, and in each reassociation group vector
-/// extents of 1 except on its last dimension, whose static inner sizes give
-/// the source index; the vector is shape_cast to and from the source's.
+/// alone, and leaves a buffer alone while any transfer still goes through a
+/// view of it; an output tile seen in strips (packBlock) is such a view.
+/// Handles transfers with all dimensions in bounds, a minor identity map over
+/// every dimension, and in each reassociation group vector extents of 1
+/// except on its last dimension, whose static inner sizes give the source
+/// index; the vector (and the mask of a partial tile) is shape_cast to and
+/// from the source's.
 template <typename TransferOp>
 struct TransferOfExpandShape : OpRewritePattern<TransferOp> {
   using OpRewritePattern<TransferOp>::OpRewritePattern;
@@ -228,7 +231,7 @@ struct TransferOfExpandShape : OpRewritePattern<TransferOp> {
                                 PatternRewriter &rewriter) const override {
     auto expand = op.getBase().template getDefiningOp<memref::ExpandShapeOp>();
     VectorType vectorType = op.getVectorType();
-    if (!expand || op.getMask() || !op.getPermutationMap().isIdentity() ||
+    if (!expand || !op.getPermutationMap().isIdentity() ||
         vectorType.getRank() != expand.getResultType().getRank() ||
         llvm::any_of(op.getInBoundsValues(), [](bool b) { return !b; }))
       return rewriter.notifyMatchFailure(op, "not a plain transfer of a whole expanded view");
@@ -251,14 +254,22 @@ struct TransferOfExpandShape : OpRewritePattern<TransferOp> {
     }
     auto sourceType = VectorType::get(sourceVector, vectorType.getElementType());
     SmallVector<bool> inBounds(sourceVector.size(), true);
+    AffineMap identity =
+        AffineMap::getMinorIdentityMap(sourceVector.size(), sourceVector.size(), op.getContext());
+    Value mask;
+    if (op.getMask())
+      mask = vector::ShapeCastOp::create(
+          rewriter, loc, VectorType::get(sourceVector, rewriter.getI1Type()), op.getMask());
     if constexpr (std::is_same_v<TransferOp, vector::TransferReadOp>) {
-      Value read = vector::TransferReadOp::create(rewriter, loc, sourceType, expand.getSrc(),
-                                                  indices, op.getPadding(), inBounds);
+      Value read = vector::TransferReadOp::create(
+          rewriter, loc, sourceType, expand.getSrc(), indices, AffineMapAttr::get(identity),
+          op.getPadding(), mask, rewriter.getBoolArrayAttr(inBounds));
       rewriter.replaceOpWithNewOp<vector::ShapeCastOp>(op, vectorType, read);
     } else {
       Value cast = vector::ShapeCastOp::create(rewriter, loc, sourceType, op.getVector());
-      rewriter.replaceOpWithNewOp<vector::TransferWriteOp>(op, cast, expand.getSrc(),
-                                                           indices, inBounds);
+      rewriter.replaceOpWithNewOp<vector::TransferWriteOp>(
+          op, Type(), cast, expand.getSrc(), indices, AffineMapAttr::get(identity), mask,
+          rewriter.getBoolArrayAttr(inBounds));
     }
     return success();
   }
@@ -546,8 +557,14 @@ struct CPUTileAndVectorizePass
       return !ShapedType::isDynamic(extent) && extent > block;
     };
     // Blocking pays when the rows share a block: a matrix-vector product
-    // reads each weight once whatever the order.
-    if (ShapedType::isDynamic(ranges[m]) || ranges[m] < 16)
+    // reads each weight once whatever the order. Dynamic rows count by their
+    // upper bound: a workgroup's share of a matmul whose rows its tile does
+    // not divide is min(tile, rows left), which must not lose the blocking
+    // (SGEMM with 1000 rows ran at half the speed of 1024).
+    int64_t rows = ranges[m];
+    if (ShapedType::isDynamic(rows))
+      rows = upperBound(op, m);
+    if (ShapedType::isDynamic(rows) || rows < 16)
       return blocks;
     int64_t columns = std::max<int64_t>(1, kCacheColumns / strip);
     if (large(ranges[blocks.n], columns))
@@ -555,6 +572,26 @@ struct CPUTileAndVectorizePass
     if (large(ranges[blocks.k], kCacheDepth))
       blocks.sizes[blocks.k] = kCacheDepth;
     return blocks;
+  }
+
+  /// A constant upper bound of loop `loop` of `op` (through the sizes of
+  /// the views it reads or writes along it), or kDynamic.
+  static int64_t upperBound(linalg::LinalgOp op, unsigned loop) {
+    for (OpOperand &operand : op->getOpOperands()) {
+      AffineMap map = op.getMatchingIndexingMap(&operand);
+      for (auto [dim, expr] : llvm::enumerate(map.getResults())) {
+        auto d = dyn_cast<AffineDimExpr>(expr);
+        if (!d || d.getPosition() != loop || !isa<MemRefType>(operand.get().getType()))
+          continue;
+        FailureOr<int64_t> bound = ValueBoundsConstraintSet::computeConstantBound(
+            presburger::BoundType::UB,
+            ValueBoundsConstraintSet::Variable(operand.get(), int64_t(dim)),
+            /*stopCondition=*/nullptr, /*closedUB=*/true);
+        if (succeeded(bound))
+          return *bound;
+      }
+    }
+    return ShapedType::kDynamic;
   }
 
   /// Whether blockForCaches cuts `op`'s reduction into blocks, so that an
@@ -593,8 +630,9 @@ struct CPUTileAndVectorizePass
   /// block: a float matmul in a kernel, on buffers, whose right-hand side is
   /// static with whole strips and whose output has static columns and at
   /// least kPackedRows rows.
-  /// The fewest rows (static; a dynamic count is taken to be more) for
-  /// which the copy pays: each workgroup copies the blocks for its own rows.
+  /// The fewest rows (static, or the upper bound of a dynamic count; an
+  /// unbounded one is taken to be more) for which the copy pays: each
+  /// workgroup copies the blocks for its own rows.
   static constexpr int64_t kPackedRows = 64;
   static linalg::LinalgOp packBlock(IRRewriter &rewriter, linalg::LinalgOp op,
                                     SmallVectorImpl<int64_t> &vectorSizes) {
@@ -616,8 +654,10 @@ struct CPUTileAndVectorizePass
         cast<MemRefType>(lhs.getType()).getElementType() != element ||
         outType.getElementType() != element || width <= 1 ||
         rhsType.getDimSize(1) % width != 0 ||
-        ShapedType::isDynamic(outType.getDimSize(1)) ||
-        (!outType.isDynamicDim(0) && outType.getDimSize(0) < kPackedRows))
+        ShapedType::isDynamic(outType.getDimSize(1)))
+      return {};
+    int64_t rows = outType.isDynamicDim(0) ? upperBound(op, 0) : outType.getDimSize(0);
+    if (!ShapedType::isDynamic(rows) && rows < kPackedRows)
       return {};
     int64_t depth = rhsType.getDimSize(0), strips = rhsType.getDimSize(1) / width;
     Location loc = op.getLoc();

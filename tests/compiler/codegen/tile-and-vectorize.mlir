@@ -98,6 +98,34 @@ func.func @blocked(%a: memref<64x1024xf32>, %b: memref<1024x512xf32>, %c: memref
   return
 }
 
+// A workgroup's share of rows that its tile does not divide, min(128, rows
+// left), is dynamic but bounded: blocked and packed like a static one.
+// CHECK-LABEL: func.func @blocked_bounded_rows
+// CHECK-SAME: %{{.*}}: memref<262144xi8> {strata_cpu.local_memory}
+// CHECK: memref.view
+// CHECK: scf.for %{{.*}} = %c0 to %c512 step %c256 {
+// CHECK:   scf.for %{{.*}} = %c0 to %c1024 step %c256 {
+func.func @blocked_bounded_rows(%a: memref<1000x1024xf32>, %b: memref<1024x512xf32>, %c: memref<1000x512xf32>, %i: index) {
+  %rows = affine.min affine_map<(d0) -> (128, -d0 + 1000)>(%i)
+  %av = memref.subview %a[%i, 0] [%rows, 1024] [1, 1] : memref<1000x1024xf32> to memref<?x1024xf32, strided<[1024, 1], offset: ?>>
+  %cv = memref.subview %c[%i, 0] [%rows, 512] [1, 1] : memref<1000x512xf32> to memref<?x512xf32, strided<[512, 1], offset: ?>>
+  linalg.matmul {strata_cpu.tile_sizes = {vector = array<i64: 8, 32, 1>, workgroup = array<i64: 0, 0, 0>}}
+      ins(%av, %b : memref<?x1024xf32, strided<[1024, 1], offset: ?>>, memref<1024x512xf32>)
+      outs(%cv : memref<?x512xf32, strided<[512, 1], offset: ?>>)
+  return
+}
+
+// Rows with no bound (a dynamic batch) are not blocked.
+// CHECK-LABEL: func.func @unbounded_rows
+// CHECK-NOT: memref.view
+// CHECK-NOT: step %c256
+// CHECK: return
+func.func @unbounded_rows(%a: memref<?x1024xf32>, %b: memref<1024x512xf32>, %c: memref<?x512xf32>) {
+  linalg.matmul {strata_cpu.tile_sizes = {vector = array<i64: 8, 32, 1>, workgroup = array<i64: 0, 0, 0>}}
+      ins(%a, %b : memref<?x1024xf32>, memref<1024x512xf32>) outs(%c : memref<?x512xf32>)
+  return
+}
+
 // With fewer rows than 64 the copy would cost more than it saves: the
 // blocks are read in place.
 // CHECK-LABEL: func.func @blocked_few_rows
