@@ -363,36 +363,25 @@ TEST_CASE("hal module: errors name the function, the argument and the types") {
                    .status(),
                StatusCode::kOutOfRange, {"hal.command_buffer.fill: ", "[0, 128)", "64-byte buffer"});
     Value executable = program.Must("executable.create", {device, program.Executable("kernels")})[0];
-    CheckError(program.Call("command_buffer.dispatch",
-                            {command_buffer, executable, Value::I32(0), Value::I32(1), Value::I32(1), Value::I32(1),
-                             RefArg(MakeList({Value::I32(16)})), RefArg(MakeList({buffer, Value::I64(0)}))})
-                   .status(),
-               StatusCode::kInvalidArgument, {"(buffer, offset, length) triples, got 2 elements"});
-    CheckError(program.Call("command_buffer.dispatch",
-                            {command_buffer, executable, Value::I32(0), Value::I32(1), Value::I32(1), Value::I32(1),
-                             RefArg(MakeList({Value::I32(16)})),
-                             RefArg(MakeList({buffer, Value::I64(0), Value::I64(64)}))})
-                   .status(),
-               StatusCode::kInvalidArgument, {"expected 3 bindings, got 1"});
+    // One workgroup of entry point 0 with these constant and binding lists.
+    auto dispatch = [&](std::initializer_list<Value> constants, std::initializer_list<Value> bindings) {
+      return program
+          .Call("command_buffer.dispatch",
+                {command_buffer, executable, Value::I32(0), Value::I32(1), Value::I32(1), Value::I32(1),
+                 RefArg(MakeList(constants)), RefArg(MakeList(bindings))})
+          .status();
+    };
+    CheckError(dispatch({Value::I32(16)}, {buffer, Value::I64(0)}), StatusCode::kInvalidArgument,
+               {"(buffer, offset, length) triples, got 2 elements"});
+    CheckError(dispatch({Value::I32(16)}, {buffer, Value::I64(0), Value::I64(64)}), StatusCode::kInvalidArgument,
+               {"expected 3 bindings, got 1"});
     // A mistyped element of either list, and a binding that is not a buffer.
-    CheckError(program.Call("command_buffer.dispatch",
-                            {command_buffer, executable, Value::I32(0), Value::I32(1), Value::I32(1), Value::I32(1),
-                             RefArg(MakeList({Value::I32(16)})),
-                             RefArg(MakeList({buffer, Value::I32(0), Value::I64(64)}))})
-                   .status(),
-               StatusCode::kInvalidArgument, {"hal.command_buffer.dispatch: ", "list element 1: expected i64, got i32"});
-    CheckError(program.Call("command_buffer.dispatch",
-                            {command_buffer, executable, Value::I32(0), Value::I32(1), Value::I32(1), Value::I32(1),
-                             RefArg(MakeList({Value::I64(16)})),
-                             RefArg(MakeList({buffer, Value::I64(0), Value::I64(64)}))})
-                   .status(),
-               StatusCode::kInvalidArgument, {"hal.command_buffer.dispatch: ", "list element 0: expected i32, got i64"});
-    CheckError(program.Call("command_buffer.dispatch",
-                            {command_buffer, executable, Value::I32(0), Value::I32(1), Value::I32(1), Value::I32(1),
-                             RefArg(MakeList({Value::I32(16)})),
-                             RefArg(MakeList({executable, Value::I64(0), Value::I64(64)}))})
-                   .status(),
-               StatusCode::kInvalidArgument, {"binding 0 must be a hal.buffer, got hal.executable"});
+    CheckError(dispatch({Value::I32(16)}, {buffer, Value::I32(0), Value::I64(64)}), StatusCode::kInvalidArgument,
+               {"hal.command_buffer.dispatch: ", "list element 1: expected i64, got i32"});
+    CheckError(dispatch({Value::I64(16)}, {buffer, Value::I64(0), Value::I64(64)}), StatusCode::kInvalidArgument,
+               {"hal.command_buffer.dispatch: ", "list element 0: expected i32, got i64"});
+    CheckError(dispatch({Value::I32(16)}, {executable, Value::I64(0), Value::I64(64)}), StatusCode::kInvalidArgument,
+               {"binding 0 must be a hal.buffer, got hal.executable"});
 
     // Read-only bytes import as a read-only buffer.
     Ref<vm::Buffer> rodata = vm::Buffer::Wrap({}, nullptr, /*writable=*/false);

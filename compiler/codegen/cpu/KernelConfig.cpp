@@ -2,9 +2,11 @@
 
 #include "compiler/codegen/cpu/KernelConfig.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/Utils/Utils.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/ADT/DenseMap.h"
@@ -262,6 +264,28 @@ checkDistributable(func::FuncOp kernel,
                             " is written in the kernel and not indexed by "
                             "the distributed loop in dimension " + Twine(dim));
     }
+  }
+  return success();
+}
+
+LogicalResult moveIntoArgument(func::FuncOp kernel, ArrayRef<Operation *> allocations,
+                               ArrayRef<int64_t> offsets, int64_t bytes, StringRef marker) {
+  Builder b(kernel.getContext());
+  unsigned index = kernel.getNumArguments();
+  if (failed(kernel.insertArgument(
+          index, MemRefType::get({bytes}, b.getI8Type()),
+          b.getDictionaryAttr(b.getNamedAttr(marker, b.getUnitAttr())), kernel.getLoc())))
+    return kernel.emitOpError("cannot append the argument marked ") << marker;
+  Value argument = kernel.getArgument(index);
+  IRRewriter rewriter(kernel.getContext());
+  for (auto [allocation, offset] : llvm::zip_equal(allocations, offsets)) {
+    rewriter.setInsertionPoint(allocation);
+    Value shift = arith::ConstantIndexOp::create(rewriter, allocation->getLoc(), offset);
+    for (Operation *user : llvm::make_early_inc_range(allocation->getUsers()))
+      if (isa<memref::DeallocOp>(user))
+        rewriter.eraseOp(user);
+    rewriter.replaceOpWithNewOp<memref::ViewOp>(allocation, allocation->getResult(0).getType(),
+                                                argument, shift, ValueRange{});
   }
   return success();
 }

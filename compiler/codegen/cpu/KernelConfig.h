@@ -127,6 +127,16 @@ mlir::LogicalResult checkDistributable(
 /// argument or an allocation.
 mlir::Value getBufferRoot(mlir::Value memref);
 
+/// Appends a `memref<bytes x i8>` argument marked `marker` to `kernel` and
+/// replaces each of `allocations` (memref.alloc or memref.alloca ops of
+/// static shape, their deallocations erased) by a memref.view of it at the
+/// matching offset of `offsets`: temporaries the kernel gets from outside
+/// (the scratch binding, the runtime's local memory).
+mlir::LogicalResult moveIntoArgument(mlir::func::FuncOp kernel,
+                                     llvm::ArrayRef<mlir::Operation *> allocations,
+                                     llvm::ArrayRef<int64_t> offsets, int64_t bytes,
+                                     llvm::StringRef marker);
+
 } // namespace strata::cpu
 
 #endif // STRATA_COMPILER_CODEGEN_CPU_KERNELCONFIG_H

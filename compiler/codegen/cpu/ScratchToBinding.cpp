@@ -69,7 +69,7 @@ struct CPUScratchToBindingPass
 
     // Each temporary gets its own slot: a kernel that needs this much
     // memory spends its time computing, not waiting for a smaller buffer.
-    SmallVector<uint64_t> offsets;
+    SmallVector<int64_t> offsets;
     uint64_t size = 0;
     for (memref::AllocOp alloc : allocs) {
       MemRefType type = alloc.getType();
@@ -83,33 +83,12 @@ struct CPUScratchToBindingPass
     }
     size = llvm::alignTo(std::max<uint64_t>(size, 1), kScratchAlignment);
 
-    MLIRContext *context = kernel.getContext();
-    Builder b(context);
-    auto scratchType = MemRefType::get({int64_t(size)}, b.getI8Type());
-    unsigned index = kernel.getNumArguments();
     // After the results: the scratch binding comes last, and the marker
     // lets later passes and the ABI wrapper tell it from the outputs.
-    if (failed(kernel.insertArgument(
-            index, scratchType,
-            b.getDictionaryAttr(
-                b.getNamedAttr(kScratchAttr, b.getUnitAttr())),
-            kernel.getLoc())))
-      return kernel.emitOpError("cannot append the scratch argument");
-    Value scratch = kernel.getArgument(index);
-
-    IRRewriter rewriter(context);
-    for (auto [alloc, offset] : llvm::zip(allocs, offsets)) {
-      rewriter.setInsertionPoint(alloc);
-      Value shift = arith::ConstantIndexOp::create(rewriter, alloc.getLoc(),
-                                                   int64_t(offset));
-      Value view = memref::ViewOp::create(rewriter, alloc.getLoc(),
-                                          alloc.getType(), scratch, shift,
-                                          ValueRange{});
-      for (Operation *user : llvm::make_early_inc_range(alloc->getUsers()))
-        if (isa<memref::DeallocOp>(user))
-          rewriter.eraseOp(user);
-      rewriter.replaceOp(alloc, view);
-    }
+    SmallVector<Operation *> operations(allocs.begin(), allocs.end());
+    if (failed(moveIntoArgument(kernel, operations, offsets, int64_t(size), kScratchAttr)))
+      return failure();
+    Builder b(kernel.getContext());
     kernel->setAttr(kScratchBytesAttr, b.getI64IntegerAttr(int64_t(size)));
     return success();
   }

@@ -18,6 +18,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "compiler/codegen/PackedMatmul.h"
 #include "compiler/codegen/cpu/KernelConfig.h"
 #include "compiler/codegen/cpu/Passes.h"
 
@@ -377,36 +378,19 @@ struct CPUTileAndVectorizePass
   /// buffer is written and read within its op's block loops, one op after
   /// another, so they all start at the beginning of it.
   static LogicalResult moveToLocalMemory(func::FuncOp func) {
-    SmallVector<memref::AllocaOp> allocas;
+    SmallVector<Operation *> allocas;
+    int64_t size = 0;
     func.walk([&](memref::AllocaOp alloca) {
-      if (alloca->hasAttr(kLocalMemoryAttr))
-        allocas.push_back(alloca);
+      if (!alloca->hasAttr(kLocalMemoryAttr))
+        return;
+      allocas.push_back(alloca);
+      MemRefType type = alloca.getType();
+      size = std::max<int64_t>(size, type.getNumElements() * type.getElementTypeBitWidth() / 8);
     });
     if (allocas.empty())
       return success();
-    int64_t size = 0;
-    for (memref::AllocaOp alloca : allocas) {
-      MemRefType type = alloca.getType();
-      size = std::max<int64_t>(size, type.getNumElements() * type.getElementTypeBitWidth() / 8);
-    }
-    size = llvm::alignTo(size, 64);
-    MLIRContext *context = func.getContext();
-    Builder b(context);
-    unsigned index = func.getNumArguments();
-    if (failed(func.insertArgument(
-            index, MemRefType::get({size}, b.getI8Type()),
-            b.getDictionaryAttr(b.getNamedAttr(kLocalMemoryAttr, b.getUnitAttr())),
-            func.getLoc())))
-      return func.emitOpError("cannot append the local memory argument");
-    Value local = func.getArgument(index);
-    IRRewriter rewriter(context);
-    for (memref::AllocaOp alloca : allocas) {
-      rewriter.setInsertionPoint(alloca);
-      Value shift = arith::ConstantIndexOp::create(rewriter, alloca.getLoc(), 0);
-      rewriter.replaceOpWithNewOp<memref::ViewOp>(alloca, alloca.getType(), local, shift,
-                                                  ValueRange{});
-    }
-    return success();
+    SmallVector<int64_t> offsets(allocas.size(), 0);
+    return moveIntoArgument(func, allocas, offsets, llvm::alignTo(size, 64), kLocalMemoryAttr);
   }
 
   /// In each block, moves the ops without memory effects or regions that
@@ -616,6 +600,11 @@ struct CPUTileAndVectorizePass
                          "cannot be blocked for the caches");
   }
 
+  /// The fewest rows (static, or the upper bound of a dynamic count; an
+  /// unbounded one is taken to be more) for which packBlock's copy pays: each
+  /// workgroup copies the blocks for its own rows.
+  static constexpr int64_t kPackedRows = 64;
+
   /// A cache block of a matmul (blockForCaches) reads its right-hand side
   /// with the matrix's row stride: at 1024 or 2048 columns the rows of a
   /// 256 x 256 block fall into the same few sets of L2 and evict each other
@@ -630,10 +619,6 @@ struct CPUTileAndVectorizePass
   /// block: a float matmul in a kernel, on buffers, whose right-hand side is
   /// static with whole strips and whose output has static columns and at
   /// least kPackedRows rows.
-  /// The fewest rows (static, or the upper bound of a dynamic count; an
-  /// unbounded one is taken to be more) for which the copy pays: each
-  /// workgroup copies the blocks for its own rows.
-  static constexpr int64_t kPackedRows = 64;
   static linalg::LinalgOp packBlock(IRRewriter &rewriter, linalg::LinalgOp op,
                                     SmallVectorImpl<int64_t> &vectorSizes) {
     auto matmul = dyn_cast<linalg::MatmulOp>(op.getOperation());
@@ -661,7 +646,6 @@ struct CPUTileAndVectorizePass
       return {};
     int64_t depth = rhsType.getDimSize(0), strips = rhsType.getDimSize(1) / width;
     Location loc = op.getLoc();
-    MLIRContext *context = op.getContext();
 
     // The buffer, once per kernel, in local memory (moveToLocalMemory).
     rewriter.setInsertionPointToStart(&func.getBody().front());
@@ -708,22 +692,8 @@ struct CPUTileAndVectorizePass
         rewriter.getIndexAttr(strips), rewriter.getIndexAttr(width)};
     Value expanded = memref::ExpandShapeOp::create(rewriter, loc, *expandedType, out,
                                                    reassociation, outputShape);
-    AffineExpr m, n1, n0, kk;
-    bindDims(context, m, n1, n0, kk);
-    auto generic = linalg::GenericOp::create(
-        rewriter, loc, TypeRange{}, ValueRange{lhs, packed}, ValueRange{expanded},
-        ArrayRef<AffineMap>{AffineMap::get(4, 0, {m, kk}, context),
-                            AffineMap::get(4, 0, {n1, kk, n0}, context),
-                            AffineMap::get(4, 0, {m, n1, n0}, context)},
-        ArrayRef<utils::IteratorType>{utils::IteratorType::parallel,
-                                      utils::IteratorType::parallel,
-                                      utils::IteratorType::parallel,
-                                      utils::IteratorType::reduction},
-        [](OpBuilder &b, Location at, ValueRange args) {
-          Value product = arith::MulFOp::create(b, at, args[0], args[1]);
-          Value sum = arith::AddFOp::create(b, at, args[2], product);
-          linalg::YieldOp::create(b, at, sum);
-        });
+    linalg::GenericOp generic =
+        codegen::createPackedMatmul(rewriter, loc, lhs, packed, expanded);
     SmallVector<int64_t> packedSizes = {vectorSizes[0], 1, width, vectorSizes[2]};
     vectorSizes.assign(packedSizes.begin(), packedSizes.end());
     TileSizes sizes;
@@ -771,10 +741,11 @@ struct CPUTileAndVectorizePass
       return success();
     linalg::FillOp fill = fusableFill(op);
     linalg::GenericOp consumer = fusableConsumer(op);
-    const bool cacheBlocked = cacheBlocks(op).any();
     FailureOr<linalg::LinalgOp> blocked = blockForCaches(rewriter, op);
     if (failed(blocked))
       return failure();
+    // blockForCaches returns `op` itself when it does not block it.
+    const bool cacheBlocked = *blocked != op;
     op = *blocked;
     SmallVector<int64_t> vectorSizes = (*sizes)->vector;
     if (cacheBlocked && !fill && !consumer)

@@ -34,6 +34,8 @@
 
 #include "compiler/dispatch/Transforms/Passes.h"
 
+#include "compiler/codegen/PackedMatmul.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -96,13 +98,6 @@ Value collapseDim(PatternRewriter &rewriter, Location loc, Value value,
   return collapse;
 }
 
-/// The body of a float contraction or convolution: out += in * weight.
-void multiplyAccumulate(OpBuilder &builder, Location at, ValueRange args) {
-  Value product = arith::MulFOp::create(builder, at, args[0], args[1]);
-  Value sum = arith::AddFOp::create(builder, at, args[2], product);
-  linalg::YieldOp::create(builder, at, sum);
-}
-
 /// The element type when `op` (input, weights; one output) is static, of
 /// one float type, and its weights (input 1) a constant; null otherwise.
 FloatType packableElement(linalg::LinalgOp op) {
@@ -137,18 +132,15 @@ Value packStrips(PatternRewriter &rewriter, Location loc, Value weights,
       ->getResult(0);
 }
 
-/// Replaces `op` by a multiply-accumulate linalg.generic of `input` and
-/// `packed` into `op`'s output with dimension `dim` split into strips of
-/// `width`, collapsed back to `op`'s result type.
+/// Replaces `op` by the multiply-accumulate linalg.generic `build` makes
+/// into `op`'s output with dimension `dim` split into strips of `width`,
+/// collapsed back to `op`'s result type.
 void replaceByPacked(PatternRewriter &rewriter, linalg::LinalgOp op,
-                     Value input, Value packed, unsigned dim, int64_t width,
-                     ArrayRef<AffineMap> maps,
-                     ArrayRef<utils::IteratorType> iterators) {
+                     unsigned dim, int64_t width,
+                     llvm::function_ref<linalg::GenericOp(Value init)> build) {
   Location loc = op.getLoc();
   Value init = expandDim(rewriter, loc, op.getDpsInits()[0], dim, width);
-  auto generic = linalg::GenericOp::create(
-      rewriter, loc, init.getType(), ValueRange{input, packed},
-      ValueRange{init}, maps, iterators, multiplyAccumulate);
+  linalg::GenericOp generic = build(init);
   generic->setAttr(kPackedAttr, rewriter.getUnitAttr());
   rewriter.replaceOp(op, collapseDim(rewriter, loc, generic->getResult(0), dim));
 }
@@ -170,17 +162,10 @@ struct PackMatmul : OpRewritePattern<linalg::MatmulOp> {
     // K x N -> N1 x K x n0.
     Value packed =
         packStrips(rewriter, op.getLoc(), op.getDpsInputs()[1], 1, width);
-    MLIRContext *context = op.getContext();
-    AffineExpr m, n1, n0, kk;
-    bindDims(context, m, n1, n0, kk);
-    replaceByPacked(rewriter, op, op.getDpsInputs()[0], packed, 1, width,
-                    {AffineMap::get(4, 0, {m, kk}, context),
-                     AffineMap::get(4, 0, {n1, kk, n0}, context),
-                     AffineMap::get(4, 0, {m, n1, n0}, context)},
-                    {utils::IteratorType::parallel,
-                     utils::IteratorType::parallel,
-                     utils::IteratorType::parallel,
-                     utils::IteratorType::reduction});
+    replaceByPacked(rewriter, op, 1, width, [&](Value init) {
+      return codegen::createPackedMatmul(rewriter, op.getLoc(),
+                                         op.getDpsInputs()[0], packed, init);
+    });
     return success();
   }
 };
@@ -219,15 +204,19 @@ struct PackConvolution : OpRewritePattern<linalg::Conv2DNhwcHwcfOp> {
     SmallVector<utils::IteratorType> iterators(5,
                                                utils::IteratorType::parallel);
     iterators.append(3, utils::IteratorType::reduction);
-    replaceByPacked(
-        rewriter, op, op.getDpsInputs()[0], packed, 3, kFilterStrip,
-        {AffineMap::get(8, 0,
-                        {n, oh * stride(strides, 0) + kh * stride(dilations, 0),
-                         ow * stride(strides, 1) + kw * stride(dilations, 1), c},
-                        context),
-         AffineMap::get(8, 0, {f1, kh, kw, c, f0}, context),
-         AffineMap::get(8, 0, {n, oh, ow, f1, f0}, context)},
-        iterators);
+    SmallVector<AffineMap> maps = {
+        AffineMap::get(8, 0,
+                       {n, oh * stride(strides, 0) + kh * stride(dilations, 0),
+                        ow * stride(strides, 1) + kw * stride(dilations, 1), c},
+                       context),
+        AffineMap::get(8, 0, {f1, kh, kw, c, f0}, context),
+        AffineMap::get(8, 0, {n, oh, ow, f1, f0}, context)};
+    replaceByPacked(rewriter, op, 3, kFilterStrip, [&](Value init) {
+      return linalg::GenericOp::create(
+          rewriter, op.getLoc(), init.getType(),
+          ValueRange{op.getDpsInputs()[0], packed}, ValueRange{init}, maps,
+          iterators, codegen::multiplyAccumulate);
+    });
     return success();
   }
 };
