@@ -117,6 +117,12 @@ int64_t nativeVectorBits(const llvm::TargetMachine &machine) {
   return 128;
 }
 
+int64_t nativeVectorRegisters(const llvm::TargetMachine &machine) {
+  if (machine.getTargetTriple().getArch() == llvm::Triple::x86_64)
+    return machine.getMCSubtargetInfo()->checkFeatures("+avx512f") ? 32 : 16;
+  return 32;
+}
+
 LogicalResult
 lowerToLLVMDialect(ModuleOp module, const llvm::TargetMachine &machine,
                    const CPUCodegenPipelineOptions &options,
@@ -125,6 +131,8 @@ lowerToLLVMDialect(ModuleOp module, const llvm::TargetMachine &machine,
   effective.copyOptionValuesFrom(options);
   if (effective.vectorBits == 0)
     effective.vectorBits = nativeVectorBits(machine);
+  if (effective.vectorRegisters == 0)
+    effective.vectorRegisters = nativeVectorRegisters(machine);
   PassManager pm(module.getContext());
   if (configure && failed(configure(pm)))
     return failure();

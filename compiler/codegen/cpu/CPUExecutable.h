@@ -123,8 +123,12 @@ std::string executableFormat(const llvm::TargetMachine &machine);
 /// Widest vector register of the target machine's CPU and features, in bits.
 int64_t nativeVectorBits(const llvm::TargetMachine &machine);
 
+/// Vector registers the target machine's CPU has: 32 with AVX-512 and on
+/// aarch64, 16 on x86-64 without AVX-512 (AVX2, SSE).
+int64_t nativeVectorRegisters(const llvm::TargetMachine &machine);
+
 /// Runs the strata-cpu-codegen pipeline on `module`. Unless the options set
-/// vector-bits, it is the target's native width. `configure`, when given,
+/// vector-bits and vector-registers, they are the target's. `configure`, when given,
 /// may set up the pass manager first (a tool applies its command-line
 /// options: IR printing, timing).
 mlir::LogicalResult lowerToLLVMDialect(

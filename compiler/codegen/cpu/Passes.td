@@ -130,7 +130,9 @@ def CPUSelectTileSizesPass : Pass<"strata-cpu-select-tile-sizes",
 
     Vector tiles: contractions (matmul and friends) get
     `matmul-rows` x (`matmul-vectors` registers) x 1 on their last m, n and
-    k loops and 1 on batch and outer m/n/k loops; other ops get one vector
+    k loops and 1 on batch and outer m/n/k loops, the rows as many as
+    `vector-registers` hold (8 with 32 registers, 6 with the 16 of AVX2)
+    unless given; other ops get one vector
     register (`vector-bits` / element bits) on the loop that walks the
     innermost dimension of their largest operand, and 1 elsewhere.
 
@@ -150,8 +152,13 @@ def CPUSelectTileSizesPass : Pass<"strata-cpu-select-tile-sizes",
   let options = [
     Option<"vectorBits", "vector-bits", "int64_t", /*default=*/"512",
            "Width of the target's vector registers in bits">,
-    Option<"matmulRows", "matmul-rows", "int64_t", /*default=*/"8",
-           "Rows (m) of a contraction's register tile">,
+    Option<"vectorRegisters", "vector-registers", "int64_t",
+           /*default=*/"32", "Vector registers of the target">,
+    Option<"matmulRows", "matmul-rows", "int64_t", /*default=*/"0",
+           "Rows (m) of a contraction's register tile and output columns "
+           "of a convolution's; 0: as many as the vector registers hold "
+           "beside the tile's right-hand-side registers and a broadcast, at "
+           "most 8">,
     Option<"matmulVectors", "matmul-vectors", "int64_t", /*default=*/"2",
            "Vector registers along n of a contraction's register tile">,
     Option<"workgroupIterations", "workgroup-iterations", "int64_t",

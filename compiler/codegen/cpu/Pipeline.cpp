@@ -72,6 +72,8 @@ void buildCPUCodegenPipeline(OpPassManager &pm,
   CPUSelectTileSizesPassOptions tileSizes;
   if (options.vectorBits != 0)
     tileSizes.vectorBits = options.vectorBits;
+  if (options.vectorRegisters != 0)
+    tileSizes.vectorRegisters = options.vectorRegisters;
   tileSizes.matmulRows = options.matmulRows;
   tileSizes.matmulVectors = options.matmulVectors;
   tileSizes.workgroupIterations = options.workgroupIterations;

@@ -25,10 +25,19 @@ struct CPUCodegenPipelineOptions
                      "or strata-cpu-select-tile-sizes' default without one "
                      "(strata-opt)"),
       llvm::cl::init(0)};
+  Option<int64_t> vectorRegisters{
+      *this, "vector-registers",
+      llvm::cl::desc("Vector registers of the target; 0: the target "
+                     "machine's (compileCPUExecutable), or "
+                     "strata-cpu-select-tile-sizes' default without one "
+                     "(strata-opt)"),
+      llvm::cl::init(0)};
   Option<int64_t> matmulRows{
       *this, "matmul-rows",
-      llvm::cl::desc("Rows (m) of a contraction's register tile"),
-      llvm::cl::init(8)};
+      llvm::cl::desc("Rows (m) of a contraction's register tile (and output "
+                     "columns of a convolution's); 0: as many as the vector "
+                     "registers hold, at most 8"),
+      llvm::cl::init(0)};
   Option<int64_t> matmulVectors{
       *this, "matmul-vectors",
       llvm::cl::desc("Vector registers along n of a contraction's tile"),

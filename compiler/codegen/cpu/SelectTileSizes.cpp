@@ -78,6 +78,22 @@ struct CPUSelectTileSizesPass
     return tile;
   }
 
+  /// Rows of a register tile with `vectors` registers per row (a
+  /// contraction's rows, a convolution's output columns): `matmul-rows` when
+  /// given, else as many as the vector registers hold beside the `vectors`
+  /// registers of the right-hand side and one broadcast, at most 8. With
+  /// AVX-512's 32 registers 8 x 2 was the fastest tile; with the 16 of AVX2
+  /// an 8 x 2 tile spills its accumulators in the innermost loop (SGEMM 1024
+  /// at a third of OpenBLAS), where 6 x 2 keeps them all in registers.
+  static constexpr int64_t kMaxTileRows = 8;
+  int64_t tileRows(int64_t vectors) const {
+    if (matmulRows > 0)
+      return matmulRows;
+    vectors = std::max<int64_t>(1, vectors);
+    return std::clamp<int64_t>((vectorRegisters - vectors - 1) / vectors, 1,
+                               kMaxTileRows);
+  }
+
   /// The tile that fills the registers best, regardless of the extents.
   SmallVector<int64_t> preferredVectorTile(linalg::LinalgOp op) const {
     SmallVector<int64_t> tile(op.getNumLoops(), 1);
@@ -85,7 +101,7 @@ struct CPUSelectTileSizesPass
       return tile;
     // 2-D NHWC convolutions and poolings: one output row and one filter row
     // (oh = kh = 1), so that a tile is a 1-D convolution, which the
-    // vectorizer handles (TileAndVectorize rewrites it as one); up to 8
+    // vectorizer handles (TileAndVectorize rewrites it as one); up to tileRows
     // output columns and two registers of channels (one for poolings and
     // depthwise ones); the filter width is left whole (0: not tiled) and the
     // input channels go one at a time, like a matmul's k, so each step is
@@ -107,10 +123,11 @@ struct CPUSelectTileSizesPass
       int64_t strip = op.getStaticLoopRanges()[4];
       if (!ShapedType::isDynamic(strip))
         channels = std::min(channels, strip);
-      return {1, 1, 8, 1, channels, 1, 0, 1}; // n oh ow f1 f0 kh kw c
+      return {1, 1, tileRows(kChannelRegisters), 1, channels, 1, 0, 1}; // n oh ow f1 f0 kh kw c
     }
     if (isa<linalg::Conv2DNhwcHwcfOp>(op))
-      return {1, 1, 8, kChannelRegisters * outLanes(), 1, 0, 1}; // n oh ow f kh kw c
+      return {1, 1, tileRows(kChannelRegisters), kChannelRegisters * outLanes(), 1, 0,
+              1}; // n oh ow f kh kw c
     if (isa<linalg::DepthwiseConv2DNhwcHwcOp, linalg::PoolingNhwcMaxOp,
             linalg::PoolingNhwcMinOp, linalg::PoolingNhwcSumOp>(op))
       return {1, 1, 8, outLanes(), 1, 0}; // n oh ow c kh kw
@@ -122,7 +139,7 @@ struct CPUSelectTileSizesPass
         !dims->k.empty()) {
       int64_t lanes =
           vectorLanes(op.getDpsInitOperand(0)->get().getType(), vectorBits);
-      int64_t rows = matmulRows, vectors = matmulVectors;
+      int64_t rows = tileRows(matmulVectors), vectors = matmulVectors;
       // Fewer rows than a tile (a matrix-vector product, batch 1): the
       // accumulators' chains would be too few to hide the FMA latency, and
       // each k step would read a short piece of a weight row. Widen along n
@@ -248,7 +265,7 @@ struct CPUSelectTileSizesPass
 
   /// How the kernel is split by columns (splitDimension), 0 when it is
   /// not: 1 when the op with the most iterations is a matmul (no batch
-  /// loops) with at most 4 register tiles of rows, or at most kBlockedRows
+  /// loops) with at most 4 x 8 rows (4 tiles of matmul-rows when given), or at most kBlockedRows
   /// rows and enough work per row to be blocked for the caches, and at least
   /// 4 register tiles of columns, all static, or a 2-D NHWC convolution
   /// whose filter is over kLargeFilterBytes with at least 4 registers of
@@ -295,7 +312,7 @@ struct CPUSelectTileSizesPass
         n < 4 * matmulVectors * lanes)
       return 0;
     unsigned columns = dims->n.size();
-    if (m <= 4 * matmulRows)
+    if (m <= 4 * (matmulRows > 0 ? matmulRows : kMaxTileRows))
       return columns;
     // A matmul blocked for the caches takes kBlockedRows rows per workgroup
     // (workgroupTile): with no more rows than that, a split by rows would

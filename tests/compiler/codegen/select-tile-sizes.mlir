@@ -2,6 +2,8 @@
 // each linalg op (here for 256-bit vectors: 8 f32 lanes).
 // RUN: strata-opt %s --pass-pipeline="builtin.module(func.func(strata-cpu-select-tile-sizes{vector-bits=256}))" | FileCheck %s
 // RUN: strata-opt %s --pass-pipeline="builtin.module(func.func(strata-cpu-select-tile-sizes{vector-bits=512 workgroup-iterations=1024}))" | FileCheck %s --check-prefix=SMALL
+// With AVX2's 16 vector registers (32 by default: AVX-512, NEON):
+// RUN: strata-opt %s --pass-pipeline="builtin.module(func.func(strata-cpu-select-tile-sizes{vector-bits=256 vector-registers=16}))" | FileCheck %s --check-prefix=AVX2
 
 // Elementwise: one register along the contiguous dimension. 13 x 1000
 // iterations fit in one workgroup's share, so the tile is all 13 rows.
@@ -24,6 +26,11 @@ func.func @add(%a: memref<13x1000xf32>, %b: memref<13x1000xf32>, %c: memref<13x1
 // SMALL-LABEL: func.func @matmul
 // SMALL: linalg.fill {strata_cpu.tile_sizes = {vector = array<i64: 1, 16>, workgroup = array<i64: 8, 0>}}
 // SMALL: linalg.matmul {strata_cpu.tile_sizes = {vector = array<i64: 8, 32, 1>, workgroup = array<i64: 8, 0, 0>}}
+// With 16 registers the tile has 6 rows: 12 accumulators, the 2 registers
+// of a row of the right-hand side and a broadcast (8 rows would spill); the
+// workgroup tile is a multiple of 6.
+// AVX2-LABEL: func.func @matmul
+// AVX2: linalg.matmul {strata_cpu.tile_sizes = {vector = array<i64: 6, 16, 1>, workgroup = array<i64: 18, 0, 0>}}
 func.func @matmul(%a: memref<64x64xf32>, %b: memref<64x64xf32>, %c: memref<64x64xf32>) {
   %zero = arith.constant 0.0 : f32
   linalg.fill ins(%zero : f32) outs(%c : memref<64x64xf32>)
@@ -47,6 +54,9 @@ func.func @small_matmul(%a: memref<7x5xf32>, %b: memref<5x13xf32>, %c: memref<7x
 // workgroup's share, so 1 row per workgroup; two registers of channels) ...
 // CHECK-LABEL: func.func @conv_batch_one
 // CHECK: linalg.conv_2d_nhwc_hwcf {{{.*}}strata_cpu.tile_sizes = {vector = array<i64: 1, 1, 8, 16, 1, 0, 1>, workgroup = array<i64: 0, 1, 0, 0, 0, 0, 0>}
+// With 16 registers, 6 output columns.
+// AVX2-LABEL: func.func @conv_batch_one
+// AVX2: linalg.conv_2d_nhwc_hwcf {{{.*}}strata_cpu.tile_sizes = {vector = array<i64: 1, 1, 6, 16, 1, 0, 1>
 func.func @conv_batch_one(%x: memref<1x16x16x64xf32>, %w: memref<3x3x64x64xf32>, %y: memref<1x14x14x64xf32>) {
   linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>}
       ins(%x, %w : memref<1x16x16x64xf32>, memref<3x3x64x64xf32>) outs(%y : memref<1x14x14x64xf32>)

@@ -4,6 +4,7 @@
 // RUN: strata-codegen-cpu %s --codegen-options=approximate-math=none --triple=x86_64-linux-gnu --cpu=skylake-avx512 --emit=llvm -o - | FileCheck %s --check-prefix=LLVM
 // RUN: strata-codegen-cpu %s --codegen-options=approximate-math=none --triple=x86_64-linux-gnu --cpu=skylake-avx512 --emit=asm -o - | FileCheck %s --check-prefix=X86
 // RUN: strata-codegen-cpu %s --codegen-options=approximate-math=none --triple=aarch64-linux-gnu --emit=asm -o - | FileCheck %s --check-prefix=ARM
+// RUN: strata-codegen-cpu %s --codegen-options=approximate-math=none --triple=x86_64-linux-gnu --cpu=x86-64-v3 --emit=asm -o - | FileCheck %s --check-prefix=AVX2
 // RUN: strata-codegen-cpu %s --codegen-options=approximate-math=none --triple=x86_64-linux-gnu --cpu=x86-64-v3 -o %t.so
 // RUN: llvm-readelf --file-header --dyn-syms %t.so | FileCheck %s --check-prefix=ELF
 // RUN: strata-codegen-cpu %s --codegen-options=approximate-math=none --triple=aarch64-linux-gnu -o %t.arm.so
@@ -29,6 +30,12 @@
 // The matmul's inner loop: 8 x 2 fused multiply-adds on 16-lane registers.
 // X86-LABEL: matmul:
 // X86-COUNT-16: vfmadd231ps {{.*}}zmm
+// With AVX2's 16 registers the tile is 6 x 2 (12 accumulators, 2 registers
+// of the right-hand side, a broadcast), all in registers; 8 x 2 would spill.
+// AVX2-LABEL: matmul:
+// AVX2-COUNT-12: vfmadd231ps {{.*}}ymm
+// AVX2-NOT: vfmadd231ps
+// AVX2: .Lfunc_end
 // ARM-LABEL: exp:
 // ARM: bl expf
 // ARM-LABEL: matmul:
