@@ -169,6 +169,35 @@ void registerModelDialects(DialectRegistry &registry) {
   registry.insert<flow::FlowDialect, vm::VMDialect>();
 }
 
+namespace {
+
+/// The vector width strata-pack-weights lays the weights out for: the CPU
+/// codegen's vector-bits when given, else the narrowest native width of the
+/// module's CPU targets, since one packed weight serves all of them. A
+/// target whose machine cannot be made is left out here (its executable
+/// reports the error).
+int64_t packingVectorBits(const ModelCompileOptions &options,
+                          MLIRContext *context) {
+  if (options.codegen.vectorBits != 0)
+    return options.codegen.vectorBits;
+  std::vector<cpu::CPUTargetOptions> targets = options.targets;
+  if (targets.empty())
+    targets.emplace_back();
+  ScopedDiagnosticHandler quiet(context,
+                                [](Diagnostic &) { return success(); });
+  std::optional<int64_t> bits;
+  for (const cpu::CPUTargetOptions &target : targets) {
+    FailureOr<std::unique_ptr<llvm::TargetMachine>> machine =
+        cpu::createCPUTargetMachine(target, UnknownLoc::get(context));
+    if (succeeded(machine))
+      bits = std::min(bits.value_or(INT64_MAX),
+                      cpu::nativeVectorBits(**machine));
+  }
+  return bits.value_or(512);
+}
+
+} // namespace
+
 FailureOr<std::vector<uint8_t>>
 compileModel(ModuleOp module, const ModelCompileOptions &options) {
   PhaseRunner runner(module, options);
@@ -207,7 +236,8 @@ compileModel(ModuleOp module, const ModelCompileOptions &options) {
           // keeps the weights as the model has them (ROCm's matrix tiles
           // read a plain matmul's).
           if (options.packWeights && options.cpuTarget) {
-            pm.addPass(flow::createPackWeightsPass());
+            pm.addPass(flow::createPackWeightsPass(
+                packingVectorBits(options, module.getContext())));
             pm.addPass(flow::createConstEvalPass());
           }
           pm.addPass(createCanonicalizerPass());

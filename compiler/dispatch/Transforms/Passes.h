@@ -44,7 +44,8 @@ std::unique_ptr<mlir::Pass> createConstEvalPass();
 /// strata-pack-weights: constant matmul weights stored in strips of the
 /// columns a tile reads, the matmul a contraction over the expanded output
 /// (see PackWeights.cpp); strata-const-eval then packs the constants.
-std::unique_ptr<mlir::Pass> createPackWeightsPass();
+/// `vectorBits`: the narrowest vector register of the CPU targets.
+std::unique_ptr<mlir::Pass> createPackWeightsPass(int64_t vectorBits = 512);
 
 /// strata-assert-shapes: states on the host, as flow.check_equal, every
 /// relation between dynamic dimensions that a linalg op, a tensor.concat or a

@@ -1,0 +1,33 @@
+// strata-pack-weights with 256-bit vectors (AVX2): strips as wide as the
+// register tile, so that a tile reads each row of its strip whole: 2
+// registers (16 f32 columns) for more than 2 rows, 4 (32) for a
+// matrix-vector product. With 512-bit vectors (the default) the widest of
+// 64, 32 and 16 with at least two strips.
+// RUN: strata-opt %s --strata-pack-weights="vector-bits=256" | FileCheck %s
+// RUN: strata-opt %s --strata-pack-weights | FileCheck %s --check-prefix=WIDE
+
+// CHECK-LABEL: func.func @rows
+// CHECK: linalg.transpose ins(%{{.*}} : tensor<8x4x16xf32>) outs(%{{.*}} : tensor<4x8x16xf32>)
+// WIDE-LABEL: func.func @rows
+// WIDE: linalg.transpose ins(%{{.*}} : tensor<8x2x32xf32>) outs(%{{.*}} : tensor<2x8x32xf32>)
+func.func @rows(%x: tensor<16x8xf32>, %w: tensor<8x64xf32>) -> tensor<16x64xf32> {
+  %c = arith.constant dense<1.0> : tensor<8x64xf32>
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<16x64xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<16x64xf32>) -> tensor<16x64xf32>
+  %m = linalg.matmul ins(%x, %c : tensor<16x8xf32>, tensor<8x64xf32>) outs(%f : tensor<16x64xf32>) -> tensor<16x64xf32>
+  return %m : tensor<16x64xf32>
+}
+
+// CHECK-LABEL: func.func @vector
+// CHECK: linalg.transpose ins(%{{.*}} : tensor<8x4x32xf32>) outs(%{{.*}} : tensor<4x8x32xf32>)
+// WIDE-LABEL: func.func @vector
+// WIDE: linalg.transpose ins(%{{.*}} : tensor<8x2x64xf32>) outs(%{{.*}} : tensor<2x8x64xf32>)
+func.func @vector(%x: tensor<1x8xf32>) -> tensor<1x128xf32> {
+  %c = arith.constant dense<1.0> : tensor<8x128xf32>
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x128xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<1x128xf32>) -> tensor<1x128xf32>
+  %m = linalg.matmul ins(%x, %c : tensor<1x8xf32>, tensor<8x128xf32>) outs(%f : tensor<1x128xf32>) -> tensor<1x128xf32>
+  return %m : tensor<1x128xf32>
+}
