@@ -171,6 +171,16 @@ void registerModelDialects(DialectRegistry &registry) {
 
 namespace {
 
+/// The CPU targets executables are compiled for: the given ones, or the
+/// host's when none is given.
+std::vector<cpu::CPUTargetOptions>
+cpuTargets(const ModelCompileOptions &options) {
+  std::vector<cpu::CPUTargetOptions> targets = options.targets;
+  if (targets.empty())
+    targets.emplace_back();
+  return targets;
+}
+
 /// The vector width strata-pack-weights lays the weights out for: the CPU
 /// codegen's vector-bits when given, else the narrowest native width of the
 /// module's CPU targets, since one packed weight serves all of them. A
@@ -180,13 +190,10 @@ int64_t packingVectorBits(const ModelCompileOptions &options,
                           MLIRContext *context) {
   if (options.codegen.vectorBits != 0)
     return options.codegen.vectorBits;
-  std::vector<cpu::CPUTargetOptions> targets = options.targets;
-  if (targets.empty())
-    targets.emplace_back();
   ScopedDiagnosticHandler quiet(context,
                                 [](Diagnostic &) { return success(); });
   std::optional<int64_t> bits;
-  for (const cpu::CPUTargetOptions &target : targets) {
+  for (const cpu::CPUTargetOptions &target : cpuTargets(options)) {
     FailureOr<std::unique_ptr<llvm::TargetMachine>> machine =
         cpu::createCPUTargetMachine(target, UnknownLoc::get(context));
     if (succeeded(machine))
@@ -316,9 +323,8 @@ compileModel(ModuleOp module, const ModelCompileOptions &options) {
           embedded = true;
           return success();
         };
-        std::vector<cpu::CPUTargetOptions> targets = options.targets;
-        if (targets.empty() && options.cpuTarget)
-          targets.emplace_back();
+        std::vector<cpu::CPUTargetOptions> targets =
+            options.cpuTarget ? cpuTargets(options) : options.targets;
         for (const cpu::CPUTargetOptions &target : targets) {
           OwningOpRef<ModuleOp> copy = kernels->clone();
           FailureOr<cpu::CPUExecutable> executable =

@@ -87,10 +87,16 @@ struct CPUSelectTileSizesPass
   /// at a third of OpenBLAS), where 6 x 2 keeps them all in registers.
   static constexpr int64_t kMaxTileRows = 8;
   int64_t tileRows(int64_t vectors) const {
+    vectors = std::max<int64_t>(1, vectors);
+    return rowsFitting(vectors, vectors + 1);
+  }
+
+  /// `matmul-rows` when given, else how many rows of `perRow` registers the
+  /// vector registers hold beside `reserved` ones, 1 to kMaxTileRows.
+  int64_t rowsFitting(int64_t perRow, int64_t reserved) const {
     if (matmulRows > 0)
       return matmulRows;
-    vectors = std::max<int64_t>(1, vectors);
-    return std::clamp<int64_t>((vectorRegisters - vectors - 1) / vectors, 1,
+    return std::clamp<int64_t>((vectorRegisters - reserved) / perRow, 1,
                                kMaxTileRows);
   }
 
@@ -103,10 +109,7 @@ struct CPUSelectTileSizesPass
   /// columns of 2 registers, 65 with 4, 59 with 5 (trace of one process,
   /// interleaved); with 32 registers it stays 8.
   int64_t convolutionColumns(int64_t vectors) const {
-    if (matmulRows > 0)
-      return matmulRows;
-    return std::clamp<int64_t>(vectorRegisters / (std::max<int64_t>(1, vectors) + 1),
-                               1, kMaxTileRows);
+    return rowsFitting(std::max<int64_t>(1, vectors) + 1, 0);
   }
 
   /// The tile that fills the registers best, regardless of the extents.
