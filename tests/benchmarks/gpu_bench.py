@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Strata on an NVIDIA GPU (the cuda and vulkan drivers) against PyTorch CUDA on the same
-GPU, in the same run: GEMM 4096^3 in f32 and bf16 (cuBLAS through torch.matmul; bf16 on
-cuda only, SPIR-V has no bf16 here) and the sample models (PyTorch eager with the same
+GPU, in the same run: GEMM 4096^3 in f32, bf16 and f16 (cuBLAS through torch.matmul; bf16
+and f16 on cuda only: SPIR-V has no bf16 here) and the sample models (PyTorch eager with the same
 weights, as tests/benchmarks/model_bench.py builds them).
 
 The modules are compiled where the compiler is (the GPU machine has none):
@@ -15,8 +15,9 @@ then, on the GPU machine, with a runtime-only build (STRATA_BUILD_COMPILER=OFF):
 Strata: benchmark-module --device=cuda or vulkan (Google Benchmark repetitions; the median of the
 real time, which includes the wait for the GPU). PyTorch: CUDA events around each call
 after warm-up, median of 20. Before timing, the f32 GEMM's result for random inputs is
-compared with torch.matmul in full f32 (TF32 off), and the bf16 GEMM's with its exact
-value for constant inputs. Times in milliseconds; ratio = Strata / PyTorch.
+compared with torch.matmul in full f32 (TF32 off), and the bf16 and f16 GEMMs', for random
+small integers (exact in both types and in the f32 sums), with the exact product, element by
+element. Times in milliseconds; ratio = Strata / PyTorch.
 """
 import argparse
 import json
@@ -51,18 +52,22 @@ def module(args, name, driver="cuda"):
     return os.path.join(args.work, "%s.%s.smod" % (name, driver))
 
 
-def has_bf16(driver):
+# The 16-bit GEMMs (on the tensor cores), on cuda only.
+HALVES = ("bf16", "f16")
+
+
+def has_halves(driver):
     return driver == "cuda"
 
 
 def compile_modules(args):
     os.makedirs(args.work, exist_ok=True)
-    sources = [os.path.join(HERE, "gpu", "gemm_%s.mlir" % t) for t in ("f32", "bf16")]
-    sources += [os.path.join(args.models, s + ".mlir") for s in SAMPLES]
+    sources = [os.path.join(HERE, "gpu", "gemm_%s.mlir" % t) for t in ("f32",) + HALVES]
+    sources += [os.path.join(args.models, s + ".mlir") for s in args.samples]
     for driver in args.drivers:
         for source in sources:
             name = os.path.splitext(os.path.basename(source))[0]
-            if name == "gemm_bf16" and not has_bf16(driver):
+            if name in ("gemm_" + t for t in HALVES) and not has_halves(driver):
                 continue
             run([os.path.join(args.bin, "compile-module"), source, "--target=" + driver, "-o",
                  module(args, name, driver)])
@@ -116,16 +121,28 @@ def check_gemms(args, driver):
     print("%s gemm f32 %d^3: max abs error %.3g against torch.matmul (f32)" % (driver, N, error))
     if not error < 1e-2:
         raise Failed("%s gemm f32: wrong result" % driver)
-    if not has_bf16(driver):
+    if not has_halves(driver):
         return
-    run([os.path.join(args.bin, "run-module"), "--module=" + module(args, "gemm_bf16", driver),
-         "--device=" + driver, "--input=%dx%dxbf16=0.5" % (N, N), "--input=%dx%dxbf16=0.5" % (N, N),
-         "--output=@" + paths[2]])
-    out = np.load(paths[2])
-    if not (out == 0.25 * N).all():
-        raise Failed("gemm bf16: expected every element %g, got values from %g to %g" % (
-            0.25 * N, out.min(), out.max()))
-    print("%s gemm bf16 %d^3: every element exact (%g)" % (driver, N, 0.25 * N))
+    # Small integers: every 16-bit operand and every f32 sum is exact, so any element
+    # taken from the wrong lane, row or column of a tensor-core fragment shows.
+    ints = [rng.integers(-4, 5, (N, N)) for _ in range(2)]
+    want = (torch.from_numpy(ints[0]).cuda().double() @ torch.from_numpy(ints[1]).cuda().double()).cpu().numpy()
+    for t in HALVES:
+        raw = [os.path.join(args.work, "gemm.%s.%s" % (n, t)) for n in ("a", "b")]
+        for values, path in zip(ints, raw):
+            bits = (values.astype(np.float32).view(np.uint32) >> 16).astype(np.uint16) if t == "bf16" \
+                else values.astype(np.float16).view(np.uint16)
+            bits.tofile(path)
+        run([os.path.join(args.bin, "run-module"), "--module=" + module(args, "gemm_" + t, driver),
+             "--device=" + driver] + ["--input=%dx%dx%s=@%s" % (N, N, t, path) for path in raw]
+            + ["--output=@" + paths[2]])
+        out = np.load(paths[2])
+        wrong = int((out != want).sum())
+        if wrong:
+            where = np.unravel_index(np.argmax(out != want), out.shape)
+            raise Failed("gemm %s: %d of %d elements wrong; C[%d, %d] is %g, expected %g" % (
+                t, wrong, out.size, where[0], where[1], out[where], want[where]))
+        print("%s gemm %s %d^3: every element exact (random integers in [-4, 4])" % (driver, t, N))
 
 
 def main():
@@ -136,10 +153,14 @@ def main():
     parser.add_argument("--models", default=os.path.join(ROOT, "build", "samples", "models"),
                         help="the sample models as the build generates them (PyTorch reads "
                              "their weights)")
+    parser.add_argument("--samples", default=",".join(SAMPLES),
+                        help="the sample models to compile and time (default: %(default)s; "
+                             "empty: the GEMMs alone)")
     parser.add_argument("--drivers", default=",".join(DRIVERS),
                         help="the drivers to compile for and time (default: cuda,vulkan)")
     args = parser.parse_args()
     args.drivers = args.drivers.split(",")
+    args.samples = [s for s in args.samples.split(",") if s]
     if args.compile:
         return compile_modules(args)
     # A driver whose GEMM check fails is reported and left out of the timings.
@@ -160,11 +181,11 @@ def main():
     print("GPU: %s; PyTorch %s" % (torch.cuda.get_device_name(), torch.__version__))
     print("%-24s %10s %10s %8s" % ("ms per call", "strata", "pytorch", "ratio"))
     torch.backends.cuda.matmul.allow_tf32 = False
-    for t, dtype in (("f32", torch.float32), ("bf16", torch.bfloat16)):
+    for t, dtype in (("f32", torch.float32), ("bf16", torch.bfloat16), ("f16", torch.float16)):
         a = torch.rand(N, N, device="cuda", dtype=dtype)
         b = torch.rand(N, N, device="cuda", dtype=dtype)
         for driver in args.drivers:
-            if t == "bf16" and not has_bf16(driver):
+            if t in HALVES and not has_halves(driver):
                 continue
             ours = strata_ms(args, module(args, "gemm_" + t, driver), "gemm",
                              ["%dx%dx%s=0.5" % (N, N, t)] * 2, driver)
@@ -175,7 +196,7 @@ def main():
     # The sample models: PyTorch eager on the GPU with the weights of the .mlir files.
     from_numpy = torch.from_numpy
     torch.from_numpy = lambda array: from_numpy(array).cuda()
-    for case in model_bench.CASES:
+    for case in (c for c in model_bench.CASES if c.sample in args.samples):
         blobs = model_bench.check_models.read_resources(os.path.join(args.models, case.sample + ".mlir"))
         model = case.torch_model(blobs)
         x = torch.rand(*case.input_shape, device="cuda")

@@ -11,13 +11,25 @@
 #   tests/benchmarks/gpu_check.sh DIR [LOG_DIR]
 #
 # It runs the HAL conformance suite and the driver tests on cuda and vulkan, the sample
-# models on both against NumPy (tests/e2e/check_models.py), then
-# tests/benchmarks/gpu_bench.py (GEMM 4096^3 and the samples against PyTorch CUDA).
-# Each step has its own time limit; the summary names the steps that failed.
+# models on both against NumPy (tests/e2e/check_models.py), the real models that fit a
+# GPU machine's transfer (REAL_MODELS below, compiled --target=cuda,vulkan) on both
+# against PyTorch's outputs (tests/models/check_models.py --run-only), the op coverage
+# suite on vulkan (tests/e2e/check_ops.py --run-only, 8 shards side by side; cuda's
+# ran before), then tests/benchmarks/gpu_bench.py (GEMM 4096^3 and the samples against
+# PyTorch CUDA). Each step has its own time limit; the summary names the steps that
+# failed. STEPS="models real-models ..." runs only the steps it names.
+#
+# --prepare takes the real models' exports from MODEL_WORK (default
+# BUILD/tests/models/work, where the model suite leaves them).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$(dirname "$here")")
 models="cnn encoder_block mlp mlp_dynamic newton"
+# The real-model exports whose modules (with inputs and references) stay under the
+# 64 MiB a GPU machine here takes with everything else: ViT at its three shapes,
+# MobileNetV2 and GPT-2 (2 layers). ResNet-18 (46 MB of weights) and BERT (90 MB)
+# do not fit beside them.
+REAL_MODELS=${REAL_MODELS:-"vit-linalg vit-linalg-48 vit-linalg-dynamic mobilenet_v2-linalg gpt2-linalg"}
 
 if [ "${1:-}" = --prepare ]; then
   build=$2 runtime=$3 dir=$4
@@ -37,6 +49,17 @@ if [ "${1:-}" = --prepare ]; then
     --work "$dir/e2e" --target=cuda,vulkan --compile-only $models
   rm -rf "$dir/e2e/"*.executables
   "$python" "$here/gpu_bench.py" --compile --bin "$build/bin" --models "$dir/models" --work "$dir/bench"
+  exports=${MODEL_WORK:-$build/tests/models/work}
+  mkdir -p "$dir/real-models"
+  for stem in $REAL_MODELS; do
+    # The name tests/models/check_models.py gives a module for --target=cuda,vulkan.
+    "$build/bin/compile-module" "$exports/$stem.mlir" --target=cuda,vulkan \
+      -o "$dir/real-models/$stem.cuda_vulkan.smod"
+    cp "$exports/$stem.export.json" "$exports/$stem".b*.in*.npy "$exports/$stem".b*.expected.npy \
+      "$dir/real-models/"
+  done
+  "$python" "$root/tests/e2e/check_ops.py" --bin "$build/bin" --work "$dir/ops" --target=vulkan \
+    --compile-only > "$dir/ops-compile.log"
   exit 0
 fi
 
@@ -53,6 +76,7 @@ echo "Vulkan driver files: ${VK_DRIVER_FILES:-found by the loader}"
 failed=()
 step() {  # step NAME SECONDS COMMAND...
   local name=$1 limit=$2; shift 2
+  if [ -n "${STEPS:-}" ] && [[ " $STEPS " != *" $name "* ]]; then return; fi
   echo "=== $name"
   timeout "$limit" "$@" > "$logs/$name.log" 2>&1
   local rc=$?
@@ -69,7 +93,25 @@ step conformance.vulkan.discrete 90 "$dir/bin/hal_tests" "--hal-driver=vulkan?un
 step vulkan_tests 90 "$dir/bin/vulkan_tests"
 step models 150 python3 "$root/tests/e2e/check_models.py" --bin "$dir/bin" --models "$dir/models" \
   --work "$dir/e2e" --target=cuda,vulkan --run-only --devices=cuda,vulkan $models
-step bench 200 python3 "$here/gpu_bench.py" --bin "$dir/bin" --models "$dir/models" --work "$dir/bench"
-cat "$logs/bench.log"
+step real-models 150 python3 "$root/tests/models/check_models.py" --run-only --bin "$dir/bin" \
+  --work "$dir/real-models" --target=cuda,vulkan --devices=cuda,vulkan
+ops_shards() {
+  local pids=() rc=0 shards=${OPS_SHARDS:-8} i
+  for ((i = 0; i < shards; i++)); do
+    python3 "$root/tests/e2e/check_ops.py" --run-only --bin "$dir/bin" --work "$dir/ops" \
+      --target=vulkan --devices=vulkan --shard=$i/$shards > "$logs/ops.vulkan.$i.log" 2>&1 &
+    pids+=($!)
+  done
+  for ((i = 0; i < shards; i++)); do
+    wait "${pids[$i]}" || rc=1
+    tail -n 3 "$logs/ops.vulkan.$i.log"
+  done
+  return $rc
+}
+export dir root logs
+export -f ops_shards
+step ops.vulkan ${OPS_SECONDS:-180} bash -c ops_shards
+step bench 150 python3 "$here/gpu_bench.py" --bin "$dir/bin" --models "$dir/models" --work "$dir/bench" ${BENCH_ARGS:-}
+[ -f "$logs/bench.log" ] && cat "$logs/bench.log"
 echo "failed steps: ${failed[*]:-none}"
 [ ${#failed[@]} -eq 0 ]

@@ -750,20 +750,24 @@ def family(name, functions, cases, stat=None):
     return Family(name, "\n\n".join(functions) + "\n", cases, stat)
 
 
-def contraction_family(name, op_text, shape_sets, a_shape, b_shape, out_shape, ref, count, acc=False):
-    """matmul-like ops: op_text is the op up to `ins(`; shapes are functions of a shape set."""
+def contraction_family(name, op_text, shape_sets, a_shape, b_shape, out_shape, ref, count, acc=False,
+                       operands="f32"):
+    """matmul-like ops: op_text is the op up to `ins(`; shapes are functions of a shape set.
+    The operands are of type `operands` (f32 or f16), the result f32."""
     functions, cases = [], []
     for dims in shape_sets:
         fname = "%s_%s" % (name.replace(".", "_"), "x".join(str(d) for d in dims))
         label = "%s * %s" % (shape_name(a_shape(*dims)), shape_name(b_shape(*dims)))
-        at, bt, ot = (tensor_type(f(*dims), "f32") for f in (a_shape, b_shape, out_shape))
+        at, bt = (tensor_type(f(*dims), operands) for f in (a_shape, b_shape))
+        ot = tensor_type(out_shape(*dims), "f32")
         args = [("a", at), ("b", bt)] + ([("c", ot)] if acc else [])
         body = ([] if acc else init("c", out_shape(*dims), "0.0"))
         body.append("%%r = %s ins(%%a, %%b : %s, %s) outs(%%c : %s) -> %s" % (op_text, at, bt, ot, ot))
         functions.append(function(fname, args, [("%r", ot)], body))
 
         def make(rng, dims=dims):
-            inputs = [rand(a_shape(*dims), rng), rand(b_shape(*dims), rng)]
+            inputs = [rand(a_shape(*dims), rng).astype(np_type(operands)),
+                      rand(b_shape(*dims), rng).astype(np_type(operands))]
             c = rand(out_shape(*dims), rng) if acc else np.zeros(out_shape(*dims), np.float32)
             if acc:
                 inputs.append(c)
@@ -801,6 +805,11 @@ def contraction_families():
         contraction_family("linalg.matmul", "linalg.matmul", MATMUL_SHAPES, M, K, O, mm, count),
         contraction_family("linalg.matmul_acc", "linalg.matmul", [(1, 1, 1), (7, 13, 1000), (1000, 7, 13), (96, 64, 24), (256, 512, 512)],
                            M, K, O, mm, count, acc=True),
+        # f16 operands accumulated in f32: on NVIDIA GPUs (sm_80 and later) the shapes with N
+        # a multiple of 64 and K of 32 run on the tensor cores (mma.sync), M past the tile masked.
+        contraction_family("linalg.matmul_f16", "linalg.matmul",
+                           [(7, 13, 20), (200, 128, 64), (256, 192, 96), (33, 64, 1024)],
+                           M, K, O, mm, count, operands="f16"),
         contraction_family("linalg.matmul_ta", "linalg.matmul " + matmul_maps("k, m", "k, n"), MT_SHAPES,
                            lambda m, n, k: (k, m), K, O, lambda a, b: a.T @ b, count),
         contraction_family("linalg.matmul_tb", "linalg.matmul " + matmul_maps("m, k", "n, k"), MT_SHAPES,

@@ -4,6 +4,13 @@
     build/venv/bin/python check_models.py --bin=DIR --work=DIR [--only NAME ...]
                                           [--devices=cpu-sync,cpu-task] [--keep-modules]
                                           [--target=cpu,vulkan]
+    python3 check_models.py --run-only --bin=DIR --work=DIR --target=cuda,vulkan
+                            --devices=cuda,vulkan [--only NAME ...]
+
+--run-only runs, on a machine without the compiler or torch-mlir (a GPU machine),
+the modules an earlier `--keep-modules --devices=` run compiled for the same
+--target into --work, with the inputs and references kept there; variants whose
+module is not there are skipped with one line.
 
 Run it with the Python that tools/dev/setup-python.sh makes (build/venv): it
 needs torch, torch-mlir, torchvision, transformers and onnx. For each model
@@ -278,6 +285,16 @@ class Report:
 
 def check(variant, args, report):
     runs = len(variant.batches) * len(args.devices)
+    module = variant.path(".smod" if args.target == "cpu" else "." + args.target.replace(",", "_") + ".smod")
+    if args.run_only:
+        if not os.path.exists(module) or not os.path.exists(variant.path(".export.json")):
+            print("skip %s: no module %s here" % (variant.label, os.path.basename(module)), flush=True)
+            report.skip(runs)
+            return
+        with open(variant.path(".export.json")) as f:
+            record = json.load(f)
+        run_variant(variant, module, record, args, report)
+        return
     # Export (or reuse the cached export).
     record = cached(variant)
     try:
@@ -293,7 +310,6 @@ def check(variant, args, report):
     report.ok("%s export: %s, %.1f MB of MLIR" % (variant.label, how, record["mlir_bytes"] / 1e6))
 
     # Compile.
-    module = variant.path(".smod" if args.target == "cpu" else "." + args.target.replace(",", "_") + ".smod")
     if os.path.exists(module):
         os.remove(module)
     cmd = [os.path.join(args.bin, "compile-module"), variant.path(".mlir"), "-o", module,
@@ -313,7 +329,11 @@ def check(variant, args, report):
         else:
             report.ok("%s: its ROCm code objects match their metadata" % variant.label)
 
-    # Run at each batch on each device.
+    run_variant(variant, module, record, args, report)
+
+
+def run_variant(variant, module, record, args, report):
+    """Runs the module at each batch on each device against the references."""
     failed = False
     for batch in variant.batches:
         inputs = [variant.inputs_path(batch, i) for i in range(record["inputs"])]
@@ -339,7 +359,7 @@ def check(variant, args, report):
                 report.ok("%s: max abs error %.3g (%.2f s)" % (name, worst, detail))
     if variant.family.name in VOCABULARY and variant.way == "linalg" and not variant.dynamic:
         check_token_bounds(variant, module, record, args, report)
-    if not failed and not args.keep_modules:
+    if not failed and not args.keep_modules and not args.run_only:
         os.remove(module)
 
 
@@ -387,13 +407,16 @@ def main():
                              "--devices= (none) the models are compiled and not run")
     parser.add_argument("--keep-modules", action="store_true",
                         help="keep the .smod files of models that passed (failures' are kept)")
+    parser.add_argument("--run-only", action="store_true",
+                        help="run the modules compiled into --work earlier; no export, no compile")
     args = parser.parse_args()
     args.devices = [d for d in args.devices.split(",") if d]
-    for tool in ("compile-module", "run-module"):
+    for tool in ("run-module",) if args.run_only else ("compile-module", "run-module"):
         if not os.access(os.path.join(args.bin, tool), os.X_OK):
             sys.exit("check_models.py: no %s in %s" % (tool, args.bin))
     os.makedirs(args.work, exist_ok=True)
-    importlib.import_module("torch")  # once, before the exports fork
+    if not args.run_only:
+        importlib.import_module("torch")  # once, before the exports fork
 
     report = Report()
     for name in args.only or list(FAMILIES):
@@ -409,6 +432,7 @@ def main():
 
 
 if __name__ == "__main__":
-    from strata_import import cli
-    cli.quiet_torch_logs()
+    if "--run-only" not in sys.argv:
+        from strata_import import cli
+        cli.quiet_torch_logs()
     main()

@@ -162,9 +162,13 @@ FailureOr<CUDAExecutable> compileCUDAExecutable(
   auto runPasses = [&](llvm::function_ref<void(PassManager &)> build) {
     return runConfigured(module, configure, build);
   };
-  // Matmuls staged in shared memory unless the options say otherwise.
+  // Matmuls staged in shared memory unless the options say otherwise, f16
+  // and bf16 ones on the tensor cores where every arch has mma.sync
+  // m16n8k16 (sm_80 and later).
   GPUCodegenPipelineOptions cudaOptions;
-  copyWithDefaultMatrixTiles(cudaOptions, options, "shared");
+  const bool tensorCores =
+      llvm::all_of(archs, [](unsigned arch) { return arch >= 80; });
+  copyWithDefaultMatrixTiles(cudaOptions, options, tensorCores ? "mma" : "shared");
   FailureOr<GPUKernels> shared =
       runGPUCodegen(module, cudaOptions, cudaTargetEnv(), configure);
   if (failed(shared))

@@ -4,6 +4,7 @@
 
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 using namespace mlir;
 
@@ -51,9 +52,9 @@ struct GPUFoldFlatViewsPass
     : impl::GPUFoldFlatViewsPassBase<GPUFoldFlatViewsPass> {
   void runOnOperation() override {
     getOperation().walk([](Operation *op) {
-      if (isa<memref::LoadOp>(op)) {
+      if (isa<memref::LoadOp, vector::LoadOp>(op)) {
         accessSource(op, 0);
-      } else if (isa<memref::StoreOp>(op)) {
+      } else if (isa<memref::StoreOp, vector::StoreOp>(op)) {
         accessSource(op, 1);
       } else if (auto dim = dyn_cast<memref::DimOp>(op)) {
         auto view = dim.getSource().getDefiningOp<memref::ReinterpretCastOp>();

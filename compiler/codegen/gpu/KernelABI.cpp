@@ -3,6 +3,7 @@
 #include "compiler/codegen/gpu/KernelABI.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 
@@ -42,7 +43,9 @@ unsigned PushConstantLayout::dimWord(func::FuncOp kernel, unsigned arg,
 LogicalResult propagateMemorySpace(Value memref) {
   Attribute space = cast<MemRefType>(memref.getType()).getMemorySpace();
   for (Operation *user : memref.getUsers()) {
-    if (isa<memref::LoadOp, memref::StoreOp, memref::DimOp>(user))
+    if (isa<memref::LoadOp, memref::StoreOp, memref::DimOp,
+            memref::ExtractAlignedPointerAsIndexOp, vector::LoadOp,
+            vector::StoreOp>(user))
       continue;
     auto view = dyn_cast<ViewLikeOpInterface>(user);
     if (!view || view.getViewSource() != memref)

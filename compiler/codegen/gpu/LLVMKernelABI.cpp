@@ -7,6 +7,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SPIRV/IR/TargetAndABI.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 using namespace mlir;
 
@@ -72,7 +73,8 @@ LogicalResult bindPointer(BlockArgument binding) {
   unsigned bytes = (element.getIntOrFloatBitWidth() + 7) / 8;
   MLIRContext *context = binding.getContext();
   for (Operation *user : binding.getUsers()) {
-    if (!isa<memref::LoadOp, memref::StoreOp, memref::AtomicRMWOp>(user))
+    if (!isa<memref::LoadOp, memref::StoreOp, memref::AtomicRMWOp,
+             vector::LoadOp, vector::StoreOp>(user))
       return user->emitOpError("uses a kernel binding; GPU kernels only "
                                "load, store and update bindings at 1-D "
                                "indices (strata-gpu-fold-flat-views)");
@@ -90,6 +92,18 @@ LogicalResult bindPointer(BlockArgument binding) {
       Value address = elementPointer(b, loc, binding, element,
                                      store.getIndices()[0]);
       LLVM::StoreOp::create(b, loc, store.getValueToStore(), address, bytes);
+    } else if (auto load = dyn_cast<vector::LoadOp>(user)) {
+      // A vector of elements from the index on, aligned as the op says.
+      Value address = elementPointer(b, loc, binding, element,
+                                     load.getIndices()[0]);
+      Value value = LLVM::LoadOp::create(b, loc, load.getVectorType(), address,
+                                         load.getAlignment().value_or(bytes));
+      load.getResult().replaceAllUsesWith(value);
+    } else if (auto store = dyn_cast<vector::StoreOp>(user)) {
+      Value address = elementPointer(b, loc, binding, element,
+                                     store.getIndices()[0]);
+      LLVM::StoreOp::create(b, loc, store.getValueToStore(), address,
+                            store.getAlignment().value_or(bytes));
     } else {
       auto update = cast<memref::AtomicRMWOp>(user);
       std::optional<LLVM::AtomicBinOp> op;
@@ -195,6 +209,18 @@ struct LLVMKernelABIPass : impl::LLVMKernelABIPassBase<LLVMKernelABIPass> {
       alloc.erase();
       if (failed(propagateMemorySpace(memory)))
         return failure();
+    }
+    // Fused multiply-adds as the LLVM intrinsic (PTX fma.rn, AMDGPU's
+    // v_fma), not convert-gpu-to-nvvm's libdevice call __nv_fmaf, which
+    // needs libdevice found at compile time.
+    SmallVector<math::FmaOp> fmas;
+    function.walk([&](math::FmaOp fma) { fmas.push_back(fma); });
+    for (math::FmaOp fma : fmas) {
+      OpBuilder b(fma);
+      fma.replaceAllUsesWith(LLVM::FMAOp::create(b, fma.getLoc(), fma.getA(),
+                                                 fma.getB(), fma.getC())
+                                 .getResult());
+      fma.erase();
     }
     // Square roots correctly rounded, as on the CPU: libdevice's
     // __nv_fsqrt_rn / __nv_dsqrt_rn (PTX sqrt.rn), not the __nv_sqrtf that

@@ -9,6 +9,12 @@
 //   WMMA 16x16x16 f16 on gfx11, wave 32 (lanes 16-31 repeat 0-15 for A, B):
 //     A vector<16xf16>: A[l % 16][v], B: B[v][l % 16],
 //     C vector<8xf32>: C[2 * v + l / 16][l % 16]
+//   NVIDIA mma.sync m16n8k16 (f16 or bf16, f32 accumulators), warp 32, with
+//   g = l / 4 and t = l % 4, each 32-bit register holding two elements
+//   adjacent along K:
+//     A registers 0-3: A[g][2t..], A[g + 8][2t..], A[g][2t + 8..],
+//       A[g + 8][2t + 8..]; B registers 0-1: B[2t..][g], B[2t + 8..][g];
+//     C f32 0-3: C[g][2t], C[g][2t + 1], C[g + 8][2t], C[g + 8][2t + 1]
 //
 // (AMD's CDNA and RDNA3 instruction-set references; no AMD GPU has run these
 // kernels yet, see docs/codegen-gpu.md.)
@@ -19,6 +25,8 @@
 #include "compiler/codegen/gpu/Passes.h"
 
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SPIRV/IR/SPIRVAttributes.h"
@@ -43,6 +51,13 @@ constexpr int64_t kInvocations = 64;
 // staged in workgroup memory, 8x8 elements of C per invocation.
 constexpr int64_t kSharedK = 8;
 constexpr int64_t kSharedThreadTile = 8;
+// The tensor-core kind (f16 and bf16 on NVIDIA): K in steps of 32 staged
+// in workgroup memory, four warps of 32, each a quarter of the tile.
+constexpr int64_t kMmaK = 32;
+constexpr int64_t kMmaInvocations = 128;
+// Words (two elements along K) of a staged row: 16 of data, 4 of padding,
+// so that the eight rows a fragment load touches fall in distinct banks.
+constexpr int64_t kMmaRowWords = kMmaK / 2 + 4;
 
 /// The tile of C one workgroup computes at a time, and its invocations.
 struct TileShape {
@@ -57,6 +72,8 @@ struct MatmulKernel {
   Value a, b, c;
   int64_t n = 0, k = 0;
   bool f16 = false;  // A and B are f16 (else f32, or bf16 for `shared`)
+  // `mma` with f16 or bf16 operands: the tensor cores (else `shared`).
+  bool tensorCores = false;
   TileShape shape;
 };
 
@@ -155,7 +172,9 @@ std::optional<MatmulKernel> matchKernel(func::FuncOp kernel, StringRef kind) {
   auto cType = cast<MemRefType>(match.c.getType());
   Type ea = aType.getElementType(), eb = bType.getElementType(),
        ec = cType.getElementType();
-  const bool shared = kind == "shared";
+  // `mma` runs f16 and bf16 matmuls on the tensor cores, f32 ones as
+  // `shared`.
+  const bool shared = kind == "shared" || kind == "mma";
   // The shared kind computes in f32 from any float operands it widens.
   auto operand = [&](Type t) {
     return t.isF32() || t.isF16() || (shared && t.isBF16());
@@ -165,9 +184,13 @@ std::optional<MatmulKernel> matchKernel(func::FuncOp kernel, StringRef kind) {
   if (ea.isF32() && !ec.isF32())
     return std::nullopt;
   match.f16 = ea.isF16();
+  match.tensorCores = kind == "mma" && (ea.isF16() || ea.isBF16());
   match.n = bType.getDimSize(1);
   match.k = bType.getDimSize(0);
-  const int64_t kStep = shared ? kSharedK : match.f16 ? 16 : 4;
+  const int64_t kStep = match.tensorCores ? kMmaK
+                        : shared          ? kSharedK
+                        : match.f16       ? 16
+                                          : 4;
   if (ShapedType::isDynamic(match.n) || ShapedType::isDynamic(match.k) ||
       match.k % kStep != 0 || match.k == 0)
     return std::nullopt;
@@ -177,6 +200,8 @@ std::optional<MatmulKernel> matchKernel(func::FuncOp kernel, StringRef kind) {
     if (!shape)
       return std::nullopt;
     match.shape = *shape;
+    if (match.tensorCores)
+      match.shape.invocations = kMmaInvocations;
   } else if (match.n % kTile != 0) {
     return std::nullopt;
   }
@@ -208,7 +233,8 @@ public:
         cType(cast<MemRefType>(match.c.getType())) {}
 
   /// Replaces the kernel's body by the tile loop; `kind` is "mfma",
-  /// "wmma32", "scalar" (wmma32 has f16 instructions only) or "shared".
+  /// "wmma32", "scalar" (wmma32 has f16 instructions only), "shared" or
+  /// "mma" (f32 kernels staged as "shared").
   void write(StringRef kind) {
     const TileShape &shape = match.shape;
     const bool staticM = !cType.isDynamicDim(0);
@@ -225,7 +251,10 @@ public:
     Value grid = mlir::gpu::GridDimOp::create(b, loc, mlir::gpu::Dimension::x);
     // Workgroup memory is allocated once, at the top of the kernel.
     int64_t workgroupBytes = 0;
-    if (kind == "shared")
+    const bool shared = kind == "shared" || (kind == "mma" && !match.tensorCores);
+    if (match.tensorCores)
+      allocateMma(workgroupBytes);
+    else if (shared)
       allocateShared(workgroupBytes);
     auto tileLoop = scf::ForOp::create(b, loc, block, tiles, grid);
     b.setInsertionPointToStart(tileLoop.getBody());
@@ -239,9 +268,10 @@ public:
 
     const bool matrix = kind == "mfma" || (kind == "wmma32" && match.f16);
     SmallVector<Element> elements =
-        kind == "shared" ? sharedBody()
-        : matrix         ? matrixBody(/*wmma=*/kind == "wmma32")
-                         : scalarBody();
+        match.tensorCores ? mmaBody()
+        : shared          ? sharedBody()
+        : matrix          ? matrixBody(/*wmma=*/kind == "wmma32")
+                          : scalarBody();
     for (const Element &element : elements)
       store(element);
 
@@ -273,7 +303,10 @@ public:
                attrs.getNamedAttr("max", attrs.getI64IntegerAttr(maxWorkgroupCount))}));
     }
     kernel->setAttr("strata.matrix_tiles",
-                    attrs.getStringAttr(matrix || kind == "shared" ? kind : "scalar"));
+                    attrs.getStringAttr(match.tensorCores ? "mma"
+                                        : shared          ? "shared"
+                                        : matrix          ? kind
+                                                          : "scalar"));
 
     for (linalg::GenericOp generic : llvm::reverse(match.epilogue))
       generic->erase();
@@ -419,6 +452,22 @@ private:
     return elements;
   }
 
+  /// The K loop of the kinds staged in workgroup memory, in steps of
+  /// `step`: `accumulators` f32 sums from zero and the first step's elements
+  /// (`loadStep` at K offset 0) carried, and a barrier first in its body (the
+  /// workgroup has finished reading the last step's tiles).
+  scf::ForOp stagedKLoop(
+      int64_t accumulators, int64_t step,
+      llvm::function_ref<SmallVector<Value>(OpBuilder &, Value)> loadStep) {
+    Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(b.getF32Type()));
+    SmallVector<Value> inits(accumulators, zero);
+    inits.append(loadStep(b, index(0)));
+    auto kLoop = scf::ForOp::create(b, loc, index(0), index(match.k), index(step), inits);
+    OpBuilder inner = OpBuilder::atBlockBegin(kLoop.getBody());
+    mlir::gpu::BarrierOp::create(inner, loc);
+    return kLoop;
+  }
+
   /// The tiles of A (transposed: 8 x rows) and B (8 x cols) for one step
   /// of K, in workgroup memory, as f32 in vectors of 4 along the rows: every
   /// access of workgroup memory moves 16 bytes. The memrefs are 1-D (MLIR's
@@ -515,18 +564,11 @@ private:
       return vectors;
     };
 
-    Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(b.getF32Type()));
     constexpr int64_t kAccumulators = kSharedThreadTile * kSharedThreadTile;
-    SmallVector<Value> inits(kAccumulators, zero);
-    SmallVector<Value> first = loadStep(b, index(0));
-    inits.append(first);
-    auto kLoop = scf::ForOp::create(b, loc, index(0), index(match.k),
-                                    index(kSharedK), inits);
-    OpBuilder inner = OpBuilder::atBlockBegin(kLoop.getBody());
+    scf::ForOp kLoop = stagedKLoop(kAccumulators, kSharedK, loadStep);
+    OpBuilder inner = OpBuilder::atBlockEnd(kLoop.getBody());
     Value k0 = kLoop.getInductionVar();
     ValueRange carried = kLoop.getRegionIterArgs();
-    // The workgroup has finished reading the last step's tiles.
-    mlir::gpu::BarrierOp::create(inner, loc);
     unsigned next = kAccumulators;
     for (const Chunk &c : chunksOfA)
       memref::StoreOp::create(inner, loc, carried[next++], sharedA,
@@ -570,6 +612,227 @@ private:
             {arith::AddIOp::create(b, loc, row0, offsetOf(b, ty, i, shape.rows)),
              arith::AddIOp::create(b, loc, col0, offsetOf(b, tx, j, shape.cols)),
              kLoop.getResult(i * kSharedThreadTile + j)});
+    return elements;
+  }
+
+  /// The staged tiles of the tensor-core kind, as 32-bit words of two
+  /// elements adjacent along K: A's rows (rows x kMmaRowWords) and B's
+  /// columns, transposed (cols x kMmaRowWords), each padded.
+  void allocateMma(int64_t &bytes) {
+    OpBuilder top = OpBuilder::atBlockBegin(&kernel.getBody().front());
+    auto workgroup = spirv::StorageClassAttr::get(kernel.getContext(),
+                                                  spirv::StorageClass::Workgroup);
+    auto tileType = [&](int64_t rows) {
+      return MemRefType::get({rows * kMmaRowWords}, b.getI32Type(),
+                             MemRefLayoutAttrInterface(), workgroup);
+    };
+    sharedA = memref::AllocOp::create(top, loc, tileType(match.shape.rows));
+    sharedB = memref::AllocOp::create(top, loc, tileType(match.shape.cols));
+    bytes = 4 * kMmaRowWords * (match.shape.rows + match.shape.cols);
+  }
+
+  /// f16 and bf16 matmuls on NVIDIA's tensor cores (sm_80 and later): per
+  /// step of 32 along K the workgroup copies A's tile and B's (transposed,
+  /// so that both hold pairs along K in one word, as the instruction's
+  /// registers do) to workgroup memory in 16-byte loads, and each of the
+  /// four warps accumulates a quarter of the tile in f32 with
+  /// `mma.sync.m16n8k16` (the lane layout is in the file's header). The
+  /// next step's elements are loaded into registers while this step
+  /// computes.
+  SmallVector<Element> mmaBody() {
+    const TileShape &shape = match.shape;
+    const int64_t warpRows = shape.rows / 2, warpCols = shape.cols / 2;
+    const int64_t mTiles = warpRows / 16, nTiles = warpCols / 8;
+    const int64_t chunksA = shape.rows * (kMmaK / 8) / kMmaInvocations;
+    const int64_t unitsB = (kMmaK / 2) * (shape.cols / 8) / kMmaInvocations;
+    Type element = cast<MemRefType>(match.a.getType()).getElementType();
+    Type i32 = b.getI32Type(), f32 = b.getF32Type();
+    auto vector = [&](int64_t n, Type t) { return VectorType::get({n}, t); };
+    Value warp = arith::DivUIOp::create(b, loc, thread, index(32));
+    Value lane = arith::RemUIOp::create(b, loc, thread, index(32));
+    Value g = arith::DivUIOp::create(b, loc, lane, index(4));
+    Value t = arith::RemUIOp::create(b, loc, lane, index(4));
+    Value warpRow = arith::MulIOp::create(
+        b, loc, arith::DivUIOp::create(b, loc, warp, index(2)), index(warpRows));
+    Value warpCol = arith::MulIOp::create(
+        b, loc, arith::RemUIOp::create(b, loc, warp, index(2)), index(warpCols));
+    // A's chunks: 8 elements of one row; neighbouring invocations take
+    // neighbouring chunks of a row. B's units: 8 columns of two adjacent
+    // rows (a pair along K); neighbouring invocations take neighbouring
+    // pairs.
+    struct Piece {
+      Value major, minor;
+    };
+    auto pieces = [&](int64_t count, int64_t minorCount) {
+      SmallVector<Piece> result;
+      for (int64_t c = 0; c < count; ++c) {
+        Value linear = add(b, thread, c * kMmaInvocations);
+        result.push_back({arith::DivUIOp::create(b, loc, linear, index(minorCount)),
+                          arith::RemUIOp::create(b, loc, linear, index(minorCount))});
+      }
+      return result;
+    };
+    SmallVector<Piece> piecesA = pieces(chunksA, kMmaK / 8);  // row, chunk
+    SmallVector<Piece> piecesB = pieces(unitsB, kMmaK / 2);   // column group, pair
+    auto load = [&](OpBuilder &at, Value memref, Value row, Value col) {
+      return vector::LoadOp::create(at, loc, vector(8, element), memref,
+                                    ValueRange{row, col}, /*nontemporal=*/false,
+                                    llvm::MaybeAlign(16))
+          .getResult();
+    };
+    // This invocation's words of the tiles at K offset k0: A's chunks as
+    // vector<4xi32>, B's units as vector<8xi32> whose word i pairs the two
+    // rows' elements of column i.
+    auto loadStep = [&](OpBuilder &at, Value k0) {
+      SmallVector<Value> words;
+      for (const Piece &p : piecesA) {
+        Value row = arith::AddIOp::create(at, loc, row0, p.major);
+        if (masked)
+          row = arith::MinUIOp::create(at, loc, row, lastRow);
+        Value k = arith::AddIOp::create(
+            at, loc, k0, arith::MulIOp::create(at, loc, p.minor, index(8)));
+        words.push_back(vector::BitCastOp::create(at, loc, vector(4, i32),
+                                                  load(at, match.a, row, k)));
+      }
+      for (const Piece &p : piecesB) {
+        Value k = arith::AddIOp::create(
+            at, loc, k0, arith::MulIOp::create(at, loc, p.minor, index(2)));
+        Value col = arith::AddIOp::create(
+            at, loc, col0, arith::MulIOp::create(at, loc, p.major, index(8)));
+        Value first = load(at, match.b, k, col);
+        Value second = load(at, match.b, add(at, k, 1), col);
+        SmallVector<int64_t> interleave;
+        for (int64_t i = 0; i < 8; ++i)
+          interleave.append({i, i + 8});
+        Value pairs = vector::ShuffleOp::create(at, loc, first, second, interleave);
+        words.push_back(vector::BitCastOp::create(at, loc, vector(8, i32), pairs));
+      }
+      return words;
+    };
+
+    Value baseA = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, sharedA);
+    Value baseB = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, sharedB);
+    Value l16 = arith::RemUIOp::create(b, loc, lane, index(16));
+    Value half = arith::DivUIOp::create(b, loc, lane, index(16));
+    Value l8 = arith::RemUIOp::create(b, loc, lane, index(8));
+    Value quarterOdd = arith::RemUIOp::create(
+        b, loc, arith::DivUIOp::create(b, loc, lane, index(8)), index(2));
+    // A: row lane % 16, word 4 * (lane / 16); B: column lane % 8 + 8 * (lane
+    // / 16), word 4 * ((lane / 8) % 2).
+    Value rowA = arith::AddIOp::create(b, loc, warpRow, l16);
+    Value wordA = arith::MulIOp::create(b, loc, half, index(4));
+    Value colB = arith::AddIOp::create(
+        b, loc, warpCol,
+        arith::AddIOp::create(b, loc, l8, arith::MulIOp::create(b, loc, half, index(8))));
+    Value wordB = arith::MulIOp::create(b, loc, quarterOdd, index(4));
+    const int64_t accumulators = mTiles * nTiles * 4;
+    scf::ForOp kLoop = stagedKLoop(accumulators, kMmaK, loadStep);
+    OpBuilder inner = OpBuilder::atBlockEnd(kLoop.getBody());
+    Value k0 = kLoop.getInductionVar();
+    ValueRange carried = kLoop.getRegionIterArgs();
+    unsigned next = accumulators;
+    for (const Piece &p : piecesA) {
+      Value at = arith::AddIOp::create(
+          inner, loc, arith::MulIOp::create(inner, loc, p.major, index(kMmaRowWords)),
+          arith::MulIOp::create(inner, loc, p.minor, index(4)));
+      vector::StoreOp::create(inner, loc, carried[next++], sharedA, ValueRange{at});
+    }
+    for (const Piece &p : piecesB) {
+      Value words = carried[next++];
+      for (int64_t i = 0; i < 8; ++i) {
+        Value column = add(inner, arith::MulIOp::create(inner, loc, p.major, index(8)), i);
+        Value at = arith::AddIOp::create(
+            inner, loc, arith::MulIOp::create(inner, loc, column, index(kMmaRowWords)),
+            p.minor);
+        memref::StoreOp::create(inner, loc,
+                                vector::ExtractOp::create(inner, loc, words, i),
+                                sharedB, ValueRange{at});
+      }
+    }
+    mlir::gpu::BarrierOp::create(inner, loc);
+    // The next step's elements (the last step loads its own again).
+    Value nextK = arith::MinUIOp::create(inner, loc, add(inner, k0, kMmaK),
+                                         index(match.k - kMmaK));
+    SmallVector<Value> prefetched = loadStep(inner, nextK);
+
+    // Fragments come from workgroup memory by `ldmatrix.x4`: four 8x8
+    // matrices of 16-bit elements, lanes 8q..8q+7 giving the addresses of
+    // matrix q's rows, each lane receiving one word of each matrix, the
+    // instruction's fragment layout. A's 16x16 fragment: rows 0-15 at k and
+    // at k + 8 (a0..a3); B's two 16x8 fragments, from its transposed rows:
+    // columns 0-7 at k and k + 8, then columns 8-15.
+    Type i64 = b.getI64Type();
+    auto sharedPointer = LLVM::LLVMPointerType::get(kernel.getContext(), 3);
+    auto quads = LLVM::LLVMStructType::getLiteral(kernel.getContext(),
+                                                  SmallVector<Type>(4, i32));
+    auto loadMatrices = [&](Value base, Value row, Value word) {
+      Value words = arith::AddIOp::create(
+          inner, loc, arith::MulIOp::create(inner, loc, row, index(kMmaRowWords)), word);
+      Value address = arith::AddIOp::create(
+          inner, loc, base, arith::MulIOp::create(inner, loc, words, index(4)));
+      Value integer = arith::IndexCastOp::create(inner, loc, i64, address);
+      Value pointer = LLVM::IntToPtrOp::create(inner, loc, sharedPointer, integer);
+      Value loaded = NVVM::LdMatrixOp::create(
+          inner, loc, quads, pointer, /*num=*/4, NVVM::MMALayout::row,
+          NVVM::LdStMatrixShapeAttr::get(kernel.getContext(), 8, 8),
+          NVVM::LdStMatrixEltType::B16);
+      std::array<Value, 4> registers;
+      for (int64_t v = 0; v < 4; ++v) {
+        Value reg = LLVM::ExtractValueOp::create(inner, loc, loaded, v);
+        registers[v] = element.isBF16()
+                           ? reg
+                           : LLVM::BitcastOp::create(inner, loc, vector(2, element), reg)
+                                 .getResult();
+      }
+      return registers;
+    };
+    auto resultType = LLVM::LLVMStructType::getLiteral(
+        kernel.getContext(), SmallVector<Type>(4, f32));
+    const NVVM::MMATypes ptxType =
+        element.isBF16() ? NVVM::MMATypes::bf16 : NVVM::MMATypes::f16;
+    SmallVector<Value> acc(carried.begin(), carried.begin() + accumulators);
+    for (int64_t step = 0; step < kMmaK / 16; ++step) {
+      SmallVector<std::array<Value, 4>> fragmentsA;
+      for (int64_t i = 0; i < mTiles; ++i)
+        fragmentsA.push_back(loadMatrices(baseA, add(inner, rowA, 16 * i),
+                                          add(inner, wordA, step * 8)));
+      for (int64_t j = 0; j < nTiles; j += 2) {
+        std::array<Value, 4> pair =
+            loadMatrices(baseB, add(inner, colB, 8 * j), add(inner, wordB, step * 8));
+        for (int64_t jj = 0; jj < 2; ++jj) {
+          Value fragmentB[2] = {pair[2 * jj], pair[2 * jj + 1]};
+          for (int64_t i = 0; i < mTiles; ++i) {
+            Value *c = &acc[(i * nTiles + j + jj) * 4];
+            auto mma = NVVM::MmaOp::create(
+                inner, loc, resultType, fragmentsA[i], fragmentB,
+                ValueRange{c[0], c[1], c[2], c[3]}, ArrayRef<int64_t>{16, 8, 16},
+                std::nullopt, std::nullopt,
+                std::array<NVVM::MMATypes, 2>{ptxType, ptxType},
+                std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                               NVVM::MMALayout::col});
+            for (int64_t v = 0; v < 4; ++v)
+              c[v] = LLVM::ExtractValueOp::create(inner, loc, mma.getResult(), v);
+          }
+        }
+      }
+    }
+    SmallVector<Value> yielded = acc;
+    yielded.append(prefetched);
+    scf::YieldOp::create(inner, loc, yielded);
+
+    SmallVector<Element> elements;
+    Value twoT = arith::MulIOp::create(b, loc, t, index(2));
+    for (int64_t i = 0; i < mTiles; ++i)
+      for (int64_t j = 0; j < nTiles; ++j)
+        for (int64_t v = 0; v < 4; ++v) {
+          Value row = add(b, arith::AddIOp::create(
+                                 b, loc, arith::AddIOp::create(b, loc, row0, warpRow), g),
+                          16 * i + 8 * (v / 2));
+          Value col = add(b, arith::AddIOp::create(
+                                 b, loc, arith::AddIOp::create(b, loc, col0, warpCol), twoT),
+                          8 * j + v % 2);
+          elements.push_back({row, col, kLoop.getResult((i * nTiles + j) * 4 + v)});
+        }
     return elements;
   }
 
@@ -635,9 +898,9 @@ struct GPUMatrixTilesPass
     if (kernel.isExternal() || kernel.isPrivate())
       return;
     if (kind != "mfma" && kind != "wmma32" && kind != "scalar" &&
-        kind != "shared") {
+        kind != "shared" && kind != "mma") {
       kernel.emitError("strata-gpu-matrix-tiles: kind '")
-          << kind << "' is not one of mfma, wmma32, scalar and shared";
+          << kind << "' is not one of mfma, wmma32, scalar, shared and mma";
       return signalPassFailure();
     }
     std::optional<MatmulKernel> match = matchKernel(kernel, kind);

@@ -70,6 +70,12 @@ def GPUMatrixTilesPass : Pass<"strata-gpu-matrix-tiles", "::mlir::func::FuncOp">
       elements of C in registers, loading the next step's elements while
       this one computes. N must be a multiple of 64 and K of 8; a static M
       under 32 is left to the general distribution.
+    - `mma` (NVIDIA sm_80 and later): f16 and bf16 matmuls on the tensor
+      cores, f32 ones as `shared`. The same tiles of C, one per workgroup of
+      four warps; per step of 32 along K the workgroup copies A's tile and
+      B's, transposed, to workgroup memory as words of two elements
+      adjacent along K, and each warp accumulates a quarter of the tile in
+      f32 with `nvvm.mma.sync` m16n8k16. K must be a multiple of 32.
 
     Fragments are loaded from the bindings in each instruction's lane layout
     (rows of A past M are clamped, and their results never stored), and the
@@ -86,10 +92,12 @@ def GPUMatrixTilesPass : Pass<"strata-gpu-matrix-tiles", "::mlir::func::FuncOp">
                            "::mlir::memref::MemRefDialect",
                            "::mlir::spirv::SPIRVDialect",
                            "::mlir::vector::VectorDialect",
-                           "::mlir::amdgpu::AMDGPUDialect"];
+                           "::mlir::amdgpu::AMDGPUDialect",
+                           "::mlir::LLVM::LLVMDialect",
+                           "::mlir::NVVM::NVVMDialect"];
   let options = [
     Option<"kind", "kind", "std::string", /*default=*/"\"mfma\"",
-           "The instructions of the tiles: mfma, wmma32, scalar or shared">,
+           "The instructions of the tiles: mfma, wmma32, scalar, shared or mma">,
     Option<"maxWorkgroupCount", "max-workgroup-count", "int64_t",
            /*default=*/"65535",
            "Most workgroups the host may dispatch along x">,

@@ -54,9 +54,10 @@ struct GPUCodegenPipelineOptions
   Option<std::string> matrixTiles{
       *this, "matrix-tiles",
       llvm::cl::desc("Matmul kernels in tiles of this kind "
-                     "(strata-gpu-matrix-tiles: mfma, wmma32, scalar, shared; "
-                     "none: the general distribution; empty: the target's "
-                     "choice, shared for Vulkan and CUDA, by arch for ROCm)"),
+                     "(strata-gpu-matrix-tiles: mfma, wmma32, scalar, shared, "
+                     "mma; none: the general distribution; empty: the "
+                     "target's choice, shared for Vulkan, mma for CUDA "
+                     "(shared with an arch before sm_80), by arch for ROCm)"),
       llvm::cl::init("")};
   Option<unsigned> maxPrivateBytes{
       *this, "max-private-bytes",

@@ -6,5 +6,8 @@
 // RUN: ptxas -arch=sm_80 %t/kernels.sm_80.ptx -o %t/check80.cubin
 // RUN: ptxas -arch=sm_90 %t/kernels.sm_90.ptx -o %t/check90.cubin
 // RUN: ls %t/kernels.sm_80.cubin %t/kernels.sm_90.cubin
+// The tensor-core kernels (mma.sync, ldmatrix) assemble for both archs too.
+// RUN: rm -rf %t.tc && compile-module %S/cuda-tensor-cores.mlir --target=cuda --cuda-arch=sm_80,sm_90 --cuda-ptxas=ptxas --dump-executables=%t.tc -o %t.tc.smod
+// RUN: ls %t.tc/kernels.sm_80.cubin %t.tc/kernels.sm_90.cubin
 // RUN: not compile-module %S/cuda.mlir --target=cuda --cuda-ptxas=/bin/false -o %t.bad 2>&1 | FileCheck %s
 // CHECK: ptxas (/bin/false) failed for sm_80 with exit code 1

@@ -108,4 +108,4 @@ func.func @transposed(%arg0: memref<64x64xf32>, %arg1: memref<32x64xf32>, %arg2:
   return
 }
 
-// KIND: kind 'tensor' is not one of mfma, wmma32, scalar and shared
+// KIND: kind 'tensor' is not one of mfma, wmma32, scalar, shared and mma

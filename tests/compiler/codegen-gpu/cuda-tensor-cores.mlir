@@ -1,0 +1,81 @@
+// f16 and bf16 matmuls on NVIDIA's tensor cores (strata-gpu-matrix-tiles
+// kind=mma, the CUDA target's choice when every arch is sm_80 or later):
+// four warps per workgroup, fragments loaded from workgroup memory with
+// ldmatrix.x4 and multiplied with mma.sync m16n8k16 into f32 accumulators,
+// the epilogue (bias, ReLU; a truncation to f16) applied before the store.
+// f32 matmuls stay on the shared-memory FMA kernel (256 invocations), and a
+// module with an arch before sm_80 keeps every matmul there.
+// tests/benchmarks/gpu_bench.py checks the results on a GPU against exact
+// products (random small integers), and the op suite's linalg.matmul_f16.
+// RUN: rm -rf %t && compile-module %s --target=cuda --cuda-arch=sm_80,sm_90 --cuda-ptxas=none --dump-executables=%t -o %t.smod
+// RUN: FileCheck %s --input-file=%t/kernels.sm_80.ptx --check-prefix=PTX
+// RUN: FileCheck %s --input-file=%t/kernels.sm_90.ptx --check-prefix=LDM
+// RUN: dump-module %t.smod --no-disassembly | FileCheck %s --check-prefix=DUMP
+// RUN: rm -rf %t.75 && compile-module %s --target=cuda --cuda-arch=sm_75,sm_90 --cuda-ptxas=none --dump-executables=%t.75 -o %t.75.smod
+// RUN: FileCheck %s --input-file=%t.75/kernels.sm_90.ptx --check-prefix=SM75
+
+// A dynamic M: 128x128 tiles, each warp 64x64 (4 x 8 fragments of 16x8),
+// two steps of 16 along each step of 32: 64 mma.sync and 16 ldmatrix.x4.
+// PTX-LABEL: .entry bf16_layer_dispatch_0(
+// PTX: .maxntid 128, 1, 1
+// PTX-COUNT-64: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+// PTX-NOT: mma.sync
+// 64x64 tiles for a 64x64 result, each warp 32x32: 16 mma.sync, 8 ldmatrix.x4.
+// PTX-LABEL: .entry f16_small_dispatch_1(
+// PTX: .maxntid 128, 1, 1
+// PTX-COUNT-16: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
+// PTX-NOT: mma.sync
+// PTX-LABEL: .entry f32_layer_dispatch_2(
+// PTX: .maxntid 256, 1, 1
+// PTX-NOT: mma.sync
+// PTX-NOT: ldmatrix
+
+// LDM-LABEL: .entry bf16_layer_dispatch_0(
+// LDM-COUNT-16: ldmatrix.sync.aligned.m8n8.x4.shared.b16
+// LDM-NOT: ldmatrix
+// LDM-LABEL: .entry f16_small_dispatch_1(
+// LDM-COUNT-8: ldmatrix.sync.aligned.m8n8.x4.shared.b16
+// LDM-NOT: ldmatrix
+// LDM-LABEL: .entry f32_layer_dispatch_2(
+
+// DUMP: entry#0 bf16_layer_dispatch_0: 4 bindings (0, 1, 2 read-only), 3 push constants, workgroup size 128x1x1
+// DUMP-NEXT: entry#1 f16_small_dispatch_1: 3 bindings (0, 1 read-only), 0 push constants, workgroup size 128x1x1
+// DUMP-NEXT: entry#2 f32_layer_dispatch_2: 3 bindings (0, 1 read-only), 3 push constants, workgroup size 256x1x1
+
+// SM75-NOT: mma.sync
+// SM75-NOT: ldmatrix
+// SM75: .entry f32_layer_dispatch_2(
+
+func.func @bf16_layer(%a: tensor<?x64xbf16>, %b: tensor<64x128xbf16>, %bias: tensor<128xf32>) -> tensor<?x128xf32> {
+  %c0 = arith.constant 0 : index
+  %m = tensor.dim %a, %c0 : tensor<?x64xbf16>
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty(%m) : tensor<?x128xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%empty : tensor<?x128xf32>) -> tensor<?x128xf32>
+  %c = linalg.matmul ins(%a, %b : tensor<?x64xbf16>, tensor<64x128xbf16>) outs(%init : tensor<?x128xf32>) -> tensor<?x128xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%c, %bias : tensor<?x128xf32>, tensor<128xf32>) outs(%c : tensor<?x128xf32>) {
+  ^bb0(%x: f32, %y: f32, %out: f32):
+    %s = arith.addf %x, %y : f32
+    %t = arith.maximumf %s, %zero : f32
+    linalg.yield %t : f32
+  } -> tensor<?x128xf32>
+  return %r : tensor<?x128xf32>
+}
+
+func.func @f16_small(%a: tensor<64x32xf16>, %b: tensor<32x64xf16>) -> tensor<64x64xf16> {
+  %zero = arith.constant 0.0 : f16
+  %empty = tensor.empty() : tensor<64x64xf16>
+  %init = linalg.fill ins(%zero : f16) outs(%empty : tensor<64x64xf16>) -> tensor<64x64xf16>
+  %c = linalg.matmul ins(%a, %b : tensor<64x32xf16>, tensor<32x64xf16>) outs(%init : tensor<64x64xf16>) -> tensor<64x64xf16>
+  return %c : tensor<64x64xf16>
+}
+
+func.func @f32_layer(%a: tensor<?x64xf32>, %b: tensor<64x128xf32>) -> tensor<?x128xf32> {
+  %c0 = arith.constant 0 : index
+  %m = tensor.dim %a, %c0 : tensor<?x64xf32>
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty(%m) : tensor<?x128xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%empty : tensor<?x128xf32>) -> tensor<?x128xf32>
+  %c = linalg.matmul ins(%a, %b : tensor<?x64xf32>, tensor<64x128xf32>) outs(%init : tensor<?x128xf32>) -> tensor<?x128xf32>
+  return %c : tensor<?x128xf32>
+}
