@@ -17,7 +17,10 @@
 # suite on vulkan (tests/e2e/check_ops.py --run-only, 8 shards side by side; cuda's
 # ran before), then tests/benchmarks/gpu_bench.py (GEMM 4096^3 and the samples against
 # PyTorch CUDA). Each step has its own time limit; the summary names the steps that
-# failed. STEPS="models real-models ..." runs only the steps it names.
+# failed. STEPS="models real-models ..." runs only the steps it names; BENCH_ARGS passes
+# gpu_bench.py options (--samples= times the GEMMs alone, --drivers=vulkan one driver);
+# OPS_SHARDS (8) and OPS_SECONDS (180) size the op suite's step (16 and 330 run it whole on
+# an H100, where each run-module call compiles its module's pipelines anew).
 #
 # --prepare takes the real models' exports from MODEL_WORK (default
 # BUILD/tests/models/work, where the model suite leaves them).
