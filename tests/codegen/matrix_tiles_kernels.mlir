@@ -43,3 +43,12 @@ func.func @half_accumulate(%arg0: memref<?x32xf16>, %arg1: memref<32x64xf16>, %a
   linalg.matmul ins(%arg0, %arg1 : memref<?x32xf16>, memref<32x64xf16>) outs(%arg2 : memref<?x64xf16>)
   return
 }
+
+// f16 inputs, f32 C, static M: six 64x64 tiles for kind mma (two per
+// workgroup of the simulated grid), 2x2 tiles of 32 for the others.
+func.func @half_wide(%arg0: memref<192x32xf16>, %arg1: memref<32x128xf16>, %arg2: memref<192x128xf32>) {
+  %cst = arith.constant 0.000000e+00 : f32
+  linalg.fill ins(%cst : f32) outs(%arg2 : memref<192x128xf32>)
+  linalg.matmul ins(%arg0, %arg1 : memref<192x32xf16>, memref<32x128xf16>) outs(%arg2 : memref<192x128xf32>)
+  return
+}

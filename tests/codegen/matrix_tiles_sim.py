@@ -3,15 +3,23 @@
 
 No AMD GPU is needed (nor available): this runs `strata-opt INPUT
 --strata-gpu-matrix-tiles=kind=K --mlir-print-op-generic` for K in mfma,
-wmma32 and scalar and interprets each rewritten func.func for every workgroup
-of a small grid (fewer workgroups than tiles, so the grid-stride loop takes
-several tiles), its 64 work items in lock step, with scf.if masking lanes.
-amdgpu.mfma (16x16x4 f32, 16x16x16 f16; wave 64) and amdgpu.wmma (16x16x16
-f16, gfx11 wave 32) compute with the per-lane layouts documented by AMD and
-used by IREE (MatrixTiles.cpp's header, docs in the CDNA3/RDNA3 ISA guides):
+wmma32, scalar and mma and interprets each rewritten func.func for every
+workgroup of a small grid (fewer workgroups than tiles, so the grid-stride loop
+takes several tiles), its work items (the kernel's workgroup size) in lock step,
+with scf.if masking lanes and workgroup memory shared by them. amdgpu.mfma
+(16x16x4 f32, 16x16x16 f16; wave 64) and amdgpu.wmma (16x16x16 f16, gfx11 wave
+32) compute with the per-lane layouts documented by AMD and used by IREE, and
+NVIDIA's nvvm.ldmatrix (x4, 8x8 matrices of 16-bit elements) and nvvm.mma.sync
+(m16n8k16, f16 or bf16; warp 32; registers of two elements adjacent along K)
+with those of the PTX ISA guide (MatrixTiles.cpp's header):
 
   MFMA: A[l%16][(K/4)*(l/16)+v], B[(K/4)*(l/16)+v][l%16], C[4*(l/16)+v][l%16]
   WMMA: A[l%16][v], B[v][l%16] (lanes 16-31 repeat 0-15), C[2*v+l/16][l%16]
+  mma.sync (g = l/4, t = l%4): A registers A[g][2t..], A[g+8][2t..],
+    A[g][2t+8..], A[g+8][2t+8..]; B registers B[2t..][g], B[2t+8..][g];
+    C[g][2t], C[g][2t+1], C[g+8][2t], C[g+8][2t+1]
+  ldmatrix x4: lanes 8q..8q+7 address the rows of matrix q; lane l receives
+    word l%4 of row l/4 of each matrix
 
 Checked, per kernel, kind and M: every element of C against a plain
 reference (matmul, fill or C's old values, the elementwise epilogue); that
@@ -22,9 +30,11 @@ kernels on the scalar body (strata.matrix_tiles = "scalar").
 Not checked: that the documented layouts are what the silicon does (only
 hardware can say), rounding (inputs are small integers, so every f16/f32 value
 is exact and extf/truncf are identities), timing, races between workgroups.
-`--wrong-layout` swaps the C row formulas (MFMA 4*v+l/16, WMMA 8*(l/16)+v):
-it exits 1 only when the mfma and wmma32 bodies, and they alone, then fail
-(CTest runs it with WILL_FAIL), and 0 when a run breaks or misses the error.
+`--wrong-layout` swaps the C row formulas (MFMA 4*v+l/16, WMMA 8*(l/16)+v,
+mma.sync rows g+8 and g): it exits 1 only when the mfma, wmma32 and mma bodies,
+and they alone, then fail (CTest runs it with WILL_FAIL), and 0 when a run
+breaks or misses the error. Kind mma tiles the f16 kernels (the f32 ones here
+have an N too narrow for its tiles and stay untouched).
 
 usage: matrix_tiles_sim.py --strata-opt PATH [--wrong-layout] KERNELS.mlir
 """
@@ -35,7 +45,8 @@ import re
 import subprocess
 import sys
 
-WG, TILE, U64 = 64, 32, 1 << 64
+TILE, U64 = 32, 1 << 64
+SHARED_BASE = 1 << 40  # the address of workgroup buffer i is i * SHARED_BASE
 
 
 class SimError(Exception):
@@ -63,7 +74,7 @@ def parse_ops(lines, pos):
     while pos < len(lines):
         s = lines[pos].strip()
         pos += 1
-        if not s:
+        if not s or s.startswith("#"):  # attribute aliases (#map = ...)
             continue
         if s.startswith("}"):
             return (args, ops), pos, s
@@ -129,6 +140,42 @@ def wmma(a, b, c, wrong):
             for l in range(32)]
 
 
+def mma_sync(a, b, c, wrong):
+    """nvvm.mma.sync m16n8k16 for one warp of 32 lanes: 4 A and 2 B registers of
+    element pairs, 4 f32 accumulators per lane."""
+    A = [[None] * 16 for _ in range(16)]
+    B = [[None] * 8 for _ in range(16)]
+    for l in range(32):
+        g, t = l // 4, l % 4
+        for reg, (row, col) in enumerate([(g, 2 * t), (g + 8, 2 * t), (g, 2 * t + 8), (g + 8, 2 * t + 8)]):
+            A[row][col], A[row][col + 1] = a[l][reg]
+        for reg, k in enumerate([2 * t, 2 * t + 8]):
+            B[k][g], B[k + 1][g] = b[l][reg]
+    check(all(x is not None for r in A + B for x in r), "mma.sync: an element of A or B unset")
+    D = [[sum(A[i][x] * B[x][j] for x in range(16)) for j in range(8)] for i in range(16)]
+    out = []
+    for l in range(32):
+        g, t = l // 4, l % 4
+        top, bottom = (g + 8, g) if wrong else (g, g + 8)
+        at = [(top, 2 * t), (top, 2 * t + 1), (bottom, 2 * t), (bottom, 2 * t + 1)]
+        out.append(tuple(c[l][v] + D[i][j] for v, (i, j) in enumerate(at)))
+    return out
+
+
+def tile_shape(kind, m, n):
+    """The tile of C one workgroup computes: (rows, cols), as MatrixTiles.cpp
+    chooses it (sharedTileShape for the staged kinds)."""
+    if kind not in ("mma", "shared"):
+        return TILE, TILE
+    rows, cols = 128, 128 if n % 128 == 0 else 64
+    tiles = lambda: float("inf") if m is None else -(-m // rows) * (n // cols)
+    if tiles() < 128:
+        rows = 64
+    if tiles() < 128:
+        cols = 64
+    return rows, cols
+
+
 # ------------------------------------------------------------- execution
 BINARY = {
     "arith.addi": lambda p, q: (p + q) % U64, "arith.subi": lambda p, q: (p - q) % U64,
@@ -148,8 +195,9 @@ CMPF = {1: operator.eq, 2: operator.gt, 3: operator.ge, 4: operator.lt, 5: opera
 
 
 class Buf:
-    def __init__(self, shape, data):
+    def __init__(self, shape, data, shared=False):
         self.shape, self.data, self.writes = shape, data, [0] * len(data)
+        self.shared = shared  # workgroup memory
 
     def index(self, idx):
         lin = 0
@@ -162,9 +210,18 @@ class Buf:
 
 
 class Workgroup:
-    def __init__(self, c, block, grid, wrong):
+    def __init__(self, c, block, grid, wrong, size, tile):
         self.c, self.block, self.grid, self.wrong = c, block, grid, wrong
-        self.env, self.tile = {}, None
+        self.wg, self.tile_rows, self.tile_cols = size, *tile
+        self.env, self.tile, self.shared = {}, None, []
+
+    def address(self, value):
+        """The workgroup buffer and word an address (from
+        memref.extract_aligned_pointer_as_index) points at."""
+        index, byte = divmod(value, SHARED_BASE)
+        check(1 <= index <= len(self.shared) and byte % 16 == 0,
+              f"ldmatrix: address {value:#x} is not a 16-byte aligned workgroup address")
+        return self.shared[index - 1], byte // 4
 
     def buf_at(self, op, name, types, idx, mask):
         """The buffer of a load/store and its linear index per active lane."""
@@ -190,6 +247,7 @@ class Workgroup:
         n, env = op.name, self.env
         ins = [env[x] for x in op.operands]
         lanes = lambda f: [f(*x) if on else None for on, x in zip(mask, zip(*ins))]
+        WG = self.wg
         put = lambda values: env.__setitem__(op.results[0], values)
         if n == "arith.constant":
             m = re.search(r"value = (dense<([^>]*)>|(-?[\d.e+-]+)) : (\w+)", op.text)
@@ -221,12 +279,78 @@ class Workgroup:
             put([buf.data[i] if i is not None else None for i in lins])
         elif n == "memref.store":
             buf, lins = self.buf_at(op, op.operands[1], memref_types(op.text), ins[2:], mask)
-            check(buf is self.c, "store to a buffer other than C")
+            check(buf is self.c or buf.shared, "store to a buffer other than C")
+            if buf.shared:
+                for val, i in zip(ins[0], lins):
+                    if i is not None:
+                        buf.data[i] = val
+                return
+            rows, cols = self.tile_rows, self.tile_cols
             for val, i, (row, col) in zip(ins[0], lins, zip(*ins[2:])):
                 if i is not None:  # in the iteration of its tile only
-                    check(row // TILE * (buf.shape[1] // TILE) + col // TILE == self.tile,
+                    check(row // rows * (buf.shape[1] // cols) + col // cols == self.tile,
                           f"C[{row}, {col}] stored in the iteration of tile {self.tile}")
                     buf.data[i], buf.writes[i] = val, buf.writes[i] + 1
+        elif n == "memref.alloc":
+            (shape, _), = memref_types(op.text)
+            check("Workgroup" in op.text and len(shape) == 1, f"memref.alloc: {op.text}")
+            self.shared.append(Buf(shape, [None] * shape[0], shared=True))
+            put([self.shared[-1]] * WG)
+        elif n == "memref.extract_aligned_pointer_as_index":
+            buf = ins[0][0]
+            check(buf.shared, "a pointer to a buffer other than workgroup memory")
+            put([SHARED_BASE * (self.shared.index(buf) + 1)] * WG)
+        elif n in ("vector.load", "vector.store"):
+            store = n == "vector.store"
+            vector = int(re.search(r"vector<(\d+)x", op.text).group(1))
+            buf, lins = self.buf_at(op, op.operands[int(store)], memref_types(op.text),
+                                    ins[1 + int(store):], mask)
+            check(store == buf.shared, f"{n} of {'a binding' if store else 'workgroup memory'}")
+            check(all(i is None or (i + vector <= len(buf.data) and
+                                    (i % buf.shape[-1]) + vector <= buf.shape[-1]) for i in lins),
+                  f"{n} of {vector} elements past the end of a row")
+            if store:
+                for val, i in zip(ins[0], lins):
+                    if i is not None:
+                        buf.data[i:i + vector] = list(val)
+            else:
+                put([tuple(buf.data[i:i + vector]) if i is not None else None for i in lins])
+        elif n == "vector.bitcast":  # 16-bit elements paired into 32-bit words
+            put(lanes(lambda v: tuple(zip(v[0::2], v[1::2]))))
+        elif n == "vector.shuffle":
+            order = [int(x) for x in re.search(r"mask = array<i64: ([\d, ]+)>", op.text).group(1).split(",")]
+            put(lanes(lambda p, q: tuple((p + q)[i] for i in order)))
+        elif n in ("llvm.bitcast", "llvm.inttoptr"):  # a word as 2 x f16; an address
+            put(lanes(lambda x: x))
+        elif n == "llvm.extractvalue":
+            pos = int(re.search(r"position = array<i64: (\d+)>", op.text).group(1))
+            put(lanes(lambda v: v[pos]))
+        elif n == "gpu.barrier":
+            pass  # every lane runs each op before the next
+        elif n == "nvvm.ldmatrix":
+            check(all(mask) and "num = 4" in op.text and "<row>" in op.text and "m = 8, n = 8" in op.text,
+                  f"ldmatrix: {op.text}")
+            result = []
+            for w in range(0, WG, 32):
+                rows = []
+                for address in ins[0][w:w + 32]:
+                    buf, word = self.address(address)
+                    check(word + 4 <= len(buf.data), "ldmatrix past the end of workgroup memory")
+                    rows.append(buf.data[word:word + 4])
+                result += [tuple(rows[8 * q + l // 4][l % 4] for q in range(4)) for l in range(32)]
+            put(result)
+        elif n == "nvvm.mma.sync":
+            check(all(mask), "mma.sync under a mask")
+            check(all(s in op.text for s in ("m = 16, n = 8, k = 16", "layoutA = #nvvm.mma_layout<row>",
+                                             "layoutB = #nvvm.mma_layout<col>",
+                                             "operandSegmentSizes = array<i32: 4, 2, 4>")), op.text)
+            a, b, c = ins[0:4], ins[4:6], ins[6:10]
+            out = []
+            for w in range(0, WG, 32):
+                lane = lambda regs, l: tuple(r[w + l] for r in regs)
+                out += mma_sync([lane(a, l) for l in range(32)], [lane(b, l) for l in range(32)],
+                                [lane(c, l) for l in range(32)], self.wrong)
+            put(out)
         elif n == "vector.from_elements":
             put(lanes(lambda *v: tuple(v)))
         elif n == "vector.extract":
@@ -276,6 +400,7 @@ SPECS = {
     "half": ([64], 2.0, lambda x, i, j, b: x),
     "accumulate": ([40], None, lambda x, i, j, b: max(x + b[2].get(i, j), 0)),
     "half_accumulate": ([70, 64, 1, 0], None, lambda x, i, j, b: x),
+    "half_wide": ([192], 0.0, lambda x, i, j, b: x),
 }
 
 
@@ -297,22 +422,32 @@ def simulate(func, name, kind, m, wrong, rng):
         bufs.append(Buf(shape, [rng.randint(-3, 3) for _ in range(shape[0] * shape[-1])]))
     a, b, c = bufs[0], bufs[1], bufs[-1]
     (mm, kk), nn, c0 = a.shape, c.shape[1], list(c.data)
-    tiles = -(-mm // TILE) * (nn // TILE)
+    # The tile as the pass chooses it from the static M (None: dynamic).
+    rows, cols = tile_shape(kind, types[-1][0][0], nn)
+    tiles = -(-mm // rows) * (nn // cols)
     grid = max(1, (tiles + 1) // 2)  # fewer workgroups than tiles
     body_kind = (re.findall(r'strata.matrix_tiles = "(\w+)"', text) or [None])[0]
-    want = "scalar" if kind == "scalar" or (kind == "wmma32" and types[0][1] != "f16") else kind
+    half = types[0][1] == "f16"
+    want = {"mma": "mma" if half else None,
+            "wmma32": "wmma32" if half else "scalar"}.get(kind, kind)
     names = {op.name for op in walk(body)}
-    uses = {k for k, o in (("mfma", "amdgpu.mfma"), ("wmma32", "amdgpu.wmma")) if o in names}
+    uses = {k for k, o in (("mfma", "amdgpu.mfma"), ("wmma32", "amdgpu.wmma"),
+                           ("mma", "nvvm.mma.sync")) if o in names}
+    if want is None:  # left to the general distribution
+        ok = body_kind is None and not uses
+        return ok, kind, f"{name} kind={kind} M={m}: " + (
+            "left alone: OK" if ok else f"body {body_kind}: FAIL (expected it left alone)")
     line = f"{name} kind={kind} M={m}: body {body_kind}, {tiles} tiles, grid {grid}"
     if body_kind != want or uses != {want} - {"scalar"} or mm != m or c.shape[0] != m:
         return False, want, f"{line}: {want} body expected, ops {sorted(uses)}, M {mm}: FAIL"
+    size = int(re.search(r"strata.workgroup_size = array<i32: (\d+), 1, 1>", text).group(1))
     err = None
     try:
         for block in range(grid):
-            wg = Workgroup(c, block, grid, wrong)
+            wg = Workgroup(c, block, grid, wrong, size, (rows, cols))
             for arg, buf in zip(args, bufs):
-                wg.env[arg] = [buf] * WG
-            wg.block_ops(body, [True] * WG, 0)
+                wg.env[arg] = [buf] * size
+            wg.block_ops(body, [True] * size, 0)
     except SimError as e:
         err = str(e)
     right = twice = 0
@@ -330,9 +465,9 @@ def simulate(func, name, kind, m, wrong, rng):
 
 
 def run_cases(opts):
-    """Prints a line per case; the bodies (mfma, wmma32, scalar) of the failing ones."""
+    """Prints a line per case; the bodies (mfma, wmma32, scalar, mma) of the failing ones."""
     failed = set()
-    for kind in ("mfma", "wmma32", "scalar"):
+    for kind in ("mfma", "wmma32", "scalar", "mma"):
         cmd = [opts.strata_opt, opts.input, f"--strata-gpu-matrix-tiles=kind={kind}",
                "--mlir-print-op-generic"]
         run = subprocess.run(cmd, capture_output=True, text=True)
@@ -367,8 +502,8 @@ def main():
     if not opts.wrong_layout:
         print("all cases OK" if not failed else f"FAILED: {sorted(failed)} bodies")
         return 1 if failed else 0
-    # Both matrix bodies must see the swapped layout; the scalar body must not.
-    caught = failed == {"mfma", "wmma32"}
+    # The matrix bodies must see the swapped layout; the scalar body must not.
+    caught = failed == {"mfma", "wmma32", "mma"}
     print(f"wrong layout {'caught' if caught else 'NOT caught as expected'}: "
           f"failing bodies {sorted(failed)}")
     return 1 if caught else 0
