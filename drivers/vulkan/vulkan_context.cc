@@ -135,11 +135,14 @@ StatusOr<std::shared_ptr<VulkanContext>> VulkanContext::Create(const ContextOpti
   context->subgroup_.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES;
   context->subgroup_.pNext = &maintenance3;
   maintenance3.pNext = &host_memory;
+  context->float_controls_.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FLOAT_CONTROLS_PROPERTIES;
+  host_memory.pNext = &context->float_controls_;
   auto properties2 = VkMake<VkPhysicalDeviceProperties2>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2);
   properties2.pNext = &context->subgroup_;
   fi.vkGetPhysicalDeviceProperties2(physical, &properties2);
   context->properties_ = properties2.properties;
   context->subgroup_.pNext = nullptr;
+  context->float_controls_.pNext = nullptr;
   context->max_memory_allocation_size_ = maintenance3.maxMemoryAllocationSize;
   const uint32_t api = context->properties_.apiVersion;
   if (VK_API_VERSION_MAJOR(api) == 1 && VK_API_VERSION_MINOR(api) < 2) {
@@ -304,6 +307,12 @@ std::vector<std::string> VulkanContext::Details() const {
              yes(features_.features.shaderInt64), ", i16 ", yes(features_.features.shaderInt16), ", i8 ",
              yes(features12_.shaderInt8), "; subgroup size ", subgroup_.subgroupSize, "; push descriptors ",
              yes(push_descriptors_), ", host memory import ", yes(external_memory_host_)),
+      StrCat("float controls (f16/f32/f64): denormals preserved ",
+             yes(float_controls_.shaderDenormPreserveFloat16), "/", yes(float_controls_.shaderDenormPreserveFloat32),
+             "/", yes(float_controls_.shaderDenormPreserveFloat64), ", NaN, infinities and signed zeros preserved ",
+             yes(float_controls_.shaderSignedZeroInfNanPreserveFloat16), "/",
+             yes(float_controls_.shaderSignedZeroInfNanPreserveFloat32), "/",
+             yes(float_controls_.shaderSignedZeroInfNanPreserveFloat64)),
   };
 }
 

@@ -64,6 +64,8 @@ class VulkanContext {
   // All false on a Vulkan 1.2 device.
   const VkPhysicalDeviceVulkan13Features& features13() const { return features13_; }
   const VkPhysicalDeviceSubgroupProperties& subgroup() const { return subgroup_; }
+  // Which SPIR-V float controls the device honours (Vulkan 1.2 core).
+  const VkPhysicalDeviceFloatControlsProperties& float_controls() const { return float_controls_; }
   uint64_t max_memory_allocation_size() const { return max_memory_allocation_size_; }
 
   bool push_descriptors() const { return push_descriptors_; }
@@ -104,6 +106,7 @@ class VulkanContext {
   VkPhysicalDeviceVulkan12Features features12_{};
   VkPhysicalDeviceVulkan13Features features13_{};
   VkPhysicalDeviceSubgroupProperties subgroup_{};
+  VkPhysicalDeviceFloatControlsProperties float_controls_{};
   uint64_t max_memory_allocation_size_ = 0;
   bool push_descriptors_ = false;
   bool external_memory_host_ = false;

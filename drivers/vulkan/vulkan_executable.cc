@@ -22,6 +22,10 @@ constexpr uint32_t kExecutionModelGLCompute = 5;
 constexpr uint32_t kExecutionModeLocalSize = 17;
 constexpr uint32_t kCapabilityMatrix = 24;
 constexpr uint32_t kCapabilityShader = 1;
+constexpr uint32_t kExecutionModeDenormPreserve = 4459;
+constexpr uint32_t kExecutionModeSignedZeroInfNanPreserve = 4461;
+constexpr uint32_t kCapabilityDenormPreserve = 4464;
+constexpr uint32_t kCapabilitySignedZeroInfNanPreserve = 4466;
 
 // A SPIR-V literal string starting at words[0], at most `count` words.
 std::string LiteralString(const uint32_t* words, uint32_t count, uint32_t* words_used) {
@@ -102,6 +106,11 @@ const CapabilityInfo kCapabilities[] = {
      [](const VulkanContext& c) { return c.features12().vulkanMemoryModelDeviceScope != 0; }},
     {"PhysicalStorageBufferAddresses", 5347, "bufferDeviceAddress",
      [](const VulkanContext& c) { return c.features12().bufferDeviceAddress != 0; }},
+    // Float controls: where the device lacks a mode, the driver removes it
+    // (StripFloatControls), so a module that asks for them runs everywhere.
+    {"DenormPreserve", kCapabilityDenormPreserve, "float controls", [](const VulkanContext&) { return true; }},
+    {"SignedZeroInfNanPreserve", kCapabilitySignedZeroInfNanPreserve, "float controls",
+     [](const VulkanContext&) { return true; }},
     // Known, but the driver enables no extension that provides them.
     {"CooperativeMatrixKHR", 6022, "cooperativeMatrix (VK_KHR_cooperative_matrix, not enabled by this driver)",
      [](const VulkanContext&) { return false; }},
@@ -209,6 +218,55 @@ StatusOr<SpirvModuleInfo> ParseSpirv(std::span<const uint8_t> data) {
     }
   }
   return info;
+}
+
+FloatControlsSupport FloatControlsSupport::Of(const VkPhysicalDeviceFloatControlsProperties& p) {
+  FloatControlsSupport support;
+  const VkBool32 denorm[3] = {p.shaderDenormPreserveFloat16, p.shaderDenormPreserveFloat32,
+                              p.shaderDenormPreserveFloat64};
+  const VkBool32 nan[3] = {p.shaderSignedZeroInfNanPreserveFloat16, p.shaderSignedZeroInfNanPreserveFloat32,
+                           p.shaderSignedZeroInfNanPreserveFloat64};
+  for (int i = 0; i < 3; ++i) {
+    support.denorm_preserve[i] = denorm[i] != 0;
+    support.signed_zero_inf_nan_preserve[i] = nan[i] != 0;
+  }
+  return support;
+}
+
+size_t StripFloatControls(std::vector<uint32_t>& words, const FloatControlsSupport& support) {
+  // Whether the execution mode at `at` is a float control the device lacks;
+  // `kept` counts those it has, by capability.
+  auto unsupported = [&](size_t at, size_t* kept_denorm, size_t* kept_nan) {
+    const uint32_t word_count = words[at] >> 16, opcode = words[at] & 0xFFFF;
+    if (opcode != kOpExecutionMode || word_count != 4) return false;
+    const uint32_t mode = words[at + 2], width = words[at + 3];
+    if (mode != kExecutionModeDenormPreserve && mode != kExecutionModeSignedZeroInfNanPreserve) return false;
+    const int index = width == 16 ? 0 : width == 32 ? 1 : width == 64 ? 2 : -1;
+    const bool denorm = mode == kExecutionModeDenormPreserve;
+    const bool has = index >= 0 && (denorm ? support.denorm_preserve[index]
+                                           : support.signed_zero_inf_nan_preserve[index]);
+    if (has) ++*(denorm ? kept_denorm : kept_nan);
+    return !has;
+  };
+  size_t kept_denorm = 0, kept_nan = 0, removed = 0;
+  for (size_t at = 5; at < words.size() && (words[at] >> 16) != 0; at += words[at] >> 16) {
+    removed += unsupported(at, &kept_denorm, &kept_nan);
+  }
+  if (removed == 0) return 0;
+  std::vector<uint32_t> out(words.begin(), words.begin() + std::min<size_t>(5, words.size()));
+  size_t ignored_denorm = 0, ignored_nan = 0;
+  for (size_t at = 5; at < words.size() && (words[at] >> 16) != 0; at += words[at] >> 16) {
+    const uint32_t word_count = words[at] >> 16, opcode = words[at] & 0xFFFF;
+    if (unsupported(at, &ignored_denorm, &ignored_nan)) continue;
+    if (opcode == kOpCapability && word_count == 2 &&
+        ((words[at + 1] == kCapabilityDenormPreserve && kept_denorm == 0) ||
+         (words[at + 1] == kCapabilitySignedZeroInfNanPreserve && kept_nan == 0))) {
+      continue;
+    }
+    out.insert(out.end(), words.begin() + at, words.begin() + at + word_count);
+  }
+  words = std::move(out);
+  return removed;
 }
 
 Status CheckCapability(const VulkanContext& context, std::string_view name) {
@@ -355,7 +413,8 @@ StatusOr<Ref<VulkanExecutable>> VulkanExecutable::Create(std::shared_ptr<VulkanC
   auto module_info = VkMake<VkShaderModuleCreateInfo>(VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO);
   std::vector<uint32_t> code(params.data.size() / 4);
   std::memcpy(code.data(), params.data.data(), params.data.size());
-  module_info.codeSize = params.data.size();
+  StripFloatControls(code, FloatControlsSupport::Of(context->float_controls()));
+  module_info.codeSize = code.size() * 4;
   module_info.pCode = code.data();
   VkResult result = vk.vkCreateShaderModule(device, &module_info, nullptr, &executable->module_);
   if (result != VK_SUCCESS) return VkError(result, StrCat(prefix, "vkCreateShaderModule"));

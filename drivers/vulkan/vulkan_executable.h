@@ -57,6 +57,23 @@ struct SpirvModuleInfo {
 // instruction stream.
 StatusOr<SpirvModuleInfo> ParseSpirv(std::span<const uint8_t> data);
 
+// The float controls (SPV_KHR_float_controls) a device honours, per width:
+// [0] f16, [1] f32, [2] f64.
+struct FloatControlsSupport {
+  bool denorm_preserve[3] = {false, false, false};
+  bool signed_zero_inf_nan_preserve[3] = {false, false, false};
+  static FloatControlsSupport Of(const VkPhysicalDeviceFloatControlsProperties& properties);
+};
+
+// The compiler asks for IEEE denormals, NaN, infinities and signed zeros
+// (execution modes DenormPreserve and SignedZeroInfNanPreserve, per float
+// width); Vulkan forbids a mode the device does not support. Removes from a
+// parsed module's words each such mode `support` lacks, and the capability
+// of a mode no entry point keeps; returns how many modes it removed. The
+// kernel then computes as the device does by default (flushed denormals,
+// say), which the op suite shows.
+size_t StripFloatControls(std::vector<uint32_t>& words, const FloatControlsSupport& support);
+
 // Whether `context`'s device has what SPIR-V capability `name` needs;
 // INVALID_ARGUMENT for a name the driver does not know, FAILED_PRECONDITION
 // naming the device feature it lacks.

@@ -5,12 +5,16 @@
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <cstring>
+#include <span>
 
 #include "drivers/registry.h"
 #include "drivers/vulkan/vulkan_buffer.h"
 #include "drivers/vulkan/vulkan_command_buffer.h"
 #include "drivers/vulkan/vulkan_device.h"
+#include "drivers/vulkan/vulkan_executable.h"
 #include "tests/hal/hal_test_util.h"
 #include "tests/hal/kernels/test_kernels.h"
 
@@ -296,6 +300,99 @@ TEST_CASE("vulkan: executables are checked against their metadata and the device
     Status status = vulkan::CheckCapability(context, capability);
     CHECK((status.ok() || status.code() == StatusCode::kFailedPrecondition));
   }
+}
+
+// add_f32's SPIR-V words asking for IEEE float behaviour, as the compiler
+// does: the two float-control capabilities after the first capability, and
+// DenormPreserve and SignedZeroInfNanPreserve for 32-bit floats after the
+// entry point.
+std::vector<uint32_t> WithFloatControls(std::span<const uint8_t> spirv) {
+  std::vector<uint32_t> words(spirv.size() / 4);
+  std::memcpy(words.data(), spirv.data(), spirv.size());
+  size_t after_entry = 0, after_capability = 0;
+  uint32_t entry = 0;
+  for (size_t at = 5; at < words.size(); at += words[at] >> 16) {
+    const uint32_t opcode = words[at] & 0xFFFF;
+    if (opcode == 17 && !after_capability) after_capability = at + 2;
+    if (opcode == 15 && !after_entry) {
+      after_entry = at + (words[at] >> 16);
+      entry = words[at + 2];
+    }
+  }
+  REQUIRE(after_capability);
+  REQUIRE(after_entry);
+  const std::vector<uint32_t> modes = {(4u << 16) | 16u, entry, 4459, 32, (4u << 16) | 16u, entry, 4461, 32};
+  words.insert(words.begin() + after_entry, modes.begin(), modes.end());
+  const std::vector<uint32_t> capabilities = {(2u << 16) | 17u, 4464, (2u << 16) | 17u, 4466};
+  words.insert(words.begin() + after_capability, capabilities.begin(), capabilities.end());
+  return words;
+}
+
+// How often `words` holds the instruction `instruction` (its whole words).
+size_t Count(const std::vector<uint32_t>& words, const std::vector<uint32_t>& instruction) {
+  size_t count = 0;
+  for (size_t at = 5; at < words.size(); at += words[at] >> 16) {
+    count += std::equal(instruction.begin(), instruction.end(), words.begin() + at,
+                        words.begin() + std::min(words.size(), at + instruction.size()));
+  }
+  return count;
+}
+
+TEST_CASE("vulkan: float controls the device lacks are removed from the SPIR-V") {
+  const std::vector<uint32_t> asked = WithFloatControls(TestKernelSpirv("add_f32"));
+  const uint32_t mode = (4u << 16) | 16u, capability = (2u << 16) | 17u;
+  uint32_t entry = 0;
+  for (size_t at = 5; at < asked.size() && !entry; at += asked[at] >> 16) {
+    if ((asked[at] & 0xFFFF) == 15) entry = asked[at + 2];
+  }
+  const std::vector<uint32_t> denorm = {mode, entry, 4459, 32}, nan = {mode, entry, 4461, 32};
+  REQUIRE(Count(asked, denorm) == 1);
+  REQUIRE(Count(asked, nan) == 1);
+
+  // A device with every control keeps the module as it is.
+  vulkan::FloatControlsSupport all;
+  for (int i = 0; i < 3; ++i) all.denorm_preserve[i] = all.signed_zero_inf_nan_preserve[i] = true;
+  std::vector<uint32_t> words = asked;
+  CHECK(vulkan::StripFloatControls(words, all) == 0);
+  CHECK(words == asked);
+  // One like lavapipe (NaN preserved, denormals not promised): the
+  // DenormPreserve mode and its capability go, the rest stays.
+  vulkan::FloatControlsSupport some;
+  some.signed_zero_inf_nan_preserve[1] = true;
+  words = asked;
+  CHECK(vulkan::StripFloatControls(words, some) == 1);
+  CHECK(words.size() == asked.size() - 6);
+  CHECK(Count(words, denorm) == 0);
+  CHECK(Count(words, {capability, 4464}) == 0);
+  CHECK(Count(words, nan) == 1);
+  CHECK(Count(words, {capability, 4466}) == 1);
+  // f16 support alone does not keep a 32-bit mode.
+  vulkan::FloatControlsSupport half;
+  half.denorm_preserve[0] = half.signed_zero_inf_nan_preserve[0] = true;
+  words = asked;
+  CHECK(vulkan::StripFloatControls(words, half) == 2);
+  CHECK(words.size() == asked.size() - 12);
+  std::vector<uint8_t> bytes(words.size() * 4);
+  std::memcpy(bytes.data(), words.data(), bytes.size());
+  CHECK(vulkan::ParseSpirv(bytes).ok());
+
+  // On this machine's device the module, its metadata listing both
+  // capabilities, is accepted whatever the device supports.
+  Ref<hal::Device> device = VulkanDevice();
+  if (!device) return;
+  VulkanKernelDescription add = VulkanTestKernel("add_f32");
+  add.capabilities.push_back("DenormPreserve");
+  add.capabilities.push_back("SignedZeroInfNanPreserve");
+  std::vector<uint8_t> metadata = VulkanMetadata(add);
+  bytes.resize(asked.size() * 4);
+  std::memcpy(bytes.data(), asked.data(), bytes.size());
+  hal::ExecutableParams params;
+  params.name = "add_f32_float_controls";
+  params.format = "vulkan-spirv";
+  params.data = bytes;
+  params.metadata = metadata;
+  StatusOr<Ref<hal::Executable>> executable = device->PrepareExecutable(params);
+  CHECK_MESSAGE(executable.ok(), executable.status().ToString());
 }
 
 TEST_CASE("vulkan: dispatch bindings within Vulkan's limits") {

@@ -259,6 +259,22 @@ def SPIRVPushConstantsPass : Pass<"strata-spirv-push-constants",
   }];
 }
 
+def SPIRVFloatControlsPass : Pass<"strata-spirv-float-controls",
+                                  "::mlir::spirv::ModuleOp"> {
+  let summary = "Asks for IEEE denormals, NaN, infinities and signed zeros";
+  let description = [{
+    Vulkan lets a device flush denormals and assume that no value is NaN,
+    infinite or a signed zero unless a kernel asks otherwise
+    (`SPV_KHR_float_controls`): NVIDIA's driver flushes f32 subnormals and
+    loses NaN through clamps. The CPU's results keep them, so every entry
+    point gets the execution modes `DenormPreserve` and
+    `SignedZeroInfNanPreserve` for each float width the module computes in.
+    Where a device does not support a mode for a width (its
+    `VkPhysicalDeviceFloatControlsProperties`), the Vulkan driver removes
+    that mode before it creates the shader module.
+  }];
+}
+
 def LLVMKernelABIPass : Pass<"strata-llvm-kernel-abi",
                              "::mlir::gpu::GPUModuleOp"> {
   let summary = "Gives the outlined kernels the CUDA and ROCm kernel ABI";

@@ -26,9 +26,11 @@ std::string defaultVulkanTargetEnv() {
          "Float16, Float64, StorageBuffer16BitAccess, "
          "StorageBuffer8BitAccess, GroupNonUniform, "
          "GroupNonUniformArithmetic, GroupNonUniformBallot, "
-         "GroupNonUniformShuffle, GroupNonUniformVote], "
+         "GroupNonUniformShuffle, GroupNonUniformVote, DenormPreserve, "
+         "SignedZeroInfNanPreserve], "
          "[SPV_KHR_storage_buffer_storage_class, SPV_KHR_16bit_storage, "
-         "SPV_KHR_8bit_storage]>, api=Vulkan, #spirv.resource_limits<"
+         "SPV_KHR_8bit_storage, SPV_KHR_float_controls]>, api=Vulkan, "
+         "#spirv.resource_limits<"
          "max_compute_shared_memory_size = 32768, "
          "max_compute_workgroup_invocations = 1024, "
          "max_compute_workgroup_size = [1024, 1024, 64], subgroup_size = 8>>";
@@ -118,6 +120,7 @@ void buildSPIRVPipeline(OpPassManager &pm) {
   OpPassManager &spirv = pm.nest<spirv::ModuleOp>();
   spirv.addPass(spirv::createSPIRVLowerABIAttributesPass());
   spirv.addPass(createSPIRVPushConstantsPass());
+  spirv.addPass(createSPIRVFloatControlsPass());
   spirv.addPass(spirv::createSPIRVUpdateVCEPass());
   spirv.addPass(createCanonicalizerPass());
 }
