@@ -234,39 +234,34 @@ FloatControlsSupport FloatControlsSupport::Of(const VkPhysicalDeviceFloatControl
 }
 
 size_t StripFloatControls(std::vector<uint32_t>& words, const FloatControlsSupport& support) {
-  // Whether the execution mode at `at` is a float control the device lacks;
-  // `kept` counts those it has, by capability.
-  auto unsupported = [&](size_t at, size_t* kept_denorm, size_t* kept_nan) {
-    const uint32_t word_count = words[at] >> 16, opcode = words[at] & 0xFFFF;
-    if (opcode != kOpExecutionMode || word_count != 4) return false;
+  // The float-control execution modes the device lacks, and how many it
+  // keeps of each kind (a capability no kept mode uses goes too).
+  std::vector<size_t> dropped;
+  size_t kept_denorm = 0, kept_nan = 0;
+  for (size_t at = 5; at < words.size() && (words[at] >> 16) != 0; at += words[at] >> 16) {
+    if ((words[at] & 0xFFFF) != kOpExecutionMode || (words[at] >> 16) != 4) continue;
     const uint32_t mode = words[at + 2], width = words[at + 3];
-    if (mode != kExecutionModeDenormPreserve && mode != kExecutionModeSignedZeroInfNanPreserve) return false;
-    const int index = width == 16 ? 0 : width == 32 ? 1 : width == 64 ? 2 : -1;
     const bool denorm = mode == kExecutionModeDenormPreserve;
-    const bool has = index >= 0 && (denorm ? support.denorm_preserve[index]
-                                           : support.signed_zero_inf_nan_preserve[index]);
-    if (has) ++*(denorm ? kept_denorm : kept_nan);
-    return !has;
-  };
-  size_t kept_denorm = 0, kept_nan = 0, removed = 0;
-  for (size_t at = 5; at < words.size() && (words[at] >> 16) != 0; at += words[at] >> 16) {
-    removed += unsupported(at, &kept_denorm, &kept_nan);
-  }
-  if (removed == 0) return 0;
-  std::vector<uint32_t> out(words.begin(), words.begin() + std::min<size_t>(5, words.size()));
-  size_t ignored_denorm = 0, ignored_nan = 0;
-  for (size_t at = 5; at < words.size() && (words[at] >> 16) != 0; at += words[at] >> 16) {
-    const uint32_t word_count = words[at] >> 16, opcode = words[at] & 0xFFFF;
-    if (unsupported(at, &ignored_denorm, &ignored_nan)) continue;
-    if (opcode == kOpCapability && word_count == 2 &&
-        ((words[at + 1] == kCapabilityDenormPreserve && kept_denorm == 0) ||
-         (words[at + 1] == kCapabilitySignedZeroInfNanPreserve && kept_nan == 0))) {
-      continue;
+    if (!denorm && mode != kExecutionModeSignedZeroInfNanPreserve) continue;
+    const int index = width == 16 ? 0 : width == 32 ? 1 : width == 64 ? 2 : -1;
+    if (index >= 0 && (denorm ? support.denorm_preserve : support.signed_zero_inf_nan_preserve)[index]) {
+      ++(denorm ? kept_denorm : kept_nan);
+    } else {
+      dropped.push_back(at);
     }
+  }
+  if (dropped.empty()) return 0;
+  std::vector<uint32_t> out(words.begin(), words.begin() + 5);
+  for (size_t at = 5; at < words.size() && (words[at] >> 16) != 0; at += words[at] >> 16) {
+    const uint32_t word_count = words[at] >> 16;
+    const bool unused_capability = (words[at] & 0xFFFF) == kOpCapability && word_count == 2 &&
+                                   ((words[at + 1] == kCapabilityDenormPreserve && kept_denorm == 0) ||
+                                    (words[at + 1] == kCapabilitySignedZeroInfNanPreserve && kept_nan == 0));
+    if (unused_capability || std::find(dropped.begin(), dropped.end(), at) != dropped.end()) continue;
     out.insert(out.end(), words.begin() + at, words.begin() + at + word_count);
   }
   words = std::move(out);
-  return removed;
+  return dropped.size();
 }
 
 Status CheckCapability(const VulkanContext& context, std::string_view name) {

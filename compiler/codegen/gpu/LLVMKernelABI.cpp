@@ -83,27 +83,25 @@ LogicalResult bindPointer(BlockArgument binding) {
   for (Operation *user : llvm::make_early_inc_range(binding.getUsers())) {
     OpBuilder b(user);
     Location loc = user->getLoc();
-    if (auto load = dyn_cast<memref::LoadOp>(user)) {
-      Value address = elementPointer(b, loc, binding, element,
-                                     load.getIndices()[0]);
-      Value value = LLVM::LoadOp::create(b, loc, element, address, bytes);
-      load.getResult().replaceAllUsesWith(value);
-    } else if (auto store = dyn_cast<memref::StoreOp>(user)) {
-      Value address = elementPointer(b, loc, binding, element,
-                                     store.getIndices()[0]);
-      LLVM::StoreOp::create(b, loc, store.getValueToStore(), address, bytes);
-    } else if (auto load = dyn_cast<vector::LoadOp>(user)) {
-      // A vector of elements from the index on, aligned as the op says.
-      Value address = elementPointer(b, loc, binding, element,
-                                     load.getIndices()[0]);
-      Value value = LLVM::LoadOp::create(b, loc, load.getVectorType(), address,
-                                         load.getAlignment().value_or(bytes));
-      load.getResult().replaceAllUsesWith(value);
-    } else if (auto store = dyn_cast<vector::StoreOp>(user)) {
-      Value address = elementPointer(b, loc, binding, element,
-                                     store.getIndices()[0]);
-      LLVM::StoreOp::create(b, loc, store.getValueToStore(), address,
-                            store.getAlignment().value_or(bytes));
+    // Element accesses are aligned to the element, vector ones as the op
+    // says.
+    if (isa<memref::LoadOp, vector::LoadOp>(user)) {
+      auto vectorLoad = dyn_cast<vector::LoadOp>(user);
+      Value index = vectorLoad ? vectorLoad.getIndices()[0]
+                               : cast<memref::LoadOp>(user).getIndices()[0];
+      Value value = LLVM::LoadOp::create(
+          b, loc, user->getResult(0).getType(),
+          elementPointer(b, loc, binding, element, index),
+          vectorLoad ? vectorLoad.getAlignment().value_or(bytes) : bytes);
+      user->getResult(0).replaceAllUsesWith(value);
+    } else if (isa<memref::StoreOp, vector::StoreOp>(user)) {
+      auto vectorStore = dyn_cast<vector::StoreOp>(user);
+      Value index = vectorStore ? vectorStore.getIndices()[0]
+                                : cast<memref::StoreOp>(user).getIndices()[0];
+      LLVM::StoreOp::create(
+          b, loc, user->getOperand(0),
+          elementPointer(b, loc, binding, element, index),
+          vectorStore ? vectorStore.getAlignment().value_or(bytes) : bytes);
     } else {
       auto update = cast<memref::AtomicRMWOp>(user);
       std::optional<LLVM::AtomicBinOp> op;

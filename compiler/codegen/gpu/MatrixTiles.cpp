@@ -647,7 +647,7 @@ private:
     const int64_t unitsB = (kMmaK / 2) * (shape.cols / 8) / kMmaInvocations;
     Type element = cast<MemRefType>(match.a.getType()).getElementType();
     Type i32 = b.getI32Type(), f32 = b.getF32Type();
-    auto vector = [&](int64_t n, Type t) { return VectorType::get({n}, t); };
+    auto vectorOf = [&](int64_t n, Type t) { return VectorType::get({n}, t); };
     Value warp = arith::DivUIOp::create(b, loc, thread, index(32));
     Value lane = arith::RemUIOp::create(b, loc, thread, index(32));
     Value g = arith::DivUIOp::create(b, loc, lane, index(4));
@@ -675,7 +675,7 @@ private:
     SmallVector<Piece> piecesA = pieces(chunksA, kMmaK / 8);  // row, chunk
     SmallVector<Piece> piecesB = pieces(unitsB, kMmaK / 2);   // column group, pair
     auto load = [&](OpBuilder &at, Value memref, Value row, Value col) {
-      return vector::LoadOp::create(at, loc, vector(8, element), memref,
+      return vector::LoadOp::create(at, loc, vectorOf(8, element), memref,
                                     ValueRange{row, col}, /*nontemporal=*/false,
                                     llvm::MaybeAlign(16))
           .getResult();
@@ -691,7 +691,7 @@ private:
           row = arith::MinUIOp::create(at, loc, row, lastRow);
         Value k = arith::AddIOp::create(
             at, loc, k0, arith::MulIOp::create(at, loc, p.minor, index(8)));
-        words.push_back(vector::BitCastOp::create(at, loc, vector(4, i32),
+        words.push_back(vector::BitCastOp::create(at, loc, vectorOf(4, i32),
                                                   load(at, match.a, row, k)));
       }
       for (const Piece &p : piecesB) {
@@ -705,7 +705,7 @@ private:
         for (int64_t i = 0; i < 8; ++i)
           interleave.append({i, i + 8});
         Value pairs = vector::ShuffleOp::create(at, loc, first, second, interleave);
-        words.push_back(vector::BitCastOp::create(at, loc, vector(8, i32), pairs));
+        words.push_back(vector::BitCastOp::create(at, loc, vectorOf(8, i32), pairs));
       }
       return words;
     };
@@ -781,7 +781,7 @@ private:
         Value reg = LLVM::ExtractValueOp::create(inner, loc, loaded, v);
         registers[v] = element.isBF16()
                            ? reg
-                           : LLVM::BitcastOp::create(inner, loc, vector(2, element), reg)
+                           : LLVM::BitcastOp::create(inner, loc, vectorOf(2, element), reg)
                                  .getResult();
       }
       return registers;

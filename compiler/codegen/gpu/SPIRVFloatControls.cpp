@@ -2,6 +2,7 @@
 
 #include "compiler/codegen/gpu/Passes.h"
 
+#include "mlir/IR/TypeUtilities.h"
 #include "llvm/ADT/SmallSet.h"
 
 using namespace mlir;
@@ -20,11 +21,7 @@ struct SPIRVFloatControlsPass
     // The float widths the kernels compute in.
     llvm::SmallSet<int32_t, 3> widths;
     auto note = [&](Type type) {
-      if (auto shaped = dyn_cast<ShapedType>(type))
-        type = shaped.getElementType();
-      if (auto vector = dyn_cast<VectorType>(type))
-        type = vector.getElementType();
-      if (auto floating = dyn_cast<FloatType>(type))
+      if (auto floating = dyn_cast<FloatType>(getElementTypeOrSelf(type)))
         widths.insert(floating.getWidth());
     };
     module.walk([&](Operation *op) {
