@@ -12,6 +12,9 @@ struct HostSubmission {
   struct Wait : Timepoint {
     HostSubmission* submission = nullptr;
     Ref<Semaphore> semaphore;
+    // Left to the queue's order: work scheduled earlier on this queue
+    // signals the value (see ThreadedHostQueue).
+    bool ordered = false;
   };
 
   // Keeps the queue alive for as long as the submission exists.
@@ -65,10 +68,19 @@ Status HostQueue::Submit(std::span<const SemaphoreValue> waits, std::span<const 
     command_buffer->AddPendingSubmission();
     submission->command_buffers.push_back(Ref<CommandBuffer>::Borrow(command_buffer));
   }
+  // Waits for values that work this queue scheduled earlier signals are left
+  // to the queue's order; checked when the submission runs or completes.
+  uint32_t registered = 0;
+  for (HostSubmission::Wait& wait : submission->waits) {
+    wait.ordered = in_order_ && wait.semaphore->SignalScheduled(this, wait.value);
+    registered += !wait.ordered;
+  }
   // One extra count for registration itself, so that waits firing while we
   // register cannot schedule the submission before every wait is in place.
-  submission->pending_waits.store(static_cast<uint32_t>(waits.size()) + 1, std::memory_order_relaxed);
-  for (HostSubmission::Wait& wait : submission->waits) wait.semaphore->AddTimepoint(&wait);
+  submission->pending_waits.store(registered + 1, std::memory_order_relaxed);
+  for (HostSubmission::Wait& wait : submission->waits) {
+    if (!wait.ordered) wait.semaphore->AddTimepoint(&wait);
+  }
   WaitDone(submission);
   return OkStatus();
 }
@@ -98,11 +110,24 @@ void HostQueue::WaitDone(HostSubmission* submission) {
   delete submission;
 }
 
+Status HostQueue::TakeFailure(HostSubmission* submission, bool ordered_only) {
+  if (!ordered_only) {
+    // Every wait has completed (the last one's acq_rel count made their
+    // failures visible), so the failure is ours alone now.
+    Status status = std::move(submission->failure);
+    submission->failure = OkStatus();
+    if (!status.ok()) return status;
+  }
+  for (HostSubmission::Wait& wait : submission->waits) {
+    if (!wait.ordered) continue;
+    StatusOr<uint64_t> value = wait.semaphore->Query();
+    if (!value.ok()) return value.status();
+  }
+  return OkStatus();
+}
+
 void HostQueue::Run(HostSubmission* submission) {
-  // Every wait has completed (the last one's acq_rel count made their
-  // failures visible), so the failure is ours alone now.
-  Status status = std::move(submission->failure);
-  submission->failure = OkStatus();
+  Status status = TakeFailure(submission, /*ordered_only=*/false);
   Tracer* const tracer = ActiveTracer(submission->tracer);
   const uint64_t trace_begin = tracer ? Tracer::Now() : 0;
   for (size_t i = 0; status.ok() && i < submission->command_buffers.size(); ++i) {
@@ -115,6 +140,10 @@ void HostQueue::Run(HostSubmission* submission) {
                                  {"status", StatusCodeName(status.code())}};
     tracer->Record({"submission", "submission", trace_begin, Tracer::Now(), args});
   }
+  Finish(submission, status);
+}
+
+void HostQueue::Finish(HostSubmission* submission, const Status& status) {
   // If the device is gone, this reference is the queue's last, and the queue
   // is freed on this thread when Run returns.
   std::shared_ptr<HostQueue> self = std::move(submission->queue);
@@ -169,17 +198,32 @@ void HostQueue::Shutdown() {
 // ---------------------------------------------------------------------------
 // ThreadedHostQueue
 
-ThreadedHostQueue::ThreadedHostQueue(std::string device_name) : HostQueue(std::move(device_name)) {
+ThreadedHostQueue::ThreadedHostQueue(std::string device_name, bool pipelined)
+    : HostQueue(std::move(device_name)), pipelined_(pipelined) {
+  in_order_ = pipelined;
   thread_ = std::thread([this] { Loop(); });
+  if (pipelined_) await_thread_ = std::thread([this] { AwaitLoop(); });
 }
 
 ThreadedHostQueue::~ThreadedHostQueue() {
   if (thread_.joinable()) thread_.detach();
+  if (await_thread_.joinable()) await_thread_.detach();
+}
+
+StatusOr<bool> ThreadedHostQueue::Launch(std::span<const Ref<CommandBuffer>>, uint64_t*) { return false; }
+
+Status ThreadedHostQueue::Await(uint64_t, std::span<const Ref<CommandBuffer>>, std::chrono::steady_clock::time_point) {
+  return InternalError("queue of '", device_name(), "': Await without Launch");
 }
 
 void ThreadedHostQueue::Schedule(HostSubmission* submission) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
+    // Noted under the lock that orders the ready list, so that a submission
+    // that sees a note is scheduled after the work that made it.
+    if (in_order_) {
+      for (auto& [semaphore, value] : submission->signals) semaphore->NoteScheduledSignal(this, value);
+    }
     ready_.push_back(submission);
   }
   ready_condition_.notify_one();
@@ -195,8 +239,65 @@ void ThreadedHostQueue::Loop() {
       submission = ready_.front();
       ready_.pop_front();
     }
+    if (pipelined_ && TryLaunch(submission)) continue;
+    Drain();
     Run(submission);
   }
+}
+
+bool ThreadedHostQueue::TryLaunch(HostSubmission* submission) {
+  // Traced submissions and late ones take Run, which reports and stops them.
+  if (ActiveTracer(submission->tracer) || std::chrono::steady_clock::now() > submission->deadline) return false;
+  // So do submissions whose waits have failed already: Run fails them
+  // without running anything (ordered waits that fail later are checked
+  // again when the submission completes).
+  if (!submission->failure.ok() || !TakeFailure(submission, /*ordered_only=*/true).ok()) return false;
+  uint64_t ticket = 0;
+  StatusOr<bool> launched = Launch(submission->command_buffers, &ticket);
+  if (!launched.ok()) {
+    // Nothing started, and nothing launched waits for it.
+    Finish(submission, launched.status());
+    return true;
+  }
+  if (!*launched) return false;
+  {
+    std::lock_guard<std::mutex> lock(launched_mutex_);
+    launched_.push_back({submission, ticket});
+    if (launched_.size() > max_in_flight_.load(std::memory_order_relaxed)) {
+      max_in_flight_.store(launched_.size(), std::memory_order_relaxed);
+    }
+  }
+  launched_condition_.notify_one();
+  return true;
+}
+
+void ThreadedHostQueue::AwaitLoop() {
+  for (;;) {
+    Launched next;
+    {
+      std::unique_lock<std::mutex> lock(launched_mutex_);
+      launched_condition_.wait(lock, [&] { return await_stopping_ || !launched_.empty(); });
+      if (launched_.empty()) return;
+      next = launched_.front();
+    }
+    HostSubmission* submission = next.submission;
+    Status status = Await(next.ticket, submission->command_buffers, submission->deadline);
+    // The work of earlier submissions has completed by now, so the
+    // semaphores of ordered waits hold their values or their failures.
+    if (status.ok()) status = TakeFailure(submission, /*ordered_only=*/true);
+    {
+      std::lock_guard<std::mutex> lock(launched_mutex_);
+      launched_.pop_front();
+    }
+    drained_condition_.notify_all();
+    Finish(submission, status);
+  }
+}
+
+void ThreadedHostQueue::Drain() {
+  if (!pipelined_) return;
+  std::unique_lock<std::mutex> lock(launched_mutex_);
+  drained_condition_.wait(lock, [&] { return launched_.empty(); });
 }
 
 void ThreadedHostQueue::Shutdown() {
@@ -206,7 +307,14 @@ void ThreadedHostQueue::Shutdown() {
     stopping_ = true;
   }
   ready_condition_.notify_one();
-  if (thread_.joinable() && thread_.get_id() != std::this_thread::get_id()) thread_.join();
+  {
+    std::lock_guard<std::mutex> lock(launched_mutex_);
+    await_stopping_ = true;
+  }
+  launched_condition_.notify_one();
+  for (std::thread* thread : {&thread_, &await_thread_}) {
+    if (thread->joinable() && thread->get_id() != std::this_thread::get_id()) thread->join();
+  }
 }
 
 }  // namespace strata::hal

@@ -19,6 +19,21 @@
 // drivers' queues, where that thread waits for the device while the
 // submitting threads go on.
 //
+// Pipelined: a ThreadedHostQueue whose driver can start work on the device
+// without waiting for it (Launch: Vulkan, whose queue runs submissions in
+// order) hands launched submissions to a second thread, which waits for each
+// in turn (Await) and completes it, while the first launches the next one:
+// the device has the next submission queued when it finishes one, instead of
+// idling until the host has seen the end of it and submitted again. Since
+// launched work runs in order, a submission's wait on a semaphore that work
+// scheduled earlier on the same queue signals is left to that order
+// (Semaphore::NoteScheduledSignal) rather than to a timepoint, so a chain of
+// dependent submissions is launched back to back too; if the earlier work
+// fails, the later one fails with its error when it completes (its own
+// signals fail in turn). A submission that must run through Execute (a
+// command buffer Launch cannot start, a traced submission, one whose
+// deadline has passed) waits for the work in flight first.
+//
 // Thread safety: Submit and Shutdown are thread-safe; see hal/device.h.
 #pragma once
 
@@ -70,6 +85,18 @@ class HostQueue : public std::enable_shared_from_this<HostQueue> {
                          std::chrono::steady_clock::time_point deadline) = 0;
   // Executes a scheduled submission, then completes it.
   void Run(HostSubmission* submission);
+  // The failure of the submission's waits, if any: of those that failed
+  // before it was scheduled, then of those left to the queue's order
+  // (whose semaphores must have reached their values by now). Taken once, at
+  // the start; `TakeFailure(s, true)` again later checks the ordered ones
+  // only.
+  static Status TakeFailure(HostSubmission* submission, bool ordered_only);
+  // Completes a submission that ran (or failed) outside Run and recycles it.
+  void Finish(HostSubmission* submission, const Status& status);
+
+  // Set by queues that run submissions in the order Schedule saw them: their
+  // submissions may leave waits to that order (see ThreadedHostQueue).
+  bool in_order_ = false;
 
  private:
   static void OnWaitDone(Timepoint* timepoint, const Status& status);
@@ -96,27 +123,63 @@ class HostQueue : public std::enable_shared_from_this<HostQueue> {
 
 class ThreadedHostQueue : public HostQueue {
  public:
-  // Shutdown joined the thread, unless the queue is destroyed on that thread
-  // itself (its device's last reference dropped by a callback there): then
-  // the thread is detached and ends on its own.
+  // Shutdown joined the threads, unless the queue is destroyed on one of
+  // them (its device's last reference dropped by a callback there): then
+  // the threads are detached and end on their own.
   ~ThreadedHostQueue() override;
-  // Waits for scheduled and running work, then stops the thread.
+  // Waits for scheduled and running work, then stops the threads.
   void Shutdown() override;
 
+  // The most submissions that were launched and not yet completed at once
+  // (pipelined queues; for tests).
+  size_t max_in_flight() const { return max_in_flight_.load(std::memory_order_relaxed); }
+
  protected:
-  // Starts the thread, which runs submissions once the queue is fully
-  // constructed and shared (Submit needs both).
-  explicit ThreadedHostQueue(std::string device_name);
+  // Starts the thread (and, when `pipelined`, the one that awaits launched
+  // work), which run submissions once the queue is fully constructed and
+  // shared (Submit needs both). A pipelined queue's driver implements Launch
+  // and Await.
+  explicit ThreadedHostQueue(std::string device_name, bool pipelined = false);
   void Schedule(HostSubmission* submission) final;
 
- private:
-  void Loop();
+  // Starts `command_buffers` on the device, in order after everything
+  // launched before, without waiting for them; `*ticket` identifies the work
+  // to Await. False (and nothing started) when they must run through Execute
+  // instead; an error when starting them failed.
+  virtual StatusOr<bool> Launch(std::span<const Ref<CommandBuffer>> command_buffers, uint64_t* ticket);
+  // Waits for the work of `ticket` (launched with `command_buffers`) and
+  // returns how it ended, stopping waiting as the driver can once
+  // `deadline` passes. Called once per launch, in launch order.
+  virtual Status Await(uint64_t ticket, std::span<const Ref<CommandBuffer>> command_buffers,
+                       std::chrono::steady_clock::time_point deadline);
 
+ private:
+  struct Launched {
+    HostSubmission* submission;
+    uint64_t ticket;
+  };
+  void Loop();
+  void AwaitLoop();
+  // Launches `submission` if it can; false when it must run through Run.
+  bool TryLaunch(HostSubmission* submission);
+  // Blocks until every launched submission has completed.
+  void Drain();
+
+  const bool pipelined_;
   std::mutex mutex_;
   std::condition_variable ready_condition_;
   std::deque<HostSubmission*> ready_;
   bool stopping_ = false;
   std::thread thread_;
+
+  // Launched submissions, oldest first; the front stays until it completes.
+  std::mutex launched_mutex_;
+  std::condition_variable launched_condition_;
+  std::condition_variable drained_condition_;
+  std::deque<Launched> launched_;
+  bool await_stopping_ = false;
+  std::atomic<size_t> max_in_flight_{0};
+  std::thread await_thread_;
 };
 
 }  // namespace strata::hal

@@ -69,6 +69,17 @@ void HostSemaphore::Fail(Status status) {
   Fire(all, failure_);
 }
 
+void HostSemaphore::NoteScheduledSignal(const void* queue, uint64_t value) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  scheduled_queue_ = queue;
+  scheduled_value_ = value;
+}
+
+bool HostSemaphore::SignalScheduled(const void* queue, uint64_t value) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return scheduled_queue_ == queue && scheduled_value_ >= value;
+}
+
 void HostSemaphore::Fire(Timepoint* list, const Status& status) {
   while (list) {
     // The callback may release the node's memory: read the link first.

@@ -33,6 +33,8 @@ class HostSemaphore final : public Semaphore {
   void Fail(Status status) override;
   Status Wait(uint64_t value, std::chrono::nanoseconds timeout) override;
   void AddTimepoint(Timepoint* timepoint) override;
+  void NoteScheduledSignal(const void* queue, uint64_t value) override;
+  bool SignalScheduled(const void* queue, uint64_t value) override;
 
  private:
   // Runs the callbacks of a detached list of timepoints.
@@ -49,6 +51,9 @@ class HostSemaphore final : public Semaphore {
   // be read without the mutex once failed_ has been seen true.
   Status failure_;
   Timepoint* timepoints_ = nullptr;
+  // The last NoteScheduledSignal.
+  const void* scheduled_queue_ = nullptr;
+  uint64_t scheduled_value_ = 0;
 };
 
 }  // namespace strata::hal

@@ -73,6 +73,16 @@ class Semaphore : public Resource {
   // the semaphore fails.
   virtual void AddTimepoint(Timepoint* timepoint) = 0;
 
+  // For queues that run their submissions in the order they were scheduled
+  // (hal/host_queue.h): `queue` has scheduled work that signals this
+  // semaphore to `value`, ahead of anything it schedules later, so work it
+  // schedules later that waits for `value` or less need not wait. The
+  // semaphore remembers the last such note; those that do not track it
+  // ignore it.
+  virtual void NoteScheduledSignal(const void* queue, uint64_t value) {}
+  // Whether the last note was `queue`'s, for `value` or beyond.
+  virtual bool SignalScheduled(const void* queue, uint64_t value) { return false; }
+
  protected:
   explicit Semaphore(const DriverFamily* family) : Resource(&kType, family) {}
 };

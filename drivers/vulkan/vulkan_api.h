@@ -87,7 +87,10 @@ namespace strata::vulkan {
   X(vkCreateFence)                    \
   X(vkDestroyFence)                   \
   X(vkWaitForFences)                  \
-  X(vkResetFences)
+  X(vkResetFences)                    \
+  X(vkCreateSemaphore)                \
+  X(vkDestroySemaphore)               \
+  X(vkWaitSemaphores)
 
 // Device functions of extensions; null when the extension is not enabled.
 #define STRATA_VK_DEVICE_EXTENSION_FUNCTIONS(X) \

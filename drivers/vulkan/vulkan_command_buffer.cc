@@ -459,20 +459,35 @@ Status VulkanCommandBuffer::Execute(VkFence fence, Tracer* tracer,
     }
     vk.vkResetFences(device, 1, &fence);
     if (ActiveTracer(tracer)) TraceSegment(segment, tracer, submitted, Tracer::Now());
-    if (recording_.check_slots()) {
-      STRATA_RETURN_IF_ERROR(host_buffer_->Invalidate(0, recording_.check_slots() * check_stride_));
-    }
-    STRATA_RETURN_IF_ERROR(recording_.CheckWords(segment, [&](uint32_t slot) {
-      uint32_t word;
-      std::memcpy(&word, host_buffer_->host_address() + slot * check_stride_, 4);
-      return word;
-    }));
+    STRATA_RETURN_IF_ERROR(CheckSegment(segment));
     if (missed_deadline) {
       return DeadlineExceededError("the submission was still running at the call's deadline and finished ", late_ms(),
                                    " ms after it (a Vulkan device cannot stop a running dispatch); nothing after it ran");
     }
   }
   return OkStatus();
+}
+
+Status VulkanCommandBuffer::CheckSegment(const Segment& segment) const {
+  if (recording_.check_slots()) {
+    STRATA_RETURN_IF_ERROR(host_buffer_->Invalidate(0, recording_.check_slots() * check_stride_));
+  }
+  return recording_.CheckWords(segment, [&](uint32_t slot) {
+    uint32_t word;
+    std::memcpy(&word, host_buffer_->host_address() + slot * check_stride_, 4);
+    return word;
+  });
+}
+
+VkCommandBuffer VulkanCommandBuffer::Launch() const {
+  if (segments_.size() != 1 || in_flight_.exchange(true, std::memory_order_acq_rel)) return VK_NULL_HANDLE;
+  return segments_[0].commands;
+}
+
+Status VulkanCommandBuffer::Finish() const {
+  Status status = CheckSegment(segments_[0]);
+  in_flight_.store(false, std::memory_order_release);
+  return status;
 }
 
 }  // namespace strata::vulkan

@@ -37,6 +37,7 @@
 // (Execute) happens on the device's queue thread, one submission at a time.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -65,6 +66,18 @@ class VulkanCommandBuffer final : public hal::CommandBuffer {
   // device is running then finishes first: a GPU cannot be stopped
   // mid-dispatch). Reports every command to `tracer` when it is not null.
   Status Execute(VkFence fence, Tracer* tracer, std::chrono::steady_clock::time_point deadline) const;
+
+  // Pipelined execution (VulkanQueue::Launch and Await, on the queue's two
+  // threads): a command buffer of one segment (no checks to read between
+  // parts) that is not in flight already (its check words and
+  // VkCommandBuffer serve one execution at a time) can be launched; Launch
+  // marks it in flight and returns its VkCommandBuffer, or null when it
+  // cannot be launched. Finish, once the device is done with it, reads its
+  // check words and clears the mark; Unlaunch clears it when the launch was
+  // abandoned.
+  VkCommandBuffer Launch() const;
+  Status Finish() const;
+  void Unlaunch() const { in_flight_.store(false, std::memory_order_release); }
 
   // Segments recorded by End (for tests).
   size_t segment_count() const { return segments_.size(); }
@@ -121,6 +134,9 @@ class VulkanCommandBuffer final : public hal::CommandBuffer {
   Status RecordSegment(const Segment& segment, bool first);
   void RecordDispatch(VkCommandBuffer commands, const Command& command) const;
   void TraceSegment(const Segment& segment, Tracer* tracer, uint64_t submitted, uint64_t done) const;
+  // Reads the check words of `segment`'s dispatches once the device is done
+  // with it: the first failed check's error, if any.
+  Status CheckSegment(const Segment& segment) const;
 
   std::shared_ptr<VulkanContext> context_;
   Ref<VulkanAllocator> allocator_;
@@ -139,6 +155,7 @@ class VulkanCommandBuffer final : public hal::CommandBuffer {
   Ref<VulkanBuffer> host_buffer_;  // check words, then upload data
   uint64_t check_stride_ = 4;
   std::vector<Segment> segments_;
+  mutable std::atomic<bool> in_flight_{false};
 };
 
 }  // namespace strata::vulkan

@@ -188,6 +188,7 @@ StatusOr<std::shared_ptr<VulkanContext>> VulkanContext::Create(const ContextOpti
   enabled12.bufferDeviceAddress = features12.bufferDeviceAddress;
   enabled12.vulkanMemoryModel = features12.vulkanMemoryModel;
   enabled12.vulkanMemoryModelDeviceScope = features12.vulkanMemoryModelDeviceScope;
+  enabled12.timelineSemaphore = features12.timelineSemaphore;
   // Vulkan 1.3: maintenance4 allows LocalSizeId, which SPIR-V 1.6 compilers
   // emit for workgroup sizes.
   VkPhysicalDeviceVulkan13Features& enabled13 = context->features13_;
@@ -306,7 +307,8 @@ std::vector<std::string> VulkanContext::Details() const {
       StrCat("f16 ", yes(features12_.shaderFloat16), ", f64 ", yes(features_.features.shaderFloat64), ", i64 ",
              yes(features_.features.shaderInt64), ", i16 ", yes(features_.features.shaderInt16), ", i8 ",
              yes(features12_.shaderInt8), "; subgroup size ", subgroup_.subgroupSize, "; push descriptors ",
-             yes(push_descriptors_), ", host memory import ", yes(external_memory_host_)),
+             yes(push_descriptors_), ", host memory import ", yes(external_memory_host_),
+             ", timeline semaphores ", yes(features12_.timelineSemaphore)),
       StrCat("float controls (f16/f32/f64): denormals preserved ",
              yes(float_controls_.shaderDenormPreserveFloat16), "/", yes(float_controls_.shaderDenormPreserveFloat32),
              "/", yes(float_controls_.shaderDenormPreserveFloat64), ", NaN, infinities and signed zeros preserved ",

@@ -76,6 +76,9 @@ class VulkanContext {
   uint32_t timestamp_valid_bits() const { return timestamp_valid_bits_; }
   // VK_EXT_calibrated_timestamps with the device and CLOCK_MONOTONIC domains.
   bool calibrated_timestamps() const { return calibrated_timestamps_; }
+  // Timeline semaphores (Vulkan 1.2's timelineSemaphore feature), which the
+  // queue signals to have several submissions in flight.
+  bool timeline_semaphores() const { return features12_.timelineSemaphore; }
 
   // "llvmpipe (LLVM 15.0.6, 256 bits)".
   std::string name() const { return properties_.deviceName; }

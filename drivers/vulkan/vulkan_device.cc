@@ -10,23 +10,129 @@ namespace strata::vulkan {
 // VulkanQueue
 
 StatusOr<std::shared_ptr<VulkanQueue>> VulkanQueue::Create(std::string device_name,
-                                                           std::shared_ptr<VulkanContext> context) {
+                                                           std::shared_ptr<VulkanContext> context,
+                                                           bool pipelined) {
+  const DeviceFunctions& vk = context->vk();
   auto fence_info = VkMake<VkFenceCreateInfo>(VK_STRUCTURE_TYPE_FENCE_CREATE_INFO);
   VkFence fence;
-  VkResult result = context->vk().vkCreateFence(context->device(), &fence_info, nullptr, &fence);
+  VkResult result = vk.vkCreateFence(context->device(), &fence_info, nullptr, &fence);
   if (result != VK_SUCCESS) return VkError(result, "vulkan: vkCreateFence");
-  return std::shared_ptr<VulkanQueue>(new VulkanQueue(std::move(device_name), std::move(context), fence));
+  VkSemaphore timeline = VK_NULL_HANDLE;
+  if (pipelined && context->timeline_semaphores()) {
+    auto type_info = VkMake<VkSemaphoreTypeCreateInfo>(VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO);
+    type_info.semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE;
+    type_info.initialValue = 0;
+    auto semaphore_info = VkMake<VkSemaphoreCreateInfo>(VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO);
+    semaphore_info.pNext = &type_info;
+    result = vk.vkCreateSemaphore(context->device(), &semaphore_info, nullptr, &timeline);
+    if (result != VK_SUCCESS) {
+      vk.vkDestroyFence(context->device(), fence, nullptr);
+      return VkError(result, "vulkan: vkCreateSemaphore (timeline)");
+    }
+  }
+  return std::shared_ptr<VulkanQueue>(new VulkanQueue(std::move(device_name), std::move(context), fence, timeline));
 }
 
-VulkanQueue::VulkanQueue(std::string device_name, std::shared_ptr<VulkanContext> context, VkFence fence)
-    : ThreadedHostQueue(std::move(device_name)), context_(std::move(context)), fence_(fence) {}
+VulkanQueue::VulkanQueue(std::string device_name, std::shared_ptr<VulkanContext> context, VkFence fence,
+                         VkSemaphore timeline)
+    : ThreadedHostQueue(std::move(device_name), /*pipelined=*/timeline != VK_NULL_HANDLE),
+      context_(std::move(context)),
+      fence_(fence),
+      timeline_(timeline) {}
 
-VulkanQueue::~VulkanQueue() { context_->vk().vkDestroyFence(context_->device(), fence_, nullptr); }
+VulkanQueue::~VulkanQueue() {
+  // Shutdown (the device's destructor) waited for every launch.
+  context_->vk().vkDestroyFence(context_->device(), fence_, nullptr);
+  if (timeline_) context_->vk().vkDestroySemaphore(context_->device(), timeline_, nullptr);
+}
 
 Status VulkanQueue::Execute(hal::CommandBuffer& command_buffer, Tracer* tracer,
                             std::chrono::steady_clock::time_point deadline) {
   // QueueExecute admitted only command buffers of this device's context.
   return static_cast<const VulkanCommandBuffer&>(command_buffer).Execute(fence_, tracer, deadline);
+}
+
+StatusOr<bool> VulkanQueue::Launch(std::span<const Ref<hal::CommandBuffer>> command_buffers, uint64_t* ticket) {
+  if (command_buffers.size() > 16) return false;
+  VkCommandBuffer commands[16];
+  for (size_t i = 0; i < command_buffers.size(); ++i) {
+    commands[i] = static_cast<const VulkanCommandBuffer&>(*command_buffers[i]).Launch();
+    if (commands[i] == VK_NULL_HANDLE) {
+      for (size_t j = 0; j < i; ++j) static_cast<const VulkanCommandBuffer&>(*command_buffers[j]).Unlaunch();
+      return false;
+    }
+  }
+  auto unlaunch_all = [&] {
+    for (const Ref<hal::CommandBuffer>& command_buffer : command_buffers) {
+      static_cast<const VulkanCommandBuffer&>(*command_buffer).Unlaunch();
+    }
+  };
+  if (context_->lost.load(std::memory_order_relaxed)) {
+    unlaunch_all();
+    return UnavailableError("device '", context_->name(), "' was lost (VK_ERROR_DEVICE_LOST) earlier; ",
+                            "create a new device to go on");
+  }
+  const uint64_t value = last_ticket_ + 1;
+  auto timeline_info = VkMake<VkTimelineSemaphoreSubmitInfo>(VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO);
+  timeline_info.signalSemaphoreValueCount = 1;
+  timeline_info.pSignalSemaphoreValues = &value;
+  auto submit = VkMake<VkSubmitInfo>(VK_STRUCTURE_TYPE_SUBMIT_INFO);
+  submit.pNext = &timeline_info;
+  submit.commandBufferCount = static_cast<uint32_t>(command_buffers.size());
+  submit.pCommandBuffers = commands;
+  submit.signalSemaphoreCount = 1;
+  submit.pSignalSemaphores = &timeline_;
+  VkResult result = context_->vk().vkQueueSubmit(context_->queue(), 1, &submit, VK_NULL_HANDLE);
+  if (result != VK_SUCCESS) {
+    unlaunch_all();
+    if (result == VK_ERROR_DEVICE_LOST) context_->lost.store(true, std::memory_order_relaxed);
+    return VkError(result, StrCat("device '", context_->name(), "': submitting work"));
+  }
+  last_ticket_ = value;
+  *ticket = value;
+  return true;
+}
+
+Status VulkanQueue::Await(uint64_t ticket, std::span<const Ref<hal::CommandBuffer>> command_buffers,
+                          std::chrono::steady_clock::time_point deadline) {
+  const DeviceFunctions& vk = context_->vk();
+  auto wait_info = VkMake<VkSemaphoreWaitInfo>(VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO);
+  wait_info.semaphoreCount = 1;
+  wait_info.pSemaphores = &timeline_;
+  wait_info.pValues = &ticket;
+  const bool timed = deadline != std::chrono::steady_clock::time_point::max();
+  VkResult result = VK_TIMEOUT;
+  bool missed_deadline = false;
+  if (timed) {
+    const auto left = std::chrono::duration_cast<std::chrono::nanoseconds>(deadline - std::chrono::steady_clock::now());
+    result = vk.vkWaitSemaphores(context_->device(), &wait_info, std::max<int64_t>(left.count(), 0));
+    // A GPU cannot stop a running dispatch: let it finish (what it touches
+    // must stay alive until then), then report the deadline.
+    missed_deadline = result == VK_TIMEOUT;
+  }
+  if (result == VK_TIMEOUT) result = vk.vkWaitSemaphores(context_->device(), &wait_info, UINT64_MAX);
+  Status status;
+  if (result != VK_SUCCESS) {
+    if (result == VK_ERROR_DEVICE_LOST) context_->lost.store(true, std::memory_order_relaxed);
+    status = VkError(result, StrCat("device '", context_->name(), "': running a submission"));
+  }
+  // Every command buffer leaves flight, whatever happened; the first failed
+  // check counts when the device did its work.
+  for (const Ref<hal::CommandBuffer>& command_buffer : command_buffers) {
+    const auto& vulkan_command_buffer = static_cast<const VulkanCommandBuffer&>(*command_buffer);
+    if (status.ok()) {
+      status = vulkan_command_buffer.Finish();
+    } else {
+      vulkan_command_buffer.Unlaunch();
+    }
+  }
+  if (status.ok() && missed_deadline) {
+    const double late_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - deadline).count();
+    return DeadlineExceededError("the submission was still running at the call's deadline and finished ", late_ms,
+                                 " ms after it (a Vulkan device cannot stop a running dispatch)");
+  }
+  return status;
 }
 
 // ---------------------------------------------------------------------------
@@ -74,7 +180,7 @@ namespace {
 
 StatusOr<Ref<hal::Device>> CreateVulkanDevice(const hal::DeviceSpec& spec) {
   STRATA_RETURN_IF_ERROR(spec.CheckKnownOptions({"device", "validation", "max_allocation", "push_descriptors", "unified_memory",
-                                                "robust_buffer_access"}));
+                                                "robust_buffer_access", "pipelined"}));
   ContextOptions options;
   for (const auto& [key, value] : spec.options()) {
     if (key == "device") options.device = value;
@@ -85,6 +191,7 @@ StatusOr<Ref<hal::Device>> CreateVulkanDevice(const hal::DeviceSpec& spec) {
                           spec.GetInt("max_allocation", INT64_MAX, 1, INT64_MAX));
   STRATA_ASSIGN_OR_RETURN(int64_t unified_memory, spec.GetInt("unified_memory", 1, 0, 1));
   STRATA_ASSIGN_OR_RETURN(int64_t robust, spec.GetInt("robust_buffer_access", 1, 0, 1));
+  STRATA_ASSIGN_OR_RETURN(int64_t pipelined, spec.GetInt("pipelined", 1, 0, 1));
   options.validation = validation != 0;
   options.robust_buffer_access = robust != 0;
   options.push_descriptors = push_descriptors != 0;
@@ -103,7 +210,8 @@ StatusOr<Ref<hal::Device>> CreateVulkanDevice(const hal::DeviceSpec& spec) {
   // Vulkan does not say how many workgroups run at once.
   info.concurrency = 1;
   info.details = context->Details();
-  STRATA_ASSIGN_OR_RETURN(std::shared_ptr<VulkanQueue> queue, VulkanQueue::Create(info.name, context));
+  STRATA_ASSIGN_OR_RETURN(std::shared_ptr<VulkanQueue> queue,
+                          VulkanQueue::Create(info.name, context, pipelined != 0));
   return Ref<hal::Device>(
       MakeRef<VulkanDevice>(std::move(info), std::move(context), std::move(allocator), std::move(queue)));
 }
@@ -114,7 +222,7 @@ Status RegisterVulkanDriver(hal::DriverRegistry& registry) {
   return registry.Register({"vulkan",
                             "Vulkan GPU, or Mesa's lavapipe on the CPU, through the Vulkan loader found at run time "
                             "(options: device=INDEX|NAME, validation=1, max_allocation=BYTES, push_descriptors=0, "
-                            "unified_memory=0, robust_buffer_access=0)",
+                            "unified_memory=0, robust_buffer_access=0, pipelined=0)",
                             CreateVulkanDevice});
 }
 

@@ -1,4 +1,5 @@
-// HAL benchmarks on the CPU drivers (Google Benchmark; built, never a test).
+// HAL benchmarks on the CPU drivers, and Vulkan where there is a device
+// (Google Benchmark; built, never a test).
 //
 //   DispatchChain/<device>/{replay,record}
 //       one command buffer of 100 dependent dispatches (16-element adds with
@@ -7,6 +8,12 @@
 //       the time per dispatch, submission and wait included.
 //   SubmitRoundTrip/<device>
 //       one dispatch, submitted and waited for on the host.
+//   SubmissionChain/<device>
+//       16 submissions of one small dispatch each, every one waiting for the
+//       last one's signal, waited for on the host at the end; on `vulkan`
+//       (pipelined: queued on the device back to back) beside
+//       `vulkan?pipelined=0` (one submission at a time) when there is a
+//       Vulkan device. ns_per_submission: the time per submission.
 //   Elementwise16M/<device>/{add,scale_exp}
 //       one dispatch over 16M floats (256 workgroups of 64K elements):
 //       memory-bound add, and scale * exp(x), which computes more per byte.
@@ -119,6 +126,35 @@ void SubmitRoundTrip(benchmark::State& state, std::string spec) {
   for (auto _ : state) setup.Run(command_buffer.get());
 }
 
+void SubmissionChain(benchmark::State& state, std::string spec) {
+  constexpr int kSubmissions = 16;
+  Setup setup(spec);
+  Ref<hal::Executable> add = setup.Kernel("add_f32");
+  Ref<hal::Buffer> acc = setup.Filled(16, 0.0f);
+  Ref<hal::Buffer> ones = setup.Filled(16, 1.0f);
+  std::vector<Ref<hal::CommandBuffer>> command_buffers;
+  for (int i = 0; i < kSubmissions; ++i) {
+    command_buffers.push_back(Check(setup.device->CreateCommandBuffer()));
+    RecordChain(command_buffers.back().get(), add.get(), acc.get(), ones.get(), 1);
+  }
+  for (auto _ : state) {
+    for (Ref<hal::CommandBuffer>& command_buffer : command_buffers) {
+      hal::CommandBuffer* raw = command_buffer.get();
+      hal::SemaphoreValue wait{setup.semaphore.get(), setup.value}, signal{setup.semaphore.get(), setup.value + 1};
+      Check(setup.device->QueueExecute({&wait, 1}, {&signal, 1}, {&raw, 1}));
+      ++setup.value;
+    }
+    Check(setup.semaphore->Wait(setup.value, kTimeout));
+  }
+  hal::MappedRange range = Check(acc->Map(hal::kAccessRead));
+  const float expected = float(kSubmissions) * float(state.iterations());
+  if (range.As<float>()[15] != expected && expected < (1 << 24)) {
+    state.SkipWithError("the submission chain computed a wrong sum");
+  }
+  state.counters["ns_per_submission"] = benchmark::Counter(double(state.iterations()) * kSubmissions,
+                                                           benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+
 void Elementwise16M(benchmark::State& state, std::string spec, bool exp) {
   constexpr uint32_t kCount = 16u << 20;
   constexpr uint32_t kGroup = 64u << 10;
@@ -166,6 +202,15 @@ void RegisterAll() {
     }
     benchmark::RegisterBenchmark((std::string("SubmitRoundTrip/") + spec).c_str(),
                                  [spec](benchmark::State& state) { SubmitRoundTrip(state, spec); })
+        ->UseRealTime();
+  }
+  std::vector<std::string> chain_devices(kDevices.begin(), kDevices.end());
+  if (drivers::DefaultRegistry().CreateDevice("vulkan").ok()) {
+    chain_devices.insert(chain_devices.end(), {"vulkan", "vulkan?pipelined=0"});
+  }
+  for (const std::string& spec : chain_devices) {
+    benchmark::RegisterBenchmark(("SubmissionChain/" + spec).c_str(),
+                                 [spec](benchmark::State& state) { SubmissionChain(state, spec); })
         ->UseRealTime();
   }
   for (const char* spec : kElementwiseDevices) {

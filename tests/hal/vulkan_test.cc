@@ -1,7 +1,7 @@
 // The Vulkan driver's own cases, beyond the conformance suite: the
 // sub-allocator, device selection and the unavailable paths, the checks of
 // SPIR-V executables against their metadata and the device, dispatch limits,
-// check words at run time, descriptor pools and deadlines. Cases that need a device skip with one line when there is none.
+// check words at run time, descriptor pools, deadlines and pipelined submissions. Cases that need a device skip with one line when there is none.
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
@@ -493,6 +493,70 @@ TEST_CASE("vulkan: deadlines") {
              {"still running at the call's deadline", "cannot stop a running dispatch"});
   // Far away: it runs.
   CHECK(run(std::chrono::steady_clock::now() + std::chrono::seconds(60)).ok());
+}
+
+// A chain of submissions, each waiting for the last one's signal: with
+// timeline semaphores they are queued on the device back to back (more than
+// one in flight), one at a time with pipelined=0; the results are the same.
+// A failed check fails the rest of the chain with its message.
+TEST_CASE("vulkan: dependent submissions are pipelined on timeline semaphores") {
+  for (const char* spec : {"vulkan", "vulkan?pipelined=0"}) {
+    CAPTURE(spec);
+    Ref<hal::Device> device = VulkanDevice(spec);
+    if (!device) return;
+    auto* vulkan_device = static_cast<vulkan::VulkanDevice*>(device.get());
+    const bool pipelined = std::string(spec) == "vulkan" && vulkan_device->context().timeline_semaphores();
+    Ref<hal::Executable> add = PrepareTestKernel(*device, "add_f32");
+    Ref<hal::Executable> fail_if = PrepareTestKernel(*device, "fail_if");
+    constexpr uint32_t kCount = 1 << 20, kSteps = 24;
+    Ref<Buffer> buffers[2] = {Allocate(*device, kCount * 4), Allocate(*device, kCount * 4)};
+    Write(*device, buffers[0].get(), 0, std::vector<float>(kCount, 1.0f));
+    // Step i doubles buffer i % 2 into the other one, each with a command
+    // buffer of its own (one in flight runs only once at a time).
+    std::vector<Ref<CommandBuffer>> steps;
+    const uint32_t group[] = {1024};
+    for (uint32_t i = 0; i < kSteps; ++i) {
+      Buffer* from = buffers[i % 2].get();
+      Buffer* to = buffers[1 - i % 2].get();
+      const BufferBinding bindings[] = {{from, 0, kCount * 4}, {from, 0, kCount * 4}, {to, 0, kCount * 4}};
+      steps.push_back(BeginCommandBuffer(*device));
+      REQUIRE(steps.back()->Dispatch(add.get(), 0, {kCount / 1024, 1, 1}, group, bindings).ok());
+      REQUIRE(steps.back()->End().ok());
+    }
+    auto run_chain = [&](hal::Semaphore* chain, uint64_t first, CommandBuffer* failing_step, uint32_t fail_at) {
+      for (uint32_t i = 0; i < kSteps; ++i) {
+        CommandBuffer* step = i == fail_at ? failing_step : steps[i].get();
+        hal::SemaphoreValue wait{chain, first + i}, signal{chain, first + i + 1};
+        REQUIRE(device->QueueExecute({&wait, 1}, {&signal, 1}, {&step, 1}).ok());
+      }
+      return chain->Wait(first + kSteps, std::chrono::seconds(120));
+    };
+    Ref<hal::Semaphore> chain = device->CreateSemaphore(0).value();
+    REQUIRE(chain->Signal(1).ok());
+    REQUIRE(run_chain(chain.get(), 1, nullptr, kSteps).ok());
+    std::vector<float> result = Read<float>(*device, buffers[0].get(), 0, kCount);
+    size_t wrong = 0;
+    for (float value : result) wrong += value != float(1 << kSteps);
+    CHECK(wrong == 0);
+    const size_t in_flight = vulkan_device->queue().max_in_flight();
+    if (pipelined) {
+      CHECK(in_flight > 1);
+    } else {
+      CHECK(in_flight == 0);
+    }
+    // Step 5 fails its check: the steps after it, queued behind it, fail
+    // with its message, and so does the wait at the end of the chain.
+    Ref<CommandBuffer> failing = BeginCommandBuffer(*device);
+    const uint32_t code[] = {7};
+    REQUIRE(failing->Dispatch(fail_if.get(), 0, {1, 1, 1}, code, {}).ok());
+    REQUIRE(failing->End().ok());
+    Ref<hal::Semaphore> broken = device->CreateSemaphore(0).value();
+    CheckError(run_chain(broken.get(), 0, failing.get(), 5), StatusCode::kAborted, {"returned 7"});
+    CheckError(broken->Query().status(), StatusCode::kAborted, {"returned 7"});
+    // The device goes on.
+    Ref<hal::Semaphore> again = device->CreateSemaphore(0).value();
+    CHECK(run_chain(again.get(), 0, nullptr, kSteps).ok());
+  }
 }
 
 TEST_CASE("vulkan: host memory is imported in place at any alignment") {
