@@ -285,12 +285,15 @@ void ThreadedHostQueue::AwaitLoop() {
     // The work of earlier submissions has completed by now, so the
     // semaphores of ordered waits hold their values or their failures.
     if (status.ok()) status = TakeFailure(submission, /*ordered_only=*/true);
+    // Signalled (or failed) before it leaves the list: a submission that
+    // Drain lets run next may have left its waits on these signals to the
+    // queue's order, and must find their failures.
+    Finish(submission, status);
     {
       std::lock_guard<std::mutex> lock(launched_mutex_);
       launched_.pop_front();
     }
     drained_condition_.notify_all();
-    Finish(submission, status);
   }
 }
 

@@ -553,6 +553,31 @@ TEST_CASE("vulkan: dependent submissions are pipelined on timeline semaphores") 
     Ref<hal::Semaphore> broken = device->CreateSemaphore(0).value();
     CheckError(run_chain(broken.get(), 0, failing.get(), 5), StatusCode::kAborted, {"returned 7"});
     CheckError(broken->Query().status(), StatusCode::kAborted, {"returned 7"});
+    // A submission that runs one at a time (two segments: a dispatch with
+    // checks, a barrier, another dispatch) right behind a launched one that
+    // fails, waiting for its signal, fails with its message too: the failure
+    // is signalled before that submission may start.
+    Ref<CommandBuffer> two_parts = BeginCommandBuffer(*device);
+    const uint32_t pass[] = {0};
+    const BufferBinding add_bindings[] = {{buffers[0].get(), 0, kCount * 4}, {buffers[0].get(), 0, kCount * 4},
+                                          {buffers[1].get(), 0, kCount * 4}};
+    REQUIRE(two_parts->Dispatch(fail_if.get(), 0, {1, 1, 1}, pass, {}).ok());
+    REQUIRE(two_parts->Barrier().ok());
+    REQUIRE(two_parts->Dispatch(add.get(), 0, {kCount / 1024, 1, 1}, group, add_bindings).ok());
+    REQUIRE(two_parts->End().ok());
+    CHECK(static_cast<vulkan::VulkanCommandBuffer&>(*two_parts).segment_count() == 2);
+    for (int round = 0; round < 16; ++round) {
+      Ref<CommandBuffer> fails = BeginCommandBuffer(*device);
+      REQUIRE(fails->Dispatch(fail_if.get(), 0, {1, 1, 1}, code, {}).ok());
+      REQUIRE(fails->End().ok());
+      Ref<hal::Semaphore> order = device->CreateSemaphore(0).value();
+      CommandBuffer* first = fails.get();
+      CommandBuffer* second = two_parts.get();
+      hal::SemaphoreValue one{order.get(), 1}, two{order.get(), 2};
+      REQUIRE(device->QueueExecute({}, {&one, 1}, {&first, 1}).ok());
+      REQUIRE(device->QueueExecute({&one, 1}, {&two, 1}, {&second, 1}).ok());
+      CheckError(order->Wait(2, std::chrono::seconds(60)), StatusCode::kAborted, {"returned 7"});
+    }
     // The device goes on.
     Ref<hal::Semaphore> again = device->CreateSemaphore(0).value();
     CHECK(run_chain(again.get(), 0, nullptr, kSteps).ok());
