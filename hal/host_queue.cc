@@ -199,8 +199,7 @@ void HostQueue::Shutdown() {
 // ThreadedHostQueue
 
 ThreadedHostQueue::ThreadedHostQueue(std::string device_name, bool pipelined)
-    : HostQueue(std::move(device_name)), pipelined_(pipelined) {
-  in_order_ = pipelined;
+    : HostQueue(std::move(device_name), /*in_order=*/pipelined), pipelined_(pipelined) {
   thread_ = std::thread([this] { Loop(); });
   if (pipelined_) await_thread_ = std::thread([this] { AwaitLoop(); });
 }

@@ -59,7 +59,10 @@ struct HostSubmission;
 
 class HostQueue : public std::enable_shared_from_this<HostQueue> {
  public:
-  explicit HostQueue(std::string device_name) : device_name_(std::move(device_name)) {}
+  // `in_order`: the queue runs submissions in the order Schedule sees them,
+  // so they may leave waits to that order (see ThreadedHostQueue).
+  explicit HostQueue(std::string device_name, bool in_order = false)
+      : in_order_(in_order), device_name_(std::move(device_name)) {}
   virtual ~HostQueue();
 
   // `tracer` (may be null) receives the submission's events as it runs.
@@ -94,9 +97,7 @@ class HostQueue : public std::enable_shared_from_this<HostQueue> {
   // Completes a submission that ran (or failed) outside Run and recycles it.
   void Finish(HostSubmission* submission, const Status& status);
 
-  // Set by queues that run submissions in the order Schedule saw them: their
-  // submissions may leave waits to that order (see ThreadedHostQueue).
-  bool in_order_ = false;
+  const bool in_order_;
 
  private:
   static void OnWaitDone(Timepoint* timepoint, const Status& status);

@@ -425,45 +425,28 @@ Status VulkanCommandBuffer::Execute(VkFence fence, Tracer* tracer,
                                     std::chrono::steady_clock::time_point deadline) const {
   const DeviceFunctions& vk = context_->vk();
   VkDevice device = context_->device();
-  const bool timed = deadline != std::chrono::steady_clock::time_point::max();
-  auto late_ms = [&] {
-    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - deadline).count();
-  };
   for (size_t s = 0; s < segments_.size(); ++s) {
     const Segment& segment = segments_[s];
-    if (context_->lost.load(std::memory_order_relaxed)) {
-      return UnavailableError("device '", context_->name(), "' was lost (VK_ERROR_DEVICE_LOST) earlier; ",
-                              "create a new device to go on");
-    }
-    if (timed && std::chrono::steady_clock::now() > deadline) {
-      return DeadlineExceededError("the submission stopped ", late_ms(), " ms after the call's deadline, before part ",
+    if (context_->lost.load(std::memory_order_relaxed)) return context_->LostError();
+    if (std::chrono::steady_clock::now() > deadline) {
+      const double late_ms =
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - deadline).count();
+      return DeadlineExceededError("the submission stopped ", late_ms, " ms after the call's deadline, before part ",
                                    s + 1, " of ", segments_.size(), " of a command buffer");
     }
     const uint64_t submitted = tracer ? Tracer::Now() : 0;
     auto submit = VkMake<VkSubmitInfo>(VK_STRUCTURE_TYPE_SUBMIT_INFO);
     submit.commandBufferCount = 1;
     submit.pCommandBuffers = &segment.commands;
-    VkResult result = vk.vkQueueSubmit(context_->queue(), 1, &submit, fence);
-    bool missed_deadline = false;
-    if (result == VK_SUCCESS && timed) {
-      const auto left = std::chrono::duration_cast<std::chrono::nanoseconds>(deadline - std::chrono::steady_clock::now());
-      result = vk.vkWaitForFences(device, 1, &fence, VK_TRUE, std::max<int64_t>(left.count(), 0));
-      // A GPU cannot stop a running dispatch: let it finish (what it touches
-      // must stay alive until then), then report the deadline.
-      missed_deadline = result == VK_TIMEOUT;
-    }
-    if (result == VK_SUCCESS || result == VK_TIMEOUT) result = vk.vkWaitForFences(device, 1, &fence, VK_TRUE, UINT64_MAX);
-    if (result != VK_SUCCESS) {
-      if (result == VK_ERROR_DEVICE_LOST) context_->lost.store(true, std::memory_order_relaxed);
-      return VkError(result, StrCat("device '", context_->name(), "': running a submission"));
-    }
+    STRATA_RETURN_IF_ERROR(context_->WorkResult(vk.vkQueueSubmit(context_->queue(), 1, &submit, fence)));
+    bool missed_deadline;
+    STRATA_RETURN_IF_ERROR(context_->WaitForWork(
+        deadline, [&](uint64_t timeout) { return vk.vkWaitForFences(device, 1, &fence, VK_TRUE, timeout); },
+        &missed_deadline));
     vk.vkResetFences(device, 1, &fence);
     if (ActiveTracer(tracer)) TraceSegment(segment, tracer, submitted, Tracer::Now());
     STRATA_RETURN_IF_ERROR(CheckSegment(segment));
-    if (missed_deadline) {
-      return DeadlineExceededError("the submission was still running at the call's deadline and finished ", late_ms(),
-                                   " ms after it (a Vulkan device cannot stop a running dispatch); nothing after it ran");
-    }
+    if (missed_deadline) return VulkanContext::RanPastDeadline(deadline, "; nothing after it ran");
   }
   return OkStatus();
 }

@@ -277,6 +277,23 @@ VulkanContext::~VulkanContext() {
   }
 }
 
+Status VulkanContext::LostError() const {
+  return UnavailableError("device '", name(), "' was lost (VK_ERROR_DEVICE_LOST) earlier; ",
+                          "create a new device to go on");
+}
+
+Status VulkanContext::WorkResult(VkResult result) {
+  if (result == VK_SUCCESS) return OkStatus();
+  if (result == VK_ERROR_DEVICE_LOST) lost.store(true, std::memory_order_relaxed);
+  return VkError(result, StrCat("device '", name(), "': running a submission"));
+}
+
+Status VulkanContext::RanPastDeadline(std::chrono::steady_clock::time_point deadline, std::string_view what_else) {
+  const double late_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - deadline).count();
+  return DeadlineExceededError("the submission was still running at the call's deadline and finished ", late_ms,
+                               " ms after it (a Vulkan device cannot stop a running dispatch)", what_else);
+}
+
 std::string VulkanContext::Describe() const {
   return StrCat(properties_.deviceName, ", ", DeviceTypeName(properties_.deviceType), ", Vulkan ",
                 VkVersionString(properties_.apiVersion), ", driver ", VkVersionString(properties_.driverVersion));

@@ -12,10 +12,13 @@
 // device's queue thread uses, and `lost`, which is atomic.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "drivers/vulkan/vulkan_api.h"
@@ -88,8 +91,32 @@ class VulkanContext {
   std::vector<std::string> Details() const;
 
   // Set once the device reports VK_ERROR_DEVICE_LOST; every later submission
-  // fails at once.
+  // fails at once (with LostError).
   std::atomic<bool> lost{false};
+  Status LostError() const;
+
+  // Waits for submitted work with `wait(timeout_ns)` (a vkWaitForFences or
+  // vkWaitSemaphores): until `deadline`, then, since a GPU cannot stop a
+  // running dispatch, until the work ends, setting `*missed_deadline`. A
+  // failed wait is an error naming the device (VK_ERROR_DEVICE_LOST also
+  // sets `lost`).
+  template <typename Wait>
+  Status WaitForWork(std::chrono::steady_clock::time_point deadline, Wait wait, bool* missed_deadline) {
+    VkResult result = VK_TIMEOUT;
+    *missed_deadline = false;
+    if (deadline != std::chrono::steady_clock::time_point::max()) {
+      const auto left = std::chrono::duration_cast<std::chrono::nanoseconds>(deadline - std::chrono::steady_clock::now());
+      result = wait(static_cast<uint64_t>(std::max<int64_t>(left.count(), 0)));
+      *missed_deadline = result == VK_TIMEOUT;
+    }
+    if (result == VK_TIMEOUT) result = wait(UINT64_MAX);
+    return WorkResult(result);
+  }
+  // OK for VK_SUCCESS from submitting or waiting for work; else an error
+  // naming the device (VK_ERROR_DEVICE_LOST also sets `lost`).
+  Status WorkResult(VkResult result);
+  // DEADLINE_EXCEEDED for work that WaitForWork saw run past `deadline`.
+  static Status RanPastDeadline(std::chrono::steady_clock::time_point deadline, std::string_view what_else);
 
  private:
   VulkanContext() = default;

@@ -53,24 +53,26 @@ Status VulkanQueue::Execute(hal::CommandBuffer& command_buffer, Tracer* tracer,
 }
 
 StatusOr<bool> VulkanQueue::Launch(std::span<const Ref<hal::CommandBuffer>> command_buffers, uint64_t* ticket) {
-  if (command_buffers.size() > 16) return false;
-  VkCommandBuffer commands[16];
+  // More command buffers than this in one submission take Execute.
+  constexpr size_t kMaxLaunched = 16;
+  if (command_buffers.size() > kMaxLaunched) return false;
+  auto vulkan = [&](size_t i) -> const VulkanCommandBuffer& {
+    return static_cast<const VulkanCommandBuffer&>(*command_buffers[i]);
+  };
+  auto unlaunch = [&](size_t count) {
+    for (size_t i = 0; i < count; ++i) vulkan(i).Unlaunch();
+  };
+  VkCommandBuffer commands[kMaxLaunched];
   for (size_t i = 0; i < command_buffers.size(); ++i) {
-    commands[i] = static_cast<const VulkanCommandBuffer&>(*command_buffers[i]).Launch();
+    commands[i] = vulkan(i).Launch();
     if (commands[i] == VK_NULL_HANDLE) {
-      for (size_t j = 0; j < i; ++j) static_cast<const VulkanCommandBuffer&>(*command_buffers[j]).Unlaunch();
+      unlaunch(i);
       return false;
     }
   }
-  auto unlaunch_all = [&] {
-    for (const Ref<hal::CommandBuffer>& command_buffer : command_buffers) {
-      static_cast<const VulkanCommandBuffer&>(*command_buffer).Unlaunch();
-    }
-  };
   if (context_->lost.load(std::memory_order_relaxed)) {
-    unlaunch_all();
-    return UnavailableError("device '", context_->name(), "' was lost (VK_ERROR_DEVICE_LOST) earlier; ",
-                            "create a new device to go on");
+    unlaunch(command_buffers.size());
+    return context_->LostError();
   }
   const uint64_t value = last_ticket_ + 1;
   auto timeline_info = VkMake<VkTimelineSemaphoreSubmitInfo>(VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO);
@@ -84,9 +86,8 @@ StatusOr<bool> VulkanQueue::Launch(std::span<const Ref<hal::CommandBuffer>> comm
   submit.pSignalSemaphores = &timeline_;
   VkResult result = context_->vk().vkQueueSubmit(context_->queue(), 1, &submit, VK_NULL_HANDLE);
   if (result != VK_SUCCESS) {
-    unlaunch_all();
-    if (result == VK_ERROR_DEVICE_LOST) context_->lost.store(true, std::memory_order_relaxed);
-    return VkError(result, StrCat("device '", context_->name(), "': submitting work"));
+    unlaunch(command_buffers.size());
+    return context_->WorkResult(result);
   }
   last_ticket_ = value;
   *ticket = value;
@@ -95,27 +96,15 @@ StatusOr<bool> VulkanQueue::Launch(std::span<const Ref<hal::CommandBuffer>> comm
 
 Status VulkanQueue::Await(uint64_t ticket, std::span<const Ref<hal::CommandBuffer>> command_buffers,
                           std::chrono::steady_clock::time_point deadline) {
-  const DeviceFunctions& vk = context_->vk();
   auto wait_info = VkMake<VkSemaphoreWaitInfo>(VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO);
   wait_info.semaphoreCount = 1;
   wait_info.pSemaphores = &timeline_;
   wait_info.pValues = &ticket;
-  const bool timed = deadline != std::chrono::steady_clock::time_point::max();
-  VkResult result = VK_TIMEOUT;
-  bool missed_deadline = false;
-  if (timed) {
-    const auto left = std::chrono::duration_cast<std::chrono::nanoseconds>(deadline - std::chrono::steady_clock::now());
-    result = vk.vkWaitSemaphores(context_->device(), &wait_info, std::max<int64_t>(left.count(), 0));
-    // A GPU cannot stop a running dispatch: let it finish (what it touches
-    // must stay alive until then), then report the deadline.
-    missed_deadline = result == VK_TIMEOUT;
-  }
-  if (result == VK_TIMEOUT) result = vk.vkWaitSemaphores(context_->device(), &wait_info, UINT64_MAX);
-  Status status;
-  if (result != VK_SUCCESS) {
-    if (result == VK_ERROR_DEVICE_LOST) context_->lost.store(true, std::memory_order_relaxed);
-    status = VkError(result, StrCat("device '", context_->name(), "': running a submission"));
-  }
+  bool missed_deadline;
+  Status status = context_->WaitForWork(
+      deadline,
+      [&](uint64_t timeout) { return context_->vk().vkWaitSemaphores(context_->device(), &wait_info, timeout); },
+      &missed_deadline);
   // Every command buffer leaves flight, whatever happened; the first failed
   // check counts when the device did its work.
   for (const Ref<hal::CommandBuffer>& command_buffer : command_buffers) {
@@ -126,12 +115,7 @@ Status VulkanQueue::Await(uint64_t ticket, std::span<const Ref<hal::CommandBuffe
       vulkan_command_buffer.Unlaunch();
     }
   }
-  if (status.ok() && missed_deadline) {
-    const double late_ms =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - deadline).count();
-    return DeadlineExceededError("the submission was still running at the call's deadline and finished ", late_ms,
-                                 " ms after it (a Vulkan device cannot stop a running dispatch)");
-  }
+  if (status.ok() && missed_deadline) return VulkanContext::RanPastDeadline(deadline, "");
   return status;
 }
 

@@ -94,65 +94,66 @@ void RecordChain(hal::CommandBuffer* command_buffer, hal::Executable* add, hal::
   Check(command_buffer->End());
 }
 
+// acc = acc + ones over 16 elements, on one device, for the chained
+// benchmarks.
+struct AddChain : Setup {
+  explicit AddChain(const std::string& spec)
+      : Setup(spec), add(Kernel("add_f32")), acc(Filled(16, 0.0f)), ones(Filled(16, 1.0f)) {}
+
+  // A command buffer of `count` dependent adds.
+  Ref<hal::CommandBuffer> Record(int count) {
+    Ref<hal::CommandBuffer> command_buffer = Check(device->CreateCommandBuffer());
+    RecordChain(command_buffer.get(), add.get(), acc.get(), ones.get(), count);
+    return command_buffer;
+  }
+  // Every add added 1: checks that `adds` per iteration really ran, in order,
+  // and reports the time per `unit` (an add, a submission) as ns_per_<unit>.
+  void Finish(benchmark::State& state, int adds, const std::string& unit) {
+    hal::MappedRange range = Check(acc->Map(hal::kAccessRead));
+    const float expected = float(adds) * float(state.iterations());
+    if (range.As<float>()[15] != expected && expected < (1 << 24)) {
+      state.SkipWithError("the chain computed a wrong sum");
+    }
+    state.counters["ns_per_" + unit] = benchmark::Counter(double(state.iterations()) * adds,
+                                                          benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  }
+
+  Ref<hal::Executable> add;
+  Ref<hal::Buffer> acc, ones;
+};
+
 void DispatchChain(benchmark::State& state, std::string spec, bool record) {
   constexpr int kDispatches = 100;
-  Setup setup(spec);
-  Ref<hal::Executable> add = setup.Kernel("add_f32");
-  Ref<hal::Buffer> acc = setup.Filled(16, 0.0f);
-  Ref<hal::Buffer> ones = setup.Filled(16, 1.0f);
-  Ref<hal::CommandBuffer> command_buffer = Check(setup.device->CreateCommandBuffer());
-  RecordChain(command_buffer.get(), add.get(), acc.get(), ones.get(), kDispatches);
+  AddChain chain(spec);
+  Ref<hal::CommandBuffer> command_buffer = chain.Record(kDispatches);
   for (auto _ : state) {
-    if (record) RecordChain(command_buffer.get(), add.get(), acc.get(), ones.get(), kDispatches);
-    setup.Run(command_buffer.get());
+    if (record) RecordChain(command_buffer.get(), chain.add.get(), chain.acc.get(), chain.ones.get(), kDispatches);
+    chain.Run(command_buffer.get());
   }
-  // Every dispatch added 1: check the chain really ran, in order.
-  hal::MappedRange range = Check(acc->Map(hal::kAccessRead));
-  const float expected = float(kDispatches) * float(state.iterations());
-  if (range.As<float>()[15] != expected && expected < (1 << 24)) {
-    state.SkipWithError("the dispatch chain computed a wrong sum");
-  }
-  state.counters["ns_per_dispatch"] = benchmark::Counter(double(state.iterations()) * kDispatches,
-                                                         benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  chain.Finish(state, kDispatches, "dispatch");
 }
 
 void SubmitRoundTrip(benchmark::State& state, std::string spec) {
-  Setup setup(spec);
-  Ref<hal::Executable> add = setup.Kernel("add_f32");
-  Ref<hal::Buffer> acc = setup.Filled(16, 0.0f);
-  Ref<hal::Buffer> ones = setup.Filled(16, 1.0f);
-  Ref<hal::CommandBuffer> command_buffer = Check(setup.device->CreateCommandBuffer());
-  RecordChain(command_buffer.get(), add.get(), acc.get(), ones.get(), 1);
-  for (auto _ : state) setup.Run(command_buffer.get());
+  AddChain chain(spec);
+  Ref<hal::CommandBuffer> command_buffer = chain.Record(1);
+  for (auto _ : state) chain.Run(command_buffer.get());
 }
 
 void SubmissionChain(benchmark::State& state, std::string spec) {
   constexpr int kSubmissions = 16;
-  Setup setup(spec);
-  Ref<hal::Executable> add = setup.Kernel("add_f32");
-  Ref<hal::Buffer> acc = setup.Filled(16, 0.0f);
-  Ref<hal::Buffer> ones = setup.Filled(16, 1.0f);
+  AddChain chain(spec);
   std::vector<Ref<hal::CommandBuffer>> command_buffers;
-  for (int i = 0; i < kSubmissions; ++i) {
-    command_buffers.push_back(Check(setup.device->CreateCommandBuffer()));
-    RecordChain(command_buffers.back().get(), add.get(), acc.get(), ones.get(), 1);
-  }
+  for (int i = 0; i < kSubmissions; ++i) command_buffers.push_back(chain.Record(1));
   for (auto _ : state) {
     for (Ref<hal::CommandBuffer>& command_buffer : command_buffers) {
       hal::CommandBuffer* raw = command_buffer.get();
-      hal::SemaphoreValue wait{setup.semaphore.get(), setup.value}, signal{setup.semaphore.get(), setup.value + 1};
-      Check(setup.device->QueueExecute({&wait, 1}, {&signal, 1}, {&raw, 1}));
-      ++setup.value;
+      hal::SemaphoreValue wait{chain.semaphore.get(), chain.value}, signal{chain.semaphore.get(), chain.value + 1};
+      Check(chain.device->QueueExecute({&wait, 1}, {&signal, 1}, {&raw, 1}));
+      ++chain.value;
     }
-    Check(setup.semaphore->Wait(setup.value, kTimeout));
+    Check(chain.semaphore->Wait(chain.value, kTimeout));
   }
-  hal::MappedRange range = Check(acc->Map(hal::kAccessRead));
-  const float expected = float(kSubmissions) * float(state.iterations());
-  if (range.As<float>()[15] != expected && expected < (1 << 24)) {
-    state.SkipWithError("the submission chain computed a wrong sum");
-  }
-  state.counters["ns_per_submission"] = benchmark::Counter(double(state.iterations()) * kSubmissions,
-                                                           benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  chain.Finish(state, kSubmissions, "submission");
 }
 
 void Elementwise16M(benchmark::State& state, std::string spec, bool exp) {

@@ -546,10 +546,14 @@ TEST_CASE("vulkan: dependent submissions are pipelined on timeline semaphores") 
     }
     // Step 5 fails its check: the steps after it, queued behind it, fail
     // with its message, and so does the wait at the end of the chain.
-    Ref<CommandBuffer> failing = BeginCommandBuffer(*device);
-    const uint32_t code[] = {7};
-    REQUIRE(failing->Dispatch(fail_if.get(), 0, {1, 1, 1}, code, {}).ok());
-    REQUIRE(failing->End().ok());
+    auto failing_step = [&] {
+      Ref<CommandBuffer> step = BeginCommandBuffer(*device);
+      const uint32_t code[] = {7};
+      REQUIRE(step->Dispatch(fail_if.get(), 0, {1, 1, 1}, code, {}).ok());
+      REQUIRE(step->End().ok());
+      return step;
+    };
+    Ref<CommandBuffer> failing = failing_step();
     Ref<hal::Semaphore> broken = device->CreateSemaphore(0).value();
     CheckError(run_chain(broken.get(), 0, failing.get(), 5), StatusCode::kAborted, {"returned 7"});
     CheckError(broken->Query().status(), StatusCode::kAborted, {"returned 7"});
@@ -567,9 +571,7 @@ TEST_CASE("vulkan: dependent submissions are pipelined on timeline semaphores") 
     REQUIRE(two_parts->End().ok());
     CHECK(static_cast<vulkan::VulkanCommandBuffer&>(*two_parts).segment_count() == 2);
     for (int round = 0; round < 16; ++round) {
-      Ref<CommandBuffer> fails = BeginCommandBuffer(*device);
-      REQUIRE(fails->Dispatch(fail_if.get(), 0, {1, 1, 1}, code, {}).ok());
-      REQUIRE(fails->End().ok());
+      Ref<CommandBuffer> fails = failing_step();
       Ref<hal::Semaphore> order = device->CreateSemaphore(0).value();
       CommandBuffer* first = fails.get();
       CommandBuffer* second = two_parts.get();
