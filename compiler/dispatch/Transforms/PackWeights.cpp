@@ -23,13 +23,15 @@
 // width (stripWidth); the CPU code generator tiles n0 by whole vector
 // registers and splits the kernel along N / n0.
 //
-// A 2-D NHWC convolution with a constant filter over 1 MiB (ResNet's last
-// layers: 3 x 3 x 512 x 512) is packed the same way: the filter W[KH][KW][C]
-// [F] as Wp[F / 32][KH][KW][C][32], the convolution a linalg.generic over
-// the output expanded to N x OH x OW x F1 x 32. A tile of 32 output channels
-// then reads its 3 x 3 x C filter taps as one run, where it read 128 bytes of
-// every 2 KiB; smaller filters stay in the caches either way and are left
-// alone.
+// A 2-D NHWC convolution with a large constant filter (filterPacking: over
+// 1 MiB, ResNet's last layers' 3 x 3 x 512 x 512; with 256-bit vectors over
+// 256 KiB) is packed the same way: the filter W[KH][KW][C][F] as
+// Wp[F / f0][KH][KW][C][f0], the convolution a linalg.generic over the
+// output expanded to N x OH x OW x F1 x f0, f0 the output channels of the
+// code generator's register tile (32, or 16 with 256-bit vectors). A tile
+// then reads its KH x KW x C filter taps as one run, where it read 64 or 128
+// bytes of every 2 KiB; smaller filters stay in the caches either way and
+// are left alone.
 //
 //===----------------------------------------------------------------------===//
 
@@ -188,14 +190,32 @@ struct PackMatmul : OpRewritePattern<linalg::MatmulOp> {
   }
 };
 
-/// Filters larger than this are packed (smaller ones stay in the caches).
-constexpr int64_t kLargeFilterBytes = 1 << 20;
-/// Output channels per strip of a packed filter: two AVX-512 registers of
-/// f32, the register tile of a narrow image.
-constexpr int64_t kFilterStrip = 32;
+/// How the filter of a 2-D NHWC convolution is packed for a target with
+/// `vectorBits`-bit vectors: filters over `minBytes` are, in strips of
+/// `strip` output channels, the two registers of channels of the code
+/// generator's convolution tile (SelectTileSizes). With AVX-512 32 channels,
+/// filters over 1 MiB. With 256-bit vectors (AVX2) 16 channels, since a
+/// 16-channel tile reading half of each 128-byte row of a 32-channel strip
+/// uses every other cache line, whose sets then hold half as much: ResNet-18's
+/// 3 x 3 x 512 x 512 layers on 7 x 7 images took 4.6 to 5.2 ms on a Zen 3
+/// core with strips of 32, 3.8 to 4.0 with strips of 16. And filters over
+/// 256 KiB: a 3 x 3 x 128 x 128 one (590 KB) read in place gives each tile
+/// 64 bytes of every 512, and 128 channels on 28 x 28 took 4.0 to 4.5 ms,
+/// 3.3 to 3.6 packed; 64 channels on 56 x 56 (147 KB) gained nothing.
+struct FilterPacking {
+  int64_t strip, minBytes;
+};
+FilterPacking filterPacking(int64_t vectorBits) {
+  if (vectorBits == 256)
+    return {16, 256 << 10};
+  return {32, 1 << 20};
+}
 
 struct PackConvolution : OpRewritePattern<linalg::Conv2DNhwcHwcfOp> {
-  using OpRewritePattern::OpRewritePattern;
+  PackConvolution(MLIRContext *context, int64_t vectorBits)
+      : OpRewritePattern(context), packing(filterPacking(vectorBits)) {}
+  FilterPacking packing;
+
   LogicalResult matchAndRewrite(linalg::Conv2DNhwcHwcfOp op,
                                 PatternRewriter &rewriter) const override {
     FloatType element = packableElement(op);
@@ -203,15 +223,15 @@ struct PackConvolution : OpRewritePattern<linalg::Conv2DNhwcHwcfOp> {
       return rewriter.notifyMatchFailure(
           op, "not a static float convolution of a constant filter");
     auto filterType = cast<RankedTensorType>(op.getDpsInputs()[1].getType());
-    int64_t f = filterType.getDimSize(3);
-    if (f % kFilterStrip != 0 || f / kFilterStrip < 2 ||
+    int64_t f = filterType.getDimSize(3), strip = packing.strip;
+    if (f % strip != 0 || f / strip < 2 ||
         filterType.getNumElements() * (element.getWidth() / 8) <=
-            kLargeFilterBytes)
+            packing.minBytes)
       return rewriter.notifyMatchFailure(op, "filter small or not in strips");
 
-    // W[KH][KW][C][F] -> Wp[F1][KH][KW][C][32].
+    // W[KH][KW][C][F] -> Wp[F1][KH][KW][C][strip].
     Value packed = packStrips(rewriter, op.getLoc(), op.getDpsInputs()[1], 3,
-                              kFilterStrip);
+                              strip);
     auto stride = [](DenseIntElementsAttr attr, int i) {
       return attr ? attr.getValues<int64_t>()[i] : int64_t(1);
     };
@@ -229,7 +249,7 @@ struct PackConvolution : OpRewritePattern<linalg::Conv2DNhwcHwcfOp> {
                        context),
         AffineMap::get(8, 0, {f1, kh, kw, c, f0}, context),
         AffineMap::get(8, 0, {n, oh, ow, f1, f0}, context)};
-    replaceByPacked(rewriter, op, 3, kFilterStrip, [&](Value init) {
+    replaceByPacked(rewriter, op, 3, strip, [&](Value init) {
       return linalg::GenericOp::create(
           rewriter, op.getLoc(), init.getType(),
           ValueRange{op.getDpsInputs()[0], packed}, ValueRange{init}, maps,
@@ -364,8 +384,8 @@ struct PackWeightsPass : PassWrapper<PackWeightsPass, OperationPass<>> {
   void runOnOperation() override {
     MLIRContext *context = &getContext();
     RewritePatternSet patterns(context);
-    patterns.add<PackMatmul>(context, vectorBits);
-    patterns.add<PackConvolution, ExpandElementwiseConsumer>(context);
+    patterns.add<PackMatmul, PackConvolution>(context, vectorBits);
+    patterns.add<ExpandElementwiseConsumer>(context);
     // An expanded output starts as an expanded fill of an empty tensor: a
     // fill of a new empty tensor of the expanded shape, which dispatch
     // formation keeps inside the kernel.

@@ -31,3 +31,29 @@ func.func @vector(%x: tensor<1x8xf32>) -> tensor<1x128xf32> {
   %m = linalg.matmul ins(%x, %c : tensor<1x8xf32>, tensor<8x128xf32>) outs(%f : tensor<1x128xf32>) -> tensor<1x128xf32>
   return %m : tensor<1x128xf32>
 }
+
+// Convolution filters: with 256-bit vectors in strips of 16 output channels
+// (the tile's two registers) and from 256 KiB (3 x 3 x 128 x 128 f32: 576
+// KiB); with 512-bit vectors in strips of 32 and only over 1 MiB. A
+// 3 x 3 x 64 x 64 filter (144 KiB) stays as it is.
+// CHECK-LABEL: func.func @conv
+// CHECK: linalg.transpose ins(%{{.*}} : tensor<3x3x128x8x16xf32>) outs(%{{.*}} : tensor<8x3x3x128x16xf32>)
+// CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<1x7x7x8x16xf32>)
+// CHECK: linalg.conv_2d_nhwc_hwcf {{.*}} tensor<3x3x64x64xf32>
+// WIDE-LABEL: func.func @conv
+// WIDE: linalg.conv_2d_nhwc_hwcf {{.*}} tensor<3x3x128x128xf32>
+// WIDE: linalg.conv_2d_nhwc_hwcf {{.*}} tensor<3x3x64x64xf32>
+func.func @conv(%x: tensor<1x9x9x128xf32>, %y: tensor<1x9x9x64xf32>) -> (tensor<1x7x7x128xf32>, tensor<1x7x7x64xf32>) {
+  %w = arith.constant dense<0.5> : tensor<3x3x128x128xf32>
+  %ws = arith.constant dense<0.25> : tensor<3x3x64x64xf32>
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x7x7x128xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<1x7x7x128xf32>) -> tensor<1x7x7x128xf32>
+  %c = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>}
+      ins(%x, %w : tensor<1x9x9x128xf32>, tensor<3x3x128x128xf32>) outs(%f : tensor<1x7x7x128xf32>) -> tensor<1x7x7x128xf32>
+  %es = tensor.empty() : tensor<1x7x7x64xf32>
+  %fs = linalg.fill ins(%z : f32) outs(%es : tensor<1x7x7x64xf32>) -> tensor<1x7x7x64xf32>
+  %cs = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>}
+      ins(%y, %ws : tensor<1x9x9x64xf32>, tensor<3x3x64x64xf32>) outs(%fs : tensor<1x7x7x64xf32>) -> tensor<1x7x7x64xf32>
+  return %c, %cs : tensor<1x7x7x128xf32>, tensor<1x7x7x64xf32>
+}
