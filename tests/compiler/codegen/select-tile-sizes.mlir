@@ -51,9 +51,10 @@ func.func @small_matmul(%a: memref<7x5xf32>, %b: memref<5x13xf32>, %c: memref<7x
 // Batch 1: the leading unit dimensions are skipped and the kernel is split
 // along the first dimension with work: the output rows of an NHWC
 // convolution (one row is 14 x 64 x 3 x 3 x 64 iterations, more than a
-// workgroup's share, so 1 row per workgroup; two registers of channels) ...
+// workgroup's share, so 1 row per workgroup; two registers of channels; the
+// 14 columns in two even tiles of 7 rather than 8 and 6) ...
 // CHECK-LABEL: func.func @conv_batch_one
-// CHECK: linalg.conv_2d_nhwc_hwcf {{{.*}}strata_cpu.tile_sizes = {vector = array<i64: 1, 1, 8, 16, 1, 0, 1>, workgroup = array<i64: 0, 1, 0, 0, 0, 0, 0>}
+// CHECK: linalg.conv_2d_nhwc_hwcf {{{.*}}strata_cpu.tile_sizes = {vector = array<i64: 1, 1, 7, 16, 1, 0, 1>, workgroup = array<i64: 0, 1, 0, 0, 0, 0, 0>}
 // With 16 registers, 16 / (2 + 1) = 5 output columns: besides its 2
 // accumulators each column keeps its broadcast input value live across the
 // filter's columns.
