@@ -15,6 +15,8 @@ flow.executable_binary "kernels" format "vulkan-spirv" data dense<[5, 6]> : tens
 
 // CHECK-LABEL: vm.module @module
 // CHECK: vm.func @chain(%[[X:.*]]: !vm.ref) -> !vm.ref attributes {{{.*}}strata.transient_bytes = 384 : i64}
+// One list for the bindings of every dispatch, made once and refilled.
+// CHECK: %[[BINDINGS:.*]] = vm.list.alloc
 // Whether the device runs vulkan-spirv, asked once.
 // CHECK: %[[QUERY:.*]]:2 = vm.call.import @hal.device.query_i64
 // CHECK: %[[VULKAN:.*]] = vm.cmp.ne.i64 %[[QUERY]]#1
@@ -36,7 +38,7 @@ flow.executable_binary "kernels" format "vulkan-spirv" data dense<[5, 6]> : tens
 // CHECK: %[[AT_320:.*]] = vm.const.i64 320
 // CHECK: %[[AT_0:.*]] = vm.const.i64 0
 // CHECK: %[[SCRATCH_BYTES:.*]] = vm.const.i64 256
-// CHECK: %[[BINDINGS:.*]] = vm.list.alloc
+// CHECK: vm.list.resize %[[BINDINGS]]
 // CHECK: vm.list.set.ref %[[BINDINGS]][%{{.*}}], %[[ARENA]]
 // CHECK: vm.list.set.ref %[[BINDINGS]][%{{.*}}], %[[ARENA]]
 // CHECK: vm.list.set.i64 %[[BINDINGS]][%{{.*}}], %[[AT_320]]
