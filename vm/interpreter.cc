@@ -896,11 +896,13 @@ OP(LIST_GET_REF) {
   TRY(ListGetRef(l, RD_I32(S(2)), &R(0)));
   NEXT();
 }
-#define LIST_SET(name, type)                              \
-OP(name) {                                                \
-  LIST_OPERAND(l, R(0));                                  \
-  TRY(l->Set(RD_I32(S(1)), Value::FromSlot(type, S(2)))); \
-  NEXT();                                                 \
+#define LIST_SET(name, type)                                  \
+OP(name) {                                                    \
+  LIST_OPERAND(l, R(0));                                      \
+  if (STRATA_UNLIKELY(!l->TrySetScalar(RD_I32(S(1)), type, S(2)))) { \
+    TRY(l->Set(RD_I32(S(1)), Value::FromSlot(type, S(2))));   \
+  }                                                           \
+  NEXT();                                                     \
 }
 LIST_SET(LIST_SET_I32, ValueType::kI32)
 LIST_SET(LIST_SET_I64, ValueType::kI64)
@@ -908,7 +910,9 @@ LIST_SET(LIST_SET_F32, ValueType::kF32)
 LIST_SET(LIST_SET_F64, ValueType::kF64)
 OP(LIST_SET_REF) {
   LIST_OPERAND(l, R(0));
-  TRY(l->Set(RD_I32(S(1)), Value::FromRef(Ref<RefObject>::Borrow(R(2)))));
+  if (STRATA_UNLIKELY(!l->TrySetRef(RD_I32(S(1)), R(2)))) {
+    TRY(l->Set(RD_I32(S(1)), Value::FromRef(Ref<RefObject>::Borrow(R(2)))));
+  }
   NEXT();
 }
 

@@ -48,6 +48,24 @@ class List final : public RefObject {
   }
   // The caller holds a reference to this list (see the cycle check above).
   Status Set(int64_t index, Value value);
+  // Set's fast path for what needs no cycle check, a scalar or a ref to
+  // anything but a list, into an element that holds no list: false, with
+  // nothing changed, for everything else (Set then does it, or says what is
+  // wrong). The interpreter's list.set takes it first; building a
+  // dispatch's bindings is most of what list.set does.
+  bool TrySetScalar(int64_t index, ValueType type, uint64_t slot) {
+    Value* item = PlainElement(index);
+    if (!item) return false;
+    *item = Value::FromSlot(type, slot);
+    return true;
+  }
+  bool TrySetRef(int64_t index, RefObject* object) {
+    if (object && object->type() == &kType) return false;
+    Value* item = PlainElement(index);
+    if (!item) return false;
+    *item = Value::FromRef(Ref<RefObject>::Borrow(object));
+    return true;
+  }
   // Appends a value that is not a list (host code building shapes and
   // argument lists).
   void PushBack(Value value);
@@ -57,6 +75,15 @@ class List final : public RefObject {
  private:
   List() : RefObject(&kType) {}
   Status CheckIndex(int64_t index) const;
+  // The element at `index` when it exists and holds no list, else null.
+  Value* PlainElement(int64_t index) {
+    if (index < 0 || index >= static_cast<int64_t>(items_.size())) return nullptr;
+    Value& item = items_[static_cast<size_t>(index)];
+    if (list_items_ != 0 && item.type() == ValueType::kRef && item.ref() && item.ref()->type() == &kType) {
+      return nullptr;
+    }
+    return &item;
+  }
   // OK when storing `value` into this list forms no cycle.
   Status CheckNoCycle(const Value& value, int64_t index) const;
 

@@ -32,17 +32,6 @@ char ValueTypeSignatureChar(ValueType type) {
   return '?';
 }
 
-ValueType ValueTypeFromSignatureChar(char c) {
-  switch (c) {
-    case 'i': return ValueType::kI32;
-    case 'I': return ValueType::kI64;
-    case 'f': return ValueType::kF32;
-    case 'F': return ValueType::kF64;
-    case 'r': return ValueType::kRef;
-    default: return ValueType::kNone;
-  }
-}
-
 // Shortest decimal that reads back to the same float, so printed results can
 // be pasted back as inputs.
 template <typename T>

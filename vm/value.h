@@ -14,7 +14,17 @@ enum class ValueType : uint8_t { kNone, kI32, kI64, kF32, kF64, kRef };
 const char* ValueTypeName(ValueType type);
 // The signature character of a type ('i', 'I', 'f', 'F', 'r'); see module.fbs.
 char ValueTypeSignatureChar(ValueType type);
-ValueType ValueTypeFromSignatureChar(char c);
+// Inline: the interpreter converts each argument of every native call.
+inline ValueType ValueTypeFromSignatureChar(char c) {
+  switch (c) {
+    case 'i': return ValueType::kI32;
+    case 'I': return ValueType::kI64;
+    case 'f': return ValueType::kF32;
+    case 'F': return ValueType::kF64;
+    case 'r': return ValueType::kRef;
+    default: return ValueType::kNone;
+  }
+}
 
 class Value {
  public:

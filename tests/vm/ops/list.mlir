@@ -1,7 +1,7 @@
 // Lists of variants: every element type, resize, typed reads and their errors.
 // RUN: compile-module %s -o %t.smod
 // RUN: vm-test-runner %t.smod | FileCheck %s
-// CHECK: 2 passed, 0 failed
+// CHECK: 3 passed, 0 failed
 // RUN: not vm-test-runner %t.smod --function=fail_wrong_type 2>&1 | FileCheck --check-prefix=TYPE %s
 // TYPE: INVALID_ARGUMENT: list element 0: expected f32, got i32
 // RUN: not vm-test-runner %t.smod --function=fail_out_of_range 2>&1 | FileCheck --check-prefix=OOR %s
@@ -130,7 +130,33 @@ vm.module @list {
     vm.return
   }
 
+  // A list element overwritten by a scalar and by a ref that is not a list,
+  // and a list overwritten in turn: the list stops holding the other, so
+  // storing it back the other way forms no cycle.
+  vm.func @test_overwrite() {
+    %c0 = vm.const.i32 0
+    %c1 = vm.const.i32 1
+    %c7 = vm.const.i32 7
+    %a = vm.list.alloc %c1
+    vm.list.resize %a, %c1
+    %b = vm.list.alloc %c1
+    vm.list.resize %b, %c1
+    vm.list.set.ref %b[%c0], %a : !vm.list
+    vm.list.set.i32 %b[%c0], %c7 : i32
+    %g = vm.list.get.i32 %b[%c0] : i32
+    vm.call.import @check.expect_eq_i32(%g, %c7) : (i32, i32) -> ()
+    vm.list.set.ref %b[%c0], %a : !vm.list
+    %buffer = vm.const.ref.rodata @bytes : !vm.buffer
+    vm.list.set.ref %b[%c0], %buffer : !vm.buffer
+    vm.list.set.ref %a[%c0], %b : !vm.list
+    %null = vm.const.ref.zero : !vm.list
+    vm.list.set.ref %a[%c0], %null : !vm.list
+    vm.return
+  }
+  vm.rodata @bytes dense<[1, 2]> : tensor<2xi8>
+
   vm.export @test_elements
+  vm.export @test_overwrite
   vm.export @test_nesting
   vm.export @fail_self_cycle
   vm.export @fail_cycle
