@@ -727,6 +727,89 @@ struct CPUTileAndVectorizePass
     return cast<linalg::LinalgOp>(tiled->tiledOps.front());
   }
 
+  /// A register tile of a matmul over packed weights (strata-pack-weights:
+  /// C(m, n1, n0) += A(m, k) * Bp(n1, k, n0), Bp a kernel argument) reads
+  /// one row of strip n1 per step of k. With few rows, the first row tile of
+  /// a strip reads it from memory, where a layer's weights are when they do
+  /// not fit the caches, and the strip's other row tiles from L1, with the
+  /// memory idle:
+  /// GPT-2's 16 x 256 x 1024 feed-forward matmul streamed its 1 MB of
+  /// weights at half the rate the machine reads memory. So each step also
+  /// prefetches the same row of the next strip (n1 + 1, the one the next
+  /// workgroup reads: such kernels split by strips, contiguous shares per
+  /// thread), which then arrives while this strip's rows are computed.
+  static constexpr int64_t kPrefetchedStripBytes = 16 << 10;
+  static constexpr int64_t kPrefetchedRows = 32;
+  static void prefetchNextStrip(IRRewriter &rewriter, linalg::LinalgOp tile) {
+    auto generic = dyn_cast<linalg::GenericOp>(tile.getOperation());
+    if (!generic || generic.getNumDpsInputs() != 2 || generic.getNumDpsInits() != 1 ||
+        generic.getNumLoops() != 4)
+      return;
+    MLIRContext *context = generic.getContext();
+    AffineExpr m, n1, n0, k;
+    bindDims(context, m, n1, n0, k);
+    SmallVector<AffineMap> expected = {AffineMap::get(4, 0, {m, k}, context),
+                                       AffineMap::get(4, 0, {n1, k, n0}, context),
+                                       AffineMap::get(4, 0, {m, n1, n0}, context)};
+    if (generic.getIndexingMapsArray() != expected)
+      return;
+    auto view = generic.getDpsInputs()[1].getDefiningOp<memref::SubViewOp>();
+    if (!view || view.getStaticSizes()[0] != 1 || view.getStaticSizes()[1] != 1)
+      return;
+    // The tile's offsets in the weights: the sum of those of its views
+    // (the workgroup's strip, then the tile's row of k), all of rank 3 with
+    // unit strides.
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPoint(generic);
+    Location loc = generic.getLoc();
+    SmallVector<Value> offsets(3);
+    Value source = view;
+    while (auto subview = source.getDefiningOp<memref::SubViewOp>()) {
+      if (subview.getSourceType().getRank() != 3 || subview.getType().getRank() != 3 ||
+          !llvm::all_of(subview.getStaticStrides(), [](int64_t stride) { return stride == 1; }))
+        return;
+      for (auto [sum, offset] : llvm::zip(offsets, subview.getMixedOffsets())) {
+        Value value = getValueOrCreateConstantIndexOp(rewriter, loc, offset);
+        sum = sum ? arith::AddIOp::create(rewriter, loc, sum, value).getResult() : value;
+      }
+      source = subview.getSource();
+    }
+    auto packed = cast<MemRefType>(source.getType());
+    // A strip of one row of k per step, from a static kernel argument (the
+    // weights; a block packed at run time is in local memory, whose strips
+    // are already in cache).
+    auto kernel = generic->getParentOfType<func::FuncOp>();
+    if (!isa<BlockArgument>(source) || !kernel || !isKernel(kernel) || !packed.hasStaticShape() ||
+        packed.getRank() != 3 || packed.getDimSize(0) < 2 || !packed.getLayout().isIdentity())
+      return;
+    // Only strips that stay in L1 beside the next one (at most 16 KiB):
+    // the sample MLP's 784 x 16 strips (49 KiB), which its row tiles read
+    // from L2 anyway, lost 15 % to the prefetches pushing them out.
+    const int64_t stripBytes = packed.getDimSize(1) * packed.getDimSize(2) *
+                               packed.getElementTypeBitWidth() / 8;
+    if (stripBytes > kPrefetchedStripBytes)
+      return;
+    // And only for few rows (at most kPrefetchedRows, through the views of
+    // the left-hand side): a strip serves every row tile of the workgroup
+    // from L1, and with many (the sample encoder block's 128 rows, 21 tiles)
+    // the next strip arriving early took half of L1 from it (its 128 x 256
+    // x 256 projections went from 200 to 270 us).
+    Value rows = generic.getDpsInputs()[0];
+    while (auto subview = rows.getDefiningOp<memref::SubViewOp>())
+      rows = subview.getSource();
+    auto rowsType = cast<MemRefType>(rows.getType());
+    if (rowsType.getRank() != 2 || rowsType.isDynamicDim(0) ||
+        rowsType.getDimSize(0) > kPrefetchedRows)
+      return;
+    Value strip = offsets[0];
+    Value last = arith::ConstantIndexOp::create(rewriter, loc, packed.getDimSize(0) - 1);
+    Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
+    Value next = arith::MinUIOp::create(rewriter, loc, arith::AddIOp::create(rewriter, loc, strip, one), last);
+    memref::PrefetchOp::create(
+        rewriter, loc, source, ValueRange{next, offsets[1], offsets[2]},
+        /*isWrite=*/false, /*localityHint=*/3, /*isDataCache=*/true);
+  }
+
   /// Tiles `op` by its vector tile, then peels the tile loops from the
   /// innermost out, so every combination of full and partial tiles gets its
   /// own copy of the loop body. A fill it takes in (fusableFill) is erased
@@ -812,8 +895,14 @@ struct CPUTileAndVectorizePass
       fusedFills.insert(fill.getOperation());
       rewriter.eraseOp(fill);
     }
-    if (split && failed(tileBy(*outer, sizesWhere(/*parallel=*/false))))
-      return failure();
+    linalg::LinalgOp tiled = *outer;
+    if (split) {
+      FailureOr<linalg::LinalgOp> inner = tileBy(*outer, sizesWhere(/*parallel=*/false));
+      if (failed(inner))
+        return failure();
+      tiled = *inner;
+    }
+    prefetchNextStrip(rewriter, tiled);
 
     if (!peel)
       return success();

@@ -125,6 +125,13 @@ bool isReadOnly(Value memref) {
         return false;
       continue;
     }
+    // A read prefetch (TileAndVectorize's, of the next strip of packed
+    // weights) reads at most; memref.prefetch declares no effects.
+    if (auto prefetch = dyn_cast<memref::PrefetchOp>(user)) {
+      if (prefetch.getIsWrite())
+        return false;
+      continue;
+    }
     auto effects = dyn_cast<MemoryEffectOpInterface>(user);
     if (!effects)
       return false; // unknown (a call, say): assume it writes

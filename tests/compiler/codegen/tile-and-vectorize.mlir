@@ -290,3 +290,49 @@ func.func @depth_blocked_then_relu(%a: memref<64x1024xf32>, %b: memref<1024x64xf
   }
   return
 }
+
+// A matmul over packed weights (m, n1, n0, k: A(m, k) * Bp(n1, k, n0)) with
+// few rows: each step of k also prefetches the same row of the next strip,
+// clamped to the last one, for the next workgroup.
+// CHECK-LABEL: func.func @packed_few_rows
+// CHECK-DAG: %[[LAST:.*]] = arith.constant 3 : index
+// CHECK-DAG: %[[ONE:.*]] = arith.constant 1 : index
+// CHECK: scf.for %[[N1:[a-z0-9]+]] = %{{.*}} to %{{.*}} step %[[ONE]]
+// CHECK: %[[PLUS:.*]] = arith.addi %[[N1]], %[[ONE]] : index
+// CHECK: %[[NEXT:.*]] = arith.minui %[[PLUS]], %[[LAST]] : index
+// CHECK: scf.for %[[K:[a-z0-9]+]] =
+// CHECK: memref.prefetch %arg1[%[[NEXT]], %[[K]], %{{.*}}], read, locality<3>, data : memref<4x64x16xf32>
+// CHECK: vector.transfer_read %arg1[%[[N1]], %[[K]], %{{.*}}]
+#packed_a = affine_map<(m, n1, n0, k) -> (m, k)>
+#packed_b = affine_map<(m, n1, n0, k) -> (n1, k, n0)>
+#packed_c = affine_map<(m, n1, n0, k) -> (m, n1, n0)>
+func.func @packed_few_rows(%a: memref<12x64xf32>, %b: memref<4x64x16xf32>, %c: memref<12x4x16xf32>) {
+  linalg.generic {indexing_maps = [#packed_a, #packed_b, #packed_c],
+                  iterator_types = ["parallel", "parallel", "parallel", "reduction"],
+                  strata_cpu.tile_sizes = {vector = array<i64: 6, 1, 16, 1>, workgroup = array<i64: 0, 0, 0, 0>}}
+      ins(%a, %b : memref<12x64xf32>, memref<4x64x16xf32>) outs(%c : memref<12x4x16xf32>) {
+  ^bb0(%x: f32, %w: f32, %acc: f32):
+    %p = arith.mulf %x, %w : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// With many rows the strip serves them all from L1, and the next one
+// would take half of it: no prefetch.
+// CHECK-LABEL: func.func @packed_many_rows
+// CHECK-NOT: memref.prefetch
+// CHECK: return
+func.func @packed_many_rows(%a: memref<64x64xf32>, %b: memref<4x64x16xf32>, %c: memref<64x4x16xf32>) {
+  linalg.generic {indexing_maps = [#packed_a, #packed_b, #packed_c],
+                  iterator_types = ["parallel", "parallel", "parallel", "reduction"],
+                  strata_cpu.tile_sizes = {vector = array<i64: 6, 1, 16, 1>, workgroup = array<i64: 0, 0, 0, 0>}}
+      ins(%a, %b : memref<64x64xf32>, memref<4x64x16xf32>) outs(%c : memref<64x4x16xf32>) {
+  ^bb0(%x: f32, %w: f32, %acc: f32):
+    %p = arith.mulf %x, %w : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
