@@ -26,6 +26,17 @@ inline void multiplyAccumulate(mlir::OpBuilder &builder, mlir::Location at,
   mlir::linalg::YieldOp::create(builder, at, sum);
 }
 
+/// The indexing maps of the packed matmul over (m, n1, n0, k): A(m, k),
+/// Bp(n1, k, n0), C(m, n1, n0).
+inline llvm::SmallVector<mlir::AffineMap, 3>
+packedMatmulMaps(mlir::MLIRContext *context) {
+  mlir::AffineExpr m, n1, n0, k;
+  mlir::bindDims(context, m, n1, n0, k);
+  return {mlir::AffineMap::get(4, 0, {m, k}, context),
+          mlir::AffineMap::get(4, 0, {n1, k, n0}, context),
+          mlir::AffineMap::get(4, 0, {m, n1, n0}, context)};
+}
+
 /// C(m, n1, n0) += A(m, k) * Bp(n1, k, n0) into `init` (M x N1 x n0): on
 /// tensors its result is the new C, on buffers it has none.
 inline mlir::linalg::GenericOp createPackedMatmul(mlir::OpBuilder &builder,
@@ -33,20 +44,13 @@ inline mlir::linalg::GenericOp createPackedMatmul(mlir::OpBuilder &builder,
                                                   mlir::Value input,
                                                   mlir::Value packed,
                                                   mlir::Value init) {
-  mlir::MLIRContext *context = builder.getContext();
-  mlir::AffineExpr m, n1, n0, k;
-  mlir::bindDims(context, m, n1, n0, k);
   llvm::SmallVector<mlir::Type, 1> results;
   if (mlir::isa<mlir::RankedTensorType>(init.getType()))
     results.push_back(init.getType());
   using mlir::utils::IteratorType;
   return mlir::linalg::GenericOp::create(
       builder, loc, results, mlir::ValueRange{input, packed},
-      mlir::ValueRange{init},
-      llvm::ArrayRef<mlir::AffineMap>{
-          mlir::AffineMap::get(4, 0, {m, k}, context),
-          mlir::AffineMap::get(4, 0, {n1, k, n0}, context),
-          mlir::AffineMap::get(4, 0, {m, n1, n0}, context)},
+      mlir::ValueRange{init}, packedMatmulMaps(builder.getContext()),
       llvm::ArrayRef<IteratorType>{IteratorType::parallel,
                                    IteratorType::parallel,
                                    IteratorType::parallel,

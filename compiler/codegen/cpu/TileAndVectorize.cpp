@@ -742,45 +742,30 @@ struct CPUTileAndVectorizePass
   static constexpr int64_t kPrefetchedRows = 32;
   static void prefetchNextStrip(IRRewriter &rewriter, linalg::LinalgOp tile) {
     auto generic = dyn_cast<linalg::GenericOp>(tile.getOperation());
-    if (!generic || generic.getNumDpsInputs() != 2 || generic.getNumDpsInits() != 1 ||
-        generic.getNumLoops() != 4)
+    auto kernel = tile->getParentOfType<func::FuncOp>();
+    if (!generic || !kernel || !isKernel(kernel) || generic.getNumDpsInputs() != 2 ||
+        generic.getNumDpsInits() != 1 ||
+        generic.getIndexingMapsArray() != codegen::packedMatmulMaps(generic.getContext()))
       return;
-    MLIRContext *context = generic.getContext();
-    AffineExpr m, n1, n0, k;
-    bindDims(context, m, n1, n0, k);
-    SmallVector<AffineMap> expected = {AffineMap::get(4, 0, {m, k}, context),
-                                       AffineMap::get(4, 0, {n1, k, n0}, context),
-                                       AffineMap::get(4, 0, {m, n1, n0}, context)};
-    if (generic.getIndexingMapsArray() != expected)
+    // The weights: a static kernel argument (a block packed at run time is
+    // in local memory, whose strips are already in cache), read through
+    // views of rank 3 with unit strides, the tile's one row of k of a strip.
+    Value weights = getBufferRoot(generic.getDpsInputs()[1]);
+    auto packed = dyn_cast<MemRefType>(weights.getType());
+    if (!isa<BlockArgument>(weights) || !packed || !packed.hasStaticShape() ||
+        packed.getRank() != 3 || packed.getDimSize(0) < 2 || !packed.getLayout().isIdentity())
       return;
-    auto view = generic.getDpsInputs()[1].getDefiningOp<memref::SubViewOp>();
-    if (!view || view.getStaticSizes()[0] != 1 || view.getStaticSizes()[1] != 1)
-      return;
-    // The tile's offsets in the weights: the sum of those of its views
-    // (the workgroup's strip, then the tile's row of k), all of rank 3 with
-    // unit strides.
-    OpBuilder::InsertionGuard guard(rewriter);
-    rewriter.setInsertionPoint(generic);
-    Location loc = generic.getLoc();
-    SmallVector<Value> offsets(3);
-    Value source = view;
-    while (auto subview = source.getDefiningOp<memref::SubViewOp>()) {
-      if (subview.getSourceType().getRank() != 3 || subview.getType().getRank() != 3 ||
+    SmallVector<memref::SubViewOp> views;
+    for (Value view = generic.getDpsInputs()[1]; view != weights;) {
+      auto subview = view.getDefiningOp<memref::SubViewOp>();
+      if (!subview || subview.getType().getRank() != 3 ||
           !llvm::all_of(subview.getStaticStrides(), [](int64_t stride) { return stride == 1; }))
         return;
-      for (auto [sum, offset] : llvm::zip(offsets, subview.getMixedOffsets())) {
-        Value value = getValueOrCreateConstantIndexOp(rewriter, loc, offset);
-        sum = sum ? arith::AddIOp::create(rewriter, loc, sum, value).getResult() : value;
-      }
-      source = subview.getSource();
+      views.push_back(subview);
+      view = subview.getSource();
     }
-    auto packed = cast<MemRefType>(source.getType());
-    // A strip of one row of k per step, from a static kernel argument (the
-    // weights; a block packed at run time is in local memory, whose strips
-    // are already in cache).
-    auto kernel = generic->getParentOfType<func::FuncOp>();
-    if (!isa<BlockArgument>(source) || !kernel || !isKernel(kernel) || !packed.hasStaticShape() ||
-        packed.getRank() != 3 || packed.getDimSize(0) < 2 || !packed.getLayout().isIdentity())
+    if (views.empty() || views.front().getStaticSizes()[0] != 1 ||
+        views.front().getStaticSizes()[1] != 1)
       return;
     // Only strips that stay in L1 beside the next one (at most 16 KiB):
     // the sample MLP's 784 x 16 strips (49 KiB), which its row tiles read
@@ -789,24 +774,33 @@ struct CPUTileAndVectorizePass
                                packed.getElementTypeBitWidth() / 8;
     if (stripBytes > kPrefetchedStripBytes)
       return;
-    // And only for few rows (at most kPrefetchedRows, through the views of
-    // the left-hand side): a strip serves every row tile of the workgroup
-    // from L1, and with many (the sample encoder block's 128 rows, 21 tiles)
-    // the next strip arriving early took half of L1 from it (its 128 x 256
-    // x 256 projections went from 200 to 270 us).
-    Value rows = generic.getDpsInputs()[0];
-    while (auto subview = rows.getDefiningOp<memref::SubViewOp>())
-      rows = subview.getSource();
-    auto rowsType = cast<MemRefType>(rows.getType());
-    if (rowsType.getRank() != 2 || rowsType.isDynamicDim(0) ||
-        rowsType.getDimSize(0) > kPrefetchedRows)
+    // And only for few rows (at most kPrefetchedRows, those of the
+    // left-hand side's buffer): a strip serves every row tile of the
+    // workgroup from L1, and with many (the sample encoder block's 128 rows,
+    // 21 tiles) the next strip arriving early took half of L1 from it (its
+    // 128 x 256 x 256 projections went from 200 to 270 us).
+    auto rows = dyn_cast<MemRefType>(getBufferRoot(generic.getDpsInputs()[0]).getType());
+    if (!rows || rows.getRank() != 2 || rows.isDynamicDim(0) ||
+        rows.getDimSize(0) > kPrefetchedRows)
       return;
-    Value strip = offsets[0];
+
+    // The tile's offsets in the weights: the sums of its views' (the
+    // workgroup's strip, then the tile's row of k).
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPoint(generic);
+    Location loc = generic.getLoc();
+    SmallVector<Value> offsets(3);
+    for (memref::SubViewOp view : views)
+      for (auto [sum, offset] : llvm::zip(offsets, view.getMixedOffsets())) {
+        Value value = getValueOrCreateConstantIndexOp(rewriter, loc, offset);
+        sum = sum ? arith::AddIOp::create(rewriter, loc, sum, value).getResult() : value;
+      }
     Value last = arith::ConstantIndexOp::create(rewriter, loc, packed.getDimSize(0) - 1);
     Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
-    Value next = arith::MinUIOp::create(rewriter, loc, arith::AddIOp::create(rewriter, loc, strip, one), last);
+    Value next = arith::MinUIOp::create(
+        rewriter, loc, arith::AddIOp::create(rewriter, loc, offsets[0], one), last);
     memref::PrefetchOp::create(
-        rewriter, loc, source, ValueRange{next, offsets[1], offsets[2]},
+        rewriter, loc, weights, ValueRange{next, offsets[1], offsets[2]},
         /*isWrite=*/false, /*localityHint=*/3, /*isDataCache=*/true);
   }
 
