@@ -20,7 +20,8 @@
 # failed. STEPS="models real-models ..." runs only the steps it names; BENCH_ARGS passes
 # gpu_bench.py options (--samples= times the GEMMs alone, --drivers=vulkan one driver);
 # OPS_SHARDS (8) and OPS_SECONDS (180) size the op suite's step (16 and 330 run it whole on
-# an H100, where each run-module call compiles its module's pipelines anew).
+# an H100, where each run-module call compiles its module's pipelines anew); OPS_FAMILIES
+# (prefixes of family names, as check_ops.py takes them) narrows it, in --prepare too.
 #
 # --prepare takes the real models' exports from MODEL_WORK (default
 # BUILD/tests/models/work, where the model suite leaves them).
@@ -62,7 +63,7 @@ if [ "${1:-}" = --prepare ]; then
       "$dir/real-models/"
   done
   "$python" "$root/tests/e2e/check_ops.py" --bin "$build/bin" --work "$dir/ops" --target=vulkan \
-    --compile-only > "$dir/ops-compile.log"
+    --compile-only ${OPS_FAMILIES:-} > "$dir/ops-compile.log"
   exit 0
 fi
 
@@ -102,7 +103,7 @@ ops_shards() {
   local pids=() rc=0 shards=${OPS_SHARDS:-8} i
   for ((i = 0; i < shards; i++)); do
     python3 "$root/tests/e2e/check_ops.py" --run-only --bin "$dir/bin" --work "$dir/ops" \
-      --target=vulkan --devices=vulkan --shard=$i/$shards > "$logs/ops.vulkan.$i.log" 2>&1 &
+      --target=vulkan --devices=vulkan --shard=$i/$shards ${OPS_FAMILIES:-} > "$logs/ops.vulkan.$i.log" 2>&1 &
     pids+=($!)
   done
   for ((i = 0; i < shards; i++)); do

@@ -259,6 +259,28 @@ def SPIRVPushConstantsPass : Pass<"strata-spirv-push-constants",
   }];
 }
 
+def SPIRVVectorAccessPass : Pass<"strata-spirv-vector-access",
+                                 "::mlir::spirv::ModuleOp"> {
+  let summary = "Moves four adjacent elements of a binding as one 4-vector";
+  let description = [{
+    Bindings are runtime arrays of scalars, and logical addressing has no
+    pointer casts, so a kernel that reads or writes four adjacent elements
+    of a binding together (a matmul tile's row of B or of C) does it in
+    four accesses, which a driver cannot merge without knowing that the
+    first index is a multiple of 4. Where the index arithmetic shows it
+    (sums and constant multiples of values, every coefficient and the
+    constant a multiple of 4), a `CompositeConstruct` of four such loads,
+    or four such stores in a row with nothing between them that writes
+    memory, synchronizes or reads that binding, becomes one load or store
+    of a 4-vector through a second variable on the same descriptor set and
+    binding: a runtime array of 4-vectors, indexed by the index divided by
+    4. A binding that is written gets the second variable only where every
+    access of it is so grouped (the first variable is then removed), so
+    that no written binding has two variables the driver may assume do not
+    alias.
+  }];
+}
+
 def SPIRVFloatControlsPass : Pass<"strata-spirv-float-controls",
                                   "::mlir::spirv::ModuleOp"> {
   let summary = "Asks for IEEE denormals, NaN, infinities and signed zeros";

@@ -120,6 +120,7 @@ void buildSPIRVPipeline(OpPassManager &pm) {
   OpPassManager &spirv = pm.nest<spirv::ModuleOp>();
   spirv.addPass(spirv::createSPIRVLowerABIAttributesPass());
   spirv.addPass(createSPIRVPushConstantsPass());
+  spirv.addPass(createSPIRVVectorAccessPass());
   spirv.addPass(createSPIRVFloatControlsPass());
   spirv.addPass(spirv::createSPIRVUpdateVCEPass());
   spirv.addPass(createCanonicalizerPass());
