@@ -59,6 +59,13 @@ constexpr int64_t kMmaInvocations = 128;
 // so that the eight rows a fragment load touches fall in distinct banks.
 constexpr int64_t kMmaRowWords = kMmaK / 2 + 4;
 
+// The few-rows kind (a static M of at most kFewRows, any kind staged in
+// workgroup memory): 32 columns per workgroup, K split over its warps.
+constexpr int64_t kFewRows = 16;
+constexpr int64_t kFewRowsColumns = 32;
+constexpr int64_t kFewRowsInvocations = 256;
+constexpr int64_t kFewRowsUnroll = 4;
+
 /// The tile of C one workgroup computes at a time, and its invocations.
 struct TileShape {
   int64_t rows = kTile, cols = kTile, invocations = kInvocations;
@@ -74,6 +81,9 @@ struct MatmulKernel {
   bool f16 = false;  // A and B are f16 (else f32, or bf16 for `shared`)
   // `mma` with f16 or bf16 operands: the tensor cores (else `shared`).
   bool tensorCores = false;
+  // A static M of at most kFewRows with `shared` or `mma`: K split over the
+  // workgroup's warps (fewRowsBody).
+  bool fewRows = false;
   TileShape shape;
 };
 
@@ -187,6 +197,16 @@ std::optional<MatmulKernel> matchKernel(func::FuncOp kernel, StringRef kind) {
   match.tensorCores = kind == "mma" && (ea.isF16() || ea.isBF16());
   match.n = bType.getDimSize(1);
   match.k = bType.getDimSize(0);
+  if (shared && !cType.isDynamicDim(0) && cType.getDimSize(0) <= kFewRows &&
+      !ShapedType::isDynamic(match.n) && !ShapedType::isDynamic(match.k) &&
+      match.k > 0 && match.n > 0) {
+    match.fewRows = true;
+    match.tensorCores = false;
+    match.shape.rows = cType.getDimSize(0);
+    match.shape.cols = kFewRowsColumns;
+    match.shape.invocations = kFewRowsInvocations;
+    return match;
+  }
   const int64_t kStep = match.tensorCores ? kMmaK
                         : shared          ? kSharedK
                         : match.f16       ? 16
@@ -238,11 +258,14 @@ public:
   void write(StringRef kind) {
     const TileShape &shape = match.shape;
     const bool staticM = !cType.isDynamicDim(0);
-    masked = !staticM || cType.getDimSize(0) % shape.rows != 0;
+    masked = !staticM || cType.getDimSize(0) % shape.rows != 0 ||
+             (match.fewRows &&
+              shape.rows % (shape.invocations / kFewRowsColumns) != 0);
+    columnsMasked = match.n % shape.cols != 0;
     m = staticM ? index(cType.getDimSize(0))
                 : memref::DimOp::create(b, loc, match.c, index(0)).getResult();
     lastRow = arith::SubIOp::create(b, loc, m, index(1));
-    const int64_t tilesN = match.n / shape.cols;
+    const int64_t tilesN = (match.n + shape.cols - 1) / shape.cols;
     Value tiles = arith::MulIOp::create(
         b, loc, arith::CeilDivUIOp::create(b, loc, m, index(shape.rows)),
         index(tilesN));
@@ -252,7 +275,9 @@ public:
     // Workgroup memory is allocated once, at the top of the kernel.
     int64_t workgroupBytes = 0;
     const bool shared = kind == "shared" || (kind == "mma" && !match.tensorCores);
-    if (match.tensorCores)
+    if (match.fewRows)
+      allocatePartials(workgroupBytes);
+    else if (match.tensorCores)
       allocateMma(workgroupBytes);
     else if (shared)
       allocateShared(workgroupBytes);
@@ -268,7 +293,8 @@ public:
 
     const bool matrix = kind == "mfma" || (kind == "wmma32" && match.f16);
     SmallVector<Element> elements =
-        match.tensorCores ? mmaBody()
+        match.fewRows       ? fewRowsBody()
+        : match.tensorCores ? mmaBody()
         : shared          ? sharedBody()
         : matrix          ? matrixBody(/*wmma=*/kind == "wmma32")
                           : scalarBody();
@@ -303,7 +329,8 @@ public:
                attrs.getNamedAttr("max", attrs.getI64IntegerAttr(maxWorkgroupCount))}));
     }
     kernel->setAttr("strata.matrix_tiles",
-                    attrs.getStringAttr(match.tensorCores ? "mma"
+                    attrs.getStringAttr(match.fewRows       ? "few-rows"
+                                        : match.tensorCores ? "mma"
                                         : shared          ? "shared"
                                         : matrix          ? kind
                                                           : "scalar"));
@@ -448,6 +475,105 @@ private:
           elements.push_back({row, col, vector::ExtractOp::create(b, loc, acc, v)});
         }
       }
+    }
+    return elements;
+  }
+
+  /// The partial sums of fewRowsBody: one per warp, row and column.
+  void allocatePartials(int64_t &bytes) {
+    OpBuilder top = OpBuilder::atBlockBegin(&kernel.getBody().front());
+    auto workgroup = spirv::StorageClassAttr::get(kernel.getContext(),
+                                                  spirv::StorageClass::Workgroup);
+    const int64_t count = match.shape.invocations * match.shape.rows;
+    partials = memref::AllocOp::create(
+        top, loc,
+        MemRefType::get({count}, b.getF32Type(), MemRefLayoutAttrInterface(), workgroup));
+    bytes = 4 * count;
+  }
+
+  /// A matmul of few rows (a batch-1 layer) has too few tiles of C to fill
+  /// a GPU, and one invocation per element of C would run all of K alone.
+  /// Here a workgroup takes 32 columns of every row, each warp a share of
+  /// K: lane l reads column col0 + l of B (a warp reads 128 adjacent
+  /// bytes), warp w the rows k of B with k / 4 = w (mod warps) in steps of
+  /// 4 (four independent loads in flight), the rest one at a time; then the
+  /// warps' sums meet in workgroup memory, and invocation (w, l) adds up
+  /// rows w, w + warps, ... of column col0 + l.
+  SmallVector<Element> fewRowsBody() {
+    const TileShape &shape = match.shape;
+    const int64_t warps = shape.invocations / kFewRowsColumns;
+    const int64_t rows = shape.rows;
+    Value lane = arith::RemUIOp::create(b, loc, thread, index(kFewRowsColumns));
+    Value warp = arith::DivUIOp::create(b, loc, thread, index(kFewRowsColumns));
+    Value col = arith::AddIOp::create(b, loc, col0, lane);
+    // Columns past N read the last one and are never stored.
+    Value colIn = columnsMasked
+                      ? arith::MinUIOp::create(b, loc, col, index(match.n - 1)).getResult()
+                      : col;
+    Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(b.getF32Type()));
+    auto step = [&](OpBuilder &at, ArrayRef<Value> ks, SmallVector<Value> acc) {
+      SmallVector<Value> bs;
+      for (Value k : ks)
+        bs.push_back(widen(at, loc, loadB(at, k, colIn)));
+      for (auto [k, bk] : llvm::zip(ks, bs))
+        for (int64_t r = 0; r < rows; ++r) {
+          Value a = widen(at, loc, loadA(at, add(at, row0, r), k));
+          acc[r] = math::FmaOp::create(at, loc, a, bk, acc[r]);
+        }
+      return acc;
+    };
+    const int64_t stride = warps * kFewRowsUnroll;
+    const int64_t kMain = match.k / stride * stride;
+    SmallVector<Value> acc(rows, zero);
+    if (kMain > 0) {
+      auto main = scf::ForOp::create(b, loc, index(0), index(kMain), index(stride), acc);
+      OpBuilder inner = OpBuilder::atBlockBegin(main.getBody());
+      Value k0 = arith::AddIOp::create(
+          inner, loc, main.getInductionVar(),
+          arith::MulIOp::create(inner, loc, warp, index(kFewRowsUnroll)));
+      SmallVector<Value> ks;
+      for (int64_t u = 0; u < kFewRowsUnroll; ++u)
+        ks.push_back(add(inner, k0, u));
+      scf::YieldOp::create(inner, loc,
+                           step(inner, ks, SmallVector<Value>(main.getRegionIterArgs())));
+      acc.assign(main.getResults().begin(), main.getResults().end());
+    }
+    if (kMain < match.k) {
+      auto rest = scf::ForOp::create(
+          b, loc, arith::AddIOp::create(b, loc, warp, index(kMain)), index(match.k),
+          index(warps), acc);
+      OpBuilder inner = OpBuilder::atBlockBegin(rest.getBody());
+      scf::YieldOp::create(inner, loc,
+                           step(inner, {rest.getInductionVar()},
+                                SmallVector<Value>(rest.getRegionIterArgs())));
+      acc.assign(rest.getResults().begin(), rest.getResults().end());
+    }
+    // The last tile's partial sums have been read by every invocation once
+    // all are here.
+    mlir::gpu::BarrierOp::create(b, loc);
+    auto partial = [&](Value w, Value r) {
+      return arith::AddIOp::create(
+          b, loc,
+          arith::MulIOp::create(
+              b, loc,
+              arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, w, index(rows)), r),
+              index(kFewRowsColumns)),
+          lane);
+    };
+    for (int64_t r = 0; r < rows; ++r)
+      memref::StoreOp::create(b, loc, acc[r], partials, ValueRange{partial(warp, index(r))});
+    mlir::gpu::BarrierOp::create(b, loc);
+    SmallVector<Element> elements;
+    for (int64_t first = 0; first < rows; first += warps) {
+      Value r = add(b, warp, first);
+      // Rows past M read the last one and are never stored.
+      Value rIn = arith::MinUIOp::create(b, loc, r, index(rows - 1));
+      Value sum = memref::LoadOp::create(b, loc, partials, ValueRange{partial(index(0), rIn)});
+      for (int64_t w = 1; w < warps; ++w)
+        sum = arith::AddFOp::create(
+            b, loc, sum,
+            memref::LoadOp::create(b, loc, partials, ValueRange{partial(index(w), rIn)}));
+      elements.push_back({arith::AddIOp::create(b, loc, row0, r), col, sum});
     }
     return elements;
   }
@@ -840,9 +966,14 @@ private:
   /// through the elementwise ops, under row < M where tiles overhang M.
   void store(const Element &element) {
     OpBuilder::InsertionGuard guard(b);
-    if (masked) {
+    if (masked || columnsMasked) {
       Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
                                            element.row, m);
+      if (columnsMasked)
+        inside = arith::AndIOp::create(
+            b, loc, inside,
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, element.col,
+                                  index(match.n)));
       auto ifOp = scf::IfOp::create(b, loc, inside, /*withElseRegion=*/false);
       b.setInsertionPointToStart(&ifOp.getThenRegion().front());
     }
@@ -884,9 +1015,9 @@ private:
   OpBuilder b;
   MemRefType cType;
   llvm::DenseMap<int64_t, Value> constants;
-  bool masked = false;
+  bool masked = false, columnsMasked = false;
   Value m, lastRow, thread, row0, col0;
-  Value sharedA, sharedB;
+  Value sharedA, sharedB, partials;
 };
 
 struct GPUMatrixTilesPass

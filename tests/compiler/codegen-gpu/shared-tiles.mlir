@@ -72,8 +72,8 @@ func.func @bf16(%arg0: memref<256x32xbf16>, %arg1: memref<32x192xbf16>, %arg2: m
 
 // -----
 
-// A static M under 32, N not a multiple of 64 and K not a multiple of 8:
-// left to the general distribution.
+// A static M from 17 to 31, N not a multiple of 64 and K not a multiple of
+// 8: left to the general distribution.
 // CHECK-LABEL: func.func @short
 // CHECK-NOT: strata.matrix_tiles
 // CHECK: linalg.matmul
@@ -83,8 +83,8 @@ func.func @bf16(%arg0: memref<256x32xbf16>, %arg1: memref<32x192xbf16>, %arg2: m
 // CHECK-LABEL: func.func @odd_k
 // CHECK-NOT: strata.matrix_tiles
 // CHECK: linalg.matmul
-func.func @short(%arg0: memref<16x64xf32>, %arg1: memref<64x128xf32>, %arg2: memref<16x128xf32>) {
-  linalg.matmul ins(%arg0, %arg1 : memref<16x64xf32>, memref<64x128xf32>) outs(%arg2 : memref<16x128xf32>)
+func.func @short(%arg0: memref<24x64xf32>, %arg1: memref<64x128xf32>, %arg2: memref<24x128xf32>) {
+  linalg.matmul ins(%arg0, %arg1 : memref<24x64xf32>, memref<64x128xf32>) outs(%arg2 : memref<24x128xf32>)
   return
 }
 func.func @narrow(%arg0: memref<64x64xf32>, %arg1: memref<64x96xf32>, %arg2: memref<64x96xf32>) {
@@ -93,5 +93,72 @@ func.func @narrow(%arg0: memref<64x64xf32>, %arg1: memref<64x96xf32>, %arg2: mem
 }
 func.func @odd_k(%arg0: memref<64x36xf32>, %arg1: memref<36x128xf32>, %arg2: memref<64x128xf32>) {
   linalg.matmul ins(%arg0, %arg1 : memref<64x36xf32>, memref<36x128xf32>) outs(%arg2 : memref<64x128xf32>)
+  return
+}
+
+// -----
+
+// A batch-1 layer (M of 16 or fewer): 32 columns per workgroup of 8 warps,
+// each warp summing a share of K (four rows of B at a time, 768 of 784, then
+// the last 16 one at a time), the warps' sums added up in workgroup memory
+// (256 words per row of C); columns past N (10) and rows past M (1) are
+// never stored.
+// CHECK-LABEL: func.func @few_rows
+// CHECK-SAME: strata.matrix_tiles = "few-rows"
+// CHECK-SAME: strata.workgroup_count = array<i32: 1, 1, 1>
+// CHECK-SAME: strata.workgroup_memory = 1024 : i64
+// CHECK-SAME: strata.workgroup_size = array<i32: 256, 1, 1>
+// CHECK-DAG: %[[P:.*]] = memref.alloc() : memref<256xf32, #spirv.storage_class<Workgroup>>
+// CHECK-DAG: %[[C768:.*]] = arith.constant 768 : index
+// CHECK-DAG: %[[C784:.*]] = arith.constant 784 : index
+// CHECK: %[[COL:.*]] = arith.minui %{{.*}}, %c9 : index
+// CHECK: scf.for %{{.*}} = %{{.*}} to %[[C768]] step %c32 iter_args(
+// CHECK-COUNT-4: memref.load %arg1[%{{.*}}, %[[COL]]]
+// CHECK: memref.load %arg0
+// CHECK: math.fma
+// CHECK: scf.yield
+// CHECK: %[[REST:.*]] = arith.addi %{{.*}}, %[[C768]] : index
+// CHECK: scf.for %{{.*}} = %[[REST]] to %[[C784]] step %c8 iter_args(
+// CHECK: math.fma
+// CHECK: gpu.barrier
+// CHECK: memref.store %{{.*}}, %[[P]]
+// CHECK: gpu.barrier
+// CHECK-COUNT-8: memref.load %[[P]]
+// CHECK: arith.cmpi ult, %{{.*}}, %c1 : index
+// CHECK: arith.cmpi ult, %{{.*}}, %c10 : index
+// CHECK: arith.andi
+// CHECK: scf.if
+// CHECK: memref.load %arg2
+// CHECK: arith.maximumf
+// CHECK: memref.store %{{.*}}, %arg3
+// CHECK-NOT: linalg.
+func.func @few_rows(%arg0: memref<1x784xf32>, %arg1: memref<784x10xf32>, %arg2: memref<10xf32>, %arg3: memref<1x10xf32>) {
+  %cst = arith.constant 0.000000e+00 : f32
+  linalg.fill ins(%cst : f32) outs(%arg3 : memref<1x10xf32>)
+  linalg.matmul ins(%arg0, %arg1 : memref<1x784xf32>, memref<784x10xf32>) outs(%arg3 : memref<1x10xf32>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%arg3, %arg2 : memref<1x10xf32>, memref<10xf32>) outs(%arg3 : memref<1x10xf32>) {
+  ^bb0(%in: f32, %in_0: f32, %out: f32):
+    %0 = arith.addf %in, %in_0 : f32
+    %1 = arith.maximumf %0, %cst : f32
+    linalg.yield %1 : f32
+  }
+  return
+}
+
+// -----
+
+// 16 rows, K a multiple of 32, N of 32s: every invocation adds up two rows
+// of one column, and none is masked.
+// CHECK-LABEL: func.func @few_rows_16
+// CHECK-SAME: strata.matrix_tiles = "few-rows"
+// CHECK-SAME: strata.workgroup_count = array<i32: 4, 1, 1>
+// CHECK-SAME: strata.workgroup_memory = 16384 : i64
+// CHECK-NOT: scf.if
+// CHECK-COUNT-16: memref.load %{{.*}} : memref<4096xf32, #spirv.storage_class<Workgroup>>
+// CHECK-NOT: memref.load %{{.*}} : memref<4096xf32, #spirv.storage_class<Workgroup>>
+// CHECK-COUNT-2: memref.store %{{.*}}, %arg2
+// CHECK-NOT: memref.store
+func.func @few_rows_16(%arg0: memref<16x64xf32>, %arg1: memref<64x128xf32>, %arg2: memref<16x128xf32>) {
+  linalg.matmul ins(%arg0, %arg1 : memref<16x64xf32>, memref<64x128xf32>) outs(%arg2 : memref<16x128xf32>)
   return
 }
