@@ -59,8 +59,9 @@ constexpr int64_t kMmaInvocations = 128;
 // so that the eight rows a fragment load touches fall in distinct banks.
 constexpr int64_t kMmaRowWords = kMmaK / 2 + 4;
 
-// The few-rows kind (a static M of at most kFewRows, any kind staged in
-// workgroup memory): 32 columns per workgroup, K split over its warps.
+// Matmuls of few rows (a static M of at most kFewRows, with every kind): 32
+// columns per workgroup, K split over its warps of 32 (halves of a wave of
+// 64 on CDNA).
 constexpr int64_t kFewRows = 16;
 constexpr int64_t kFewRowsColumns = 32;
 constexpr int64_t kFewRowsInvocations = 256;
@@ -81,7 +82,7 @@ struct MatmulKernel {
   bool f16 = false;  // A and B are f16 (else f32, or bf16 for `shared`)
   // `mma` with f16 or bf16 operands: the tensor cores (else `shared`).
   bool tensorCores = false;
-  // A static M of at most kFewRows with `shared` or `mma`: K split over the
+  // A static M of at most kFewRows, whatever the kind: K split over the
   // workgroup's warps (fewRowsBody).
   bool fewRows = false;
   TileShape shape;
@@ -197,7 +198,7 @@ std::optional<MatmulKernel> matchKernel(func::FuncOp kernel, StringRef kind) {
   match.tensorCores = kind == "mma" && (ea.isF16() || ea.isBF16());
   match.n = bType.getDimSize(1);
   match.k = bType.getDimSize(0);
-  if (shared && !cType.isDynamicDim(0) && cType.getDimSize(0) <= kFewRows &&
+  if (!cType.isDynamicDim(0) && cType.getDimSize(0) <= kFewRows &&
       !ShapedType::isDynamic(match.n) && !ShapedType::isDynamic(match.k) &&
       match.k > 0 && match.n > 0) {
     match.fewRows = true;

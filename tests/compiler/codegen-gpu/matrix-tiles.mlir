@@ -109,3 +109,20 @@ func.func @transposed(%arg0: memref<64x64xf32>, %arg1: memref<32x64xf32>, %arg2:
 }
 
 // KIND: kind 'tensor' is not one of mfma, wmma32, scalar, shared and mma
+
+// -----
+
+// A static M of 16 or fewer takes the few-rows kernel whatever the kind
+// (shared-tiles.mlir checks its body): K split over the warps, no matrix
+// instructions.
+// MFMA-LABEL: func.func @batch_one
+// MFMA-SAME: strata.matrix_tiles = "few-rows"
+// MFMA-NOT: amdgpu.mfma
+// WMMA-LABEL: func.func @batch_one
+// WMMA-SAME: strata.matrix_tiles = "few-rows"
+// SCALAR-LABEL: func.func @batch_one
+// SCALAR-SAME: strata.matrix_tiles = "few-rows"
+func.func @batch_one(%arg0: memref<1x64xf16>, %arg1: memref<64x32xf16>, %arg2: memref<1x32xf32>) {
+  linalg.matmul ins(%arg0, %arg1 : memref<1x64xf16>, memref<64x32xf16>) outs(%arg2 : memref<1x32xf32>)
+  return
+}
