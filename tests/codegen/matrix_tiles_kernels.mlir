@@ -52,3 +52,26 @@ func.func @half_wide(%arg0: memref<192x32xf16>, %arg1: memref<32x128xf16>, %arg2
   linalg.matmul ins(%arg0, %arg1 : memref<192x32xf16>, memref<32x128xf16>) outs(%arg2 : memref<192x128xf32>)
   return
 }
+
+// f32, static M = 5 (the few-rows body: rows 5-7 of each warp masked), N = 48
+// (a second tile of 32 columns, half of it masked), K = 40 (32 in steps of 4
+// per warp, the last 8 one per warp): fill, matmul, bias and relu.
+func.func @few_rows(%arg0: memref<5x40xf32>, %arg1: memref<40x48xf32>, %arg2: memref<48xf32>, %arg3: memref<5x48xf32>) {
+  %cst = arith.constant 0.000000e+00 : f32
+  linalg.fill ins(%cst : f32) outs(%arg3 : memref<5x48xf32>)
+  linalg.matmul ins(%arg0, %arg1 : memref<5x40xf32>, memref<40x48xf32>) outs(%arg3 : memref<5x48xf32>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%arg3, %arg2 : memref<5x48xf32>, memref<48xf32>) outs(%arg3 : memref<5x48xf32>) {
+  ^bb0(%in: f32, %in_0: f32, %out: f32):
+    %0 = arith.addf %in, %in_0 : f32
+    %1 = arith.maximumf %0, %cst : f32
+    linalg.yield %1 : f32
+  }
+  return
+}
+
+// f16 inputs, f32 C, static M = 16 (two rows of C per invocation), no fill:
+// C += A * B, K = 72 (64 in steps of 4 per warp, then 8).
+func.func @few_rows_half(%arg0: memref<16x72xf16>, %arg1: memref<72x64xf16>, %arg2: memref<16x64xf32>) {
+  linalg.matmul ins(%arg0, %arg1 : memref<16x72xf16>, memref<72x64xf16>) outs(%arg2 : memref<16x64xf32>)
+  return
+}

@@ -21,6 +21,10 @@ with those of the PTX ISA guide (MatrixTiles.cpp's header):
   ldmatrix x4: lanes 8q..8q+7 address the rows of matrix q; lane l receives
     word l%4 of row l/4 of each matrix
 
+A static M of 16 or fewer takes the few-rows body with every kind (K split
+over the warps, lane-dependent loop bounds run masked, partial sums in
+workgroup memory).
+
 Checked, per kernel, kind and M: every element of C against a plain
 reference (matmul, fill or C's old values, the elementwise epilogue); that
 each element of C is stored exactly once, by the iteration of the tile that
@@ -162,9 +166,14 @@ def mma_sync(a, b, c, wrong):
     return out
 
 
+FEW_ROWS = 16  # kFewRows: a static M up to this takes the few-rows body, any kind
+
+
 def tile_shape(kind, m, n):
     """The tile of C one workgroup computes: (rows, cols), as MatrixTiles.cpp
     chooses it (sharedTileShape for the staged kinds)."""
+    if m is not None and m <= FEW_ROWS:
+        return m, 32
     if kind not in ("mma", "shared"):
         return TILE, TILE
     rows, cols = 128, 128 if n % 128 == 0 else 64
@@ -183,7 +192,7 @@ BINARY = {
     "arith.remui": lambda p, q: p % q, "arith.ceildivui": lambda p, q: -(-p // q),
     "arith.minui": min, "arith.maxui": max, "arith.addf": lambda p, q: p + q,
     "arith.subf": lambda p, q: p - q, "arith.mulf": lambda p, q: p * q,
-    "arith.maximumf": max, "arith.minimumf": min,
+    "arith.maximumf": max, "arith.minimumf": min, "arith.andi": lambda p, q: p and q,
 }
 # arith.cmpi: eq ne slt sle sgt sge ult ule ugt uge (indices are never negative)
 CMPI = [lambda p, q: p == q, lambda p, q: p != q] + [
@@ -266,6 +275,8 @@ class Workgroup:
         elif n in ("arith.cmpi", "arith.cmpf"):
             pred = int(re.search(r"predicate = (\d+)", op.text).group(1))
             put(lanes(CMPI[pred] if n == "arith.cmpi" else CMPF[pred]))
+        elif n == "math.fma":
+            put(lanes(lambda p, q, r: p * q + r))
         elif n == "arith.select":
             put(lanes(lambda c, p, q: p if c else q))
         elif n in ("gpu.thread_id", "gpu.block_id", "gpu.grid_dim"):
@@ -288,7 +299,7 @@ class Workgroup:
             rows, cols = self.tile_rows, self.tile_cols
             for val, i, (row, col) in zip(ins[0], lins, zip(*ins[2:])):
                 if i is not None:  # in the iteration of its tile only
-                    check(row // rows * (buf.shape[1] // cols) + col // cols == self.tile,
+                    check(row // rows * -(-buf.shape[1] // cols) + col // cols == self.tile,
                           f"C[{row}, {col}] stored in the iteration of tile {self.tile}")
                     buf.data[i], buf.writes[i] = val, buf.writes[i] + 1
         elif n == "memref.alloc":
@@ -376,9 +387,27 @@ class Workgroup:
                     self.block_ops(region[1], sub, depth + 1)
         elif n == "scf.for":
             bounds, carried = [{x for on, x in zip(mask, v) if on} for v in ins[:3]], ins[3:]
-            check(all(len(x) == 1 for x in bounds), "scf.for bounds differ between lanes")
-            (lb,), (ub,), (step,) = bounds
             args, body = op.regions[0]
+            if len(bounds[0]) > 1 or len(bounds[1]) > 1:
+                # Bounds that differ between lanes (the few-rows body's last
+                # steps of K): each lane runs its own trip count, masked.
+                check(len(bounds[2]) == 1 and depth > 0, "scf.for: divergent step or grid loop")
+                (step,) = bounds[2]
+                trips = max(-(-(ub - lb) // step) if on else 0
+                            for on, lb, ub in zip(mask, ins[0], ins[1]))
+                for t in range(max(trips, 0)):
+                    ivs = [lb + t * step if on else None for on, lb in zip(mask, ins[0])]
+                    sub = [on and iv < ub for on, iv, ub in zip(mask, ivs, ins[1])]
+                    env[args[0]] = ivs
+                    for name, val in zip(args[1:], carried):
+                        env[name] = val
+                    new = self.block_ops(body, sub, depth + 1) or carried
+                    carried = [[x if on else y for on, x, y in zip(sub, nv, ov)]
+                               for nv, ov in zip(new, carried)]
+                for name, val in zip(op.results, carried):
+                    env[name] = val
+                return
+            (lb,), (ub,), (step,) = bounds
             for i in range(lb, ub, step):
                 if depth == 0:
                     self.tile = i  # the grid-stride loop over tiles
@@ -401,6 +430,8 @@ SPECS = {
     "accumulate": ([40], None, lambda x, i, j, b: max(x + b[2].get(i, j), 0)),
     "half_accumulate": ([70, 64, 1, 0], None, lambda x, i, j, b: x),
     "half_wide": ([192], 0.0, lambda x, i, j, b: x),
+    "few_rows": ([5], 0.0, lambda x, i, j, b: max(x + b[2].get(j), 0)),
+    "few_rows_half": ([16], None, lambda x, i, j, b: x),
 }
 
 
@@ -424,12 +455,14 @@ def simulate(func, name, kind, m, wrong, rng):
     (mm, kk), nn, c0 = a.shape, c.shape[1], list(c.data)
     # The tile as the pass chooses it from the static M (None: dynamic).
     rows, cols = tile_shape(kind, types[-1][0][0], nn)
-    tiles = -(-mm // rows) * (nn // cols)
+    tiles = -(-mm // rows) * -(-nn // cols)
     grid = max(1, (tiles + 1) // 2)  # fewer workgroups than tiles
-    body_kind = (re.findall(r'strata.matrix_tiles = "(\w+)"', text) or [None])[0]
+    body_kind = (re.findall(r'strata.matrix_tiles = "([\w-]+)"', text) or [None])[0]
     half = types[0][1] == "f16"
     want = {"mma": "mma" if half else None,
             "wmma32": "wmma32" if half else "scalar"}.get(kind, kind)
+    if types[-1][0][0] is not None and types[-1][0][0] <= FEW_ROWS:
+        want = "few-rows"
     names = {op.name for op in walk(body)}
     uses = {k for k, o in (("mfma", "amdgpu.mfma"), ("wmma32", "amdgpu.wmma"),
                            ("mma", "nvvm.mma.sync")) if o in names}
@@ -438,7 +471,7 @@ def simulate(func, name, kind, m, wrong, rng):
         return ok, kind, f"{name} kind={kind} M={m}: " + (
             "left alone: OK" if ok else f"body {body_kind}: FAIL (expected it left alone)")
     line = f"{name} kind={kind} M={m}: body {body_kind}, {tiles} tiles, grid {grid}"
-    if body_kind != want or uses != {want} - {"scalar"} or mm != m or c.shape[0] != m:
+    if body_kind != want or uses != {want} - {"scalar", "few-rows"} or mm != m or c.shape[0] != m:
         return False, want, f"{line}: {want} body expected, ops {sorted(uses)}, M {mm}: FAIL"
     size = int(re.search(r"strata.workgroup_size = array<i32: (\d+), 1, 1>", text).group(1))
     err = None
