@@ -33,6 +33,7 @@
 #include "mlir/Dialect/SPIRV/IR/SPIRVEnums.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 using namespace mlir;
@@ -482,14 +483,8 @@ private:
 
   /// The partial sums of fewRowsBody: one per warp, row and column.
   void allocatePartials(int64_t &bytes) {
-    OpBuilder top = OpBuilder::atBlockBegin(&kernel.getBody().front());
-    auto workgroup = spirv::StorageClassAttr::get(kernel.getContext(),
-                                                  spirv::StorageClass::Workgroup);
-    const int64_t count = match.shape.invocations * match.shape.rows;
-    partials = memref::AllocOp::create(
-        top, loc,
-        MemRefType::get({count}, b.getF32Type(), MemRefLayoutAttrInterface(), workgroup));
-    bytes = 4 * count;
+    partials = allocateWorkgroup(match.shape.invocations * match.shape.rows,
+                                 b.getF32Type(), bytes);
   }
 
   /// A matmul of few rows (a batch-1 layer) has too few tiles of C to fill
@@ -600,16 +595,24 @@ private:
   /// access of workgroup memory moves 16 bytes. The memrefs are 1-D (MLIR's
   /// memref flattening cannot linearize memrefs of vectors).
   void allocateShared(int64_t &bytes) {
+    sharedA = allocateWorkgroup(kSharedK * match.shape.rows / 4, vec4(), bytes);
+    sharedB = allocateWorkgroup(kSharedK * match.shape.cols / 4, vec4(), bytes);
+  }
+
+  /// A 1-D array of `count` elements in workgroup memory, allocated at the
+  /// top of the kernel after those before it; adds its size to `bytes`.
+  Value allocateWorkgroup(int64_t count, Type element, int64_t &bytes) {
     OpBuilder top = OpBuilder::atBlockBegin(&kernel.getBody().front());
+    if (lastAllocation)
+      top.setInsertionPointAfter(lastAllocation);
     auto workgroup = spirv::StorageClassAttr::get(kernel.getContext(),
                                                   spirv::StorageClass::Workgroup);
-    auto tileType = [&](int64_t rows, int64_t cols) {
-      return MemRefType::get({rows * cols / 4}, vec4(), MemRefLayoutAttrInterface(),
-                             workgroup);
-    };
-    sharedA = memref::AllocOp::create(top, loc, tileType(kSharedK, match.shape.rows));
-    sharedB = memref::AllocOp::create(top, loc, tileType(kSharedK, match.shape.cols));
-    bytes = 4 * kSharedK * (match.shape.rows + match.shape.cols);
+    auto type = MemRefType::get({count}, element, MemRefLayoutAttrInterface(), workgroup);
+    auto vector = dyn_cast<VectorType>(element);
+    bytes += count * (vector ? vector.getNumElements() : 1) *
+             getElementTypeOrSelf(element).getIntOrFloatBitWidth() / 8;
+    lastAllocation = memref::AllocOp::create(top, loc, type);
+    return lastAllocation->getResult(0);
   }
 
   /// Vector (row, v) of a tile whose rows hold `vectors` vectors of 4.
@@ -746,16 +749,8 @@ private:
   /// elements adjacent along K: A's rows (rows x kMmaRowWords) and B's
   /// columns, transposed (cols x kMmaRowWords), each padded.
   void allocateMma(int64_t &bytes) {
-    OpBuilder top = OpBuilder::atBlockBegin(&kernel.getBody().front());
-    auto workgroup = spirv::StorageClassAttr::get(kernel.getContext(),
-                                                  spirv::StorageClass::Workgroup);
-    auto tileType = [&](int64_t rows) {
-      return MemRefType::get({rows * kMmaRowWords}, b.getI32Type(),
-                             MemRefLayoutAttrInterface(), workgroup);
-    };
-    sharedA = memref::AllocOp::create(top, loc, tileType(match.shape.rows));
-    sharedB = memref::AllocOp::create(top, loc, tileType(match.shape.cols));
-    bytes = 4 * kMmaRowWords * (match.shape.rows + match.shape.cols);
+    sharedA = allocateWorkgroup(match.shape.rows * kMmaRowWords, b.getI32Type(), bytes);
+    sharedB = allocateWorkgroup(match.shape.cols * kMmaRowWords, b.getI32Type(), bytes);
   }
 
   /// f16 and bf16 matmuls on NVIDIA's tensor cores (sm_80 and later): per
@@ -1019,6 +1014,7 @@ private:
   bool masked = false, columnsMasked = false;
   Value m, lastRow, thread, row0, col0;
   Value sharedA, sharedB, partials;
+  Operation *lastAllocation = nullptr;
 };
 
 struct GPUMatrixTilesPass

@@ -170,6 +170,7 @@ std::optional<Access> accessOf(Operation *op, SymbolTable &symbols) {
 /// Four accesses of adjacent elements, the first at a multiple of 4, to be
 /// made one access of a 4-vector.
 struct Group {
+  spirv::GlobalVariableOp binding;
   SmallVector<Operation *, 4> accesses;  // element order
   Operation *construct = nullptr;        // the loads' CompositeConstruct
   Value index;                           // of the first element
@@ -180,11 +181,10 @@ struct SPIRVVectorAccessPass
   void runOnOperation() override {
     spirv::ModuleOp module = getOperation();
     SymbolTable symbols(module);
-    // Per binding: its groups, and how many of its accesses they hold
-    // against how many it has.
+    // Per binding: its groups, and how many accesses it has.
     struct Plan {
       SmallVector<Group> groups;
-      int64_t grouped = 0, accesses = 0;
+      int64_t accesses = 0;
       bool written = false, otherUses = false;
     };
     llvm::MapVector<Operation *, Plan> plans;
@@ -221,18 +221,12 @@ struct SPIRVVectorAccessPass
         }
       });
       function.walk([&](spirv::CompositeConstructOp construct) {
-        if (std::optional<Group> group = loadGroup(construct, symbols, decomposer)) {
-          Plan &plan = plans[accessOf(group->accesses[0], symbols)->binding];
-          plan.grouped += 4;
-          plan.groups.push_back(std::move(*group));
-        }
+        if (std::optional<Group> group = loadGroup(construct, symbols, decomposer))
+          plans[group->binding].groups.push_back(std::move(*group));
       });
       function.walk([&](Block *block) {
-        for (Group &group : storeGroups(*block, symbols, decomposer)) {
-          Plan &plan = plans[accessOf(group.accesses[0], symbols)->binding];
-          plan.grouped += 4;
-          plan.groups.push_back(std::move(group));
-        }
+        for (Group &group : storeGroups(*block, symbols, decomposer))
+          plans[group.binding].groups.push_back(std::move(group));
       });
     }
 
@@ -243,7 +237,8 @@ struct SPIRVVectorAccessPass
       // A second variable on a binding that is written would let the
       // driver assume that the two do not alias: only where every access
       // goes through the vectors.
-      const bool whole = !plan.otherUses && plan.grouped == plan.accesses;
+      const bool whole =
+          !plan.otherUses && int64_t(4 * plan.groups.size()) == plan.accesses;
       if (plan.written && !whole)
         continue;
       spirv::GlobalVariableOp vectors = vectorVariable(variable, symbols);
@@ -254,10 +249,10 @@ struct SPIRVVectorAccessPass
           if (address.getVariable() == variable.getSymName() && address->use_empty())
             address->erase();
         });
-      if (whole && SymbolTable::symbolKnownUseEmpty(variable, module))
-        replaceInInterfaces(module, variable, vectors);
-      else
-        addToInterfaces(module, variable, vectors);
+      const bool unused = whole && SymbolTable::symbolKnownUseEmpty(variable, module);
+      updateInterfaces(module, variable, vectors, /*keep=*/!unused);
+      if (unused)
+        variable.erase();
     }
   }
 
@@ -299,6 +294,7 @@ struct SPIRVVectorAccessPass
       if (!isa<spirv::LoadOp>(op) && !isMemoryEffectFree(op))
         return std::nullopt;
     group.index = first->index;
+    group.binding = first->binding;
     return group;
   }
 
@@ -325,6 +321,7 @@ struct SPIRVVectorAccessPass
           for (const Access &store : open)
             group.accesses.push_back(store.op);
           group.index = open[0].index;
+          group.binding = open[0].binding;
           groups.push_back(std::move(group));
           open.clear();
         }
@@ -389,17 +386,8 @@ struct SPIRVVectorAccessPass
     }
   }
 
-  /// Entry points list the variables they use where SPIR-V 1.4 and later
-  /// want storage buffers among them.
-  static void addToInterfaces(spirv::ModuleOp module, spirv::GlobalVariableOp variable,
-                              spirv::GlobalVariableOp vectors) {
-    updateInterfaces(module, variable, vectors, /*keep=*/true);
-  }
-  static void replaceInInterfaces(spirv::ModuleOp module, spirv::GlobalVariableOp variable,
-                                  spirv::GlobalVariableOp vectors) {
-    updateInterfaces(module, variable, vectors, /*keep=*/false);
-    variable.erase();
-  }
+  /// Entry points that list `variable` (SPIR-V 1.4 and later want storage
+  /// buffers among them) list `vectors` too, and `variable` only if `keep`.
   static void updateInterfaces(spirv::ModuleOp module, spirv::GlobalVariableOp variable,
                                spirv::GlobalVariableOp vectors, bool keep) {
     for (auto entry : module.getOps<spirv::EntryPointOp>()) {
