@@ -96,7 +96,9 @@ namespace strata::vulkan {
 #define STRATA_VK_DEVICE_EXTENSION_FUNCTIONS(X) \
   X(vkCmdPushDescriptorSetKHR)                  \
   X(vkGetMemoryHostPointerPropertiesEXT)        \
-  X(vkGetCalibratedTimestampsEXT)
+  X(vkGetCalibratedTimestampsEXT)               \
+  X(vkGetPipelineExecutablePropertiesKHR)       \
+  X(vkGetPipelineExecutableStatisticsKHR)
 
 #define STRATA_VK_DECLARE(name) PFN_##name name = nullptr;
 

@@ -71,11 +71,12 @@ uint64_t RangeAllocator::free_bytes() const {
 // MemoryPool
 
 MemoryPool::MemoryPool(std::shared_ptr<VulkanContext> context, uint32_t memory_type_index, uint64_t block_size,
-                       uint64_t alignment)
+                       uint64_t alignment, uint64_t idle_limit)
     : context_(std::move(context)),
       memory_type_index_(memory_type_index),
       block_size_(block_size),
-      alignment_(alignment) {
+      alignment_(alignment),
+      idle_limit_(idle_limit) {
   const VkMemoryPropertyFlags flags = context_->memory().memoryTypes[memory_type_index].propertyFlags;
   host_visible_ = flags & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT;
   coherent_ = flags & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
@@ -83,6 +84,7 @@ MemoryPool::MemoryPool(std::shared_ptr<VulkanContext> context, uint32_t memory_t
 
 MemoryPool::~MemoryPool() {
   for (auto& block : blocks_) DestroyBlock(block.get());
+  for (auto& block : idle_) DestroyBlock(block.get());
 }
 
 StatusOr<MemoryBlock*> MemoryPool::CreateBlock(uint64_t size, bool dedicated) {
@@ -94,6 +96,10 @@ StatusOr<MemoryBlock*> MemoryPool::CreateBlock(uint64_t size, bool dedicated) {
   allocate_info.allocationSize = size;
   allocate_info.memoryTypeIndex = memory_type_index_;
   VkResult result = vk.vkAllocateMemory(device, &allocate_info, nullptr, &block->memory);
+  if ((result == VK_ERROR_OUT_OF_DEVICE_MEMORY || result == VK_ERROR_OUT_OF_HOST_MEMORY) && !idle_.empty()) {
+    TrimIdle(0);
+    result = vk.vkAllocateMemory(device, &allocate_info, nullptr, &block->memory);
+  }
   if (result != VK_SUCCESS) {
     return VkError(result, StrCat("allocate: vkAllocateMemory of ", size, " bytes (memory type ", memory_type_index_,
                                   ")"));
@@ -129,7 +135,10 @@ StatusOr<MemoryPool::Range> MemoryPool::Allocate(uint64_t length) {
   const uint64_t reserved = AlignUp(std::max<uint64_t>(length, 1), alignment_);
   std::lock_guard<std::mutex> lock(mutex_);
   if (reserved > block_size_ / 2) {
-    STRATA_ASSIGN_OR_RETURN(MemoryBlock * block, CreateBlock(reserved, /*dedicated=*/true));
+    MemoryBlock* block = ReuseIdle(reserved);
+    if (!block) {
+      STRATA_ASSIGN_OR_RETURN(block, CreateBlock(reserved, /*dedicated=*/true));
+    }
     block->ranges.Allocate(reserved, alignment_);
     return Range{block, 0, reserved};
   }
@@ -152,13 +161,51 @@ void MemoryPool::Free(const Range& range) {
   for (auto& block : blocks_) shared += !block->dedicated;
   if (!range.block->dedicated && shared == 1) return;
   auto it = std::find_if(blocks_.begin(), blocks_.end(), [&](auto& block) { return block.get() == range.block; });
+  if (range.block->dedicated && range.block->ranges.size() <= idle_limit_) {
+    idle_bytes_ += range.block->ranges.size();
+    idle_.push_back(std::move(*it));
+    blocks_.erase(it);
+    TrimIdle(idle_limit_);
+    return;
+  }
   DestroyBlock(it->get());
   blocks_.erase(it);
+}
+
+MemoryBlock* MemoryPool::ReuseIdle(uint64_t size) {
+  auto best = idle_.end();
+  for (auto it = idle_.begin(); it != idle_.end(); ++it) {
+    const uint64_t held = (*it)->ranges.size();
+    if (held >= size && held - size <= size / 4 && (best == idle_.end() || held < (*best)->ranges.size())) best = it;
+  }
+  if (best == idle_.end()) return nullptr;
+  idle_bytes_ -= (*best)->ranges.size();
+  blocks_.push_back(std::move(*best));
+  idle_.erase(best);
+  return blocks_.back().get();
+}
+
+void MemoryPool::TrimIdle(uint64_t limit) {
+  while (idle_bytes_ > limit) {
+    idle_bytes_ -= idle_.front()->ranges.size();
+    DestroyBlock(idle_.front().get());
+    idle_.erase(idle_.begin());
+  }
 }
 
 size_t MemoryPool::block_count() {
   std::lock_guard<std::mutex> lock(mutex_);
   return blocks_.size();
+}
+
+size_t MemoryPool::idle_block_count() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return idle_.size();
+}
+
+uint64_t MemoryPool::idle_bytes() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return idle_bytes_;
 }
 
 // ---------------------------------------------------------------------------
@@ -287,7 +334,10 @@ StatusOr<Ref<VulkanAllocator>> VulkanAllocator::Create(std::shared_ptr<VulkanCon
     heaps.push_back(heap);
     // Blocks of 64 MiB, or an eighth of a small heap.
     const uint64_t block_size = std::max(alignment * 2, std::min(kBlockSize, AlignUp(heap_size / 8, alignment)));
-    pools.push_back(std::make_shared<MemoryPool>(context, index, std::min(block_size, largest), alignment));
+    // Idle dedicated blocks: 4 blocks' worth, at most an eighth of the heap.
+    const uint64_t idle_limit = std::min(4 * kBlockSize, heap_size / 8);
+    pools.push_back(
+        std::make_shared<MemoryPool>(context, index, std::min(block_size, largest), alignment, idle_limit));
   }
   return Ref<VulkanAllocator>::Adopt(new VulkanAllocator(std::move(context), std::move(heaps), std::move(pools)));
 }

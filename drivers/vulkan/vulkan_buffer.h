@@ -21,6 +21,15 @@
 // pool's last. Every buffer resolves to (VkBuffer, offset), which is all a
 // command needs.
 //
+// Idle dedicated blocks: a freed dedicated block is kept, up to the pool's
+// idle limit (4 blocks' worth, at most an eighth of the heap), for the next
+// dedicated buffer it fits with at most a quarter to spare. A module that
+// returns a large result on every call would otherwise pay vkAllocateMemory
+// and vkFreeMemory for it each time (1.6 ms for 64 MiB on an NVIDIA H200,
+// half the time of the matmul that writes it). The oldest idle blocks go
+// first past the limit, and all of them before an allocation that fails for
+// lack of memory is tried again.
+//
 // Limits: an allocation may not exceed maxMemoryAllocationSize, the heap's
 // size or the device's max_allocation option (RESOURCE_EXHAUSTED, checked by
 // hal::Allocator against MemoryHeap::max_allocation_size); a dispatch binding
@@ -84,8 +93,9 @@ struct MemoryBlock {
 // The blocks of one Vulkan memory type.
 class MemoryPool {
  public:
+  // `idle_limit`: bytes of freed dedicated blocks kept for reuse.
   MemoryPool(std::shared_ptr<VulkanContext> context, uint32_t memory_type_index, uint64_t block_size,
-             uint64_t alignment);
+             uint64_t alignment, uint64_t idle_limit);
   ~MemoryPool();
 
   struct Range {
@@ -100,12 +110,21 @@ class MemoryPool {
   bool coherent() const { return coherent_; }
   uint64_t block_size() const { return block_size_; }
   uint64_t alignment() const { return alignment_; }
-  // Blocks currently held (dedicated ones included).
+  // Blocks currently held (dedicated ones included), idle ones not.
   size_t block_count();
+  // Freed dedicated blocks kept for reuse, and their bytes.
+  size_t idle_block_count();
+  uint64_t idle_bytes();
+  uint64_t idle_limit() const { return idle_limit_; }
 
  private:
   StatusOr<MemoryBlock*> CreateBlock(uint64_t size, bool dedicated);
   void DestroyBlock(MemoryBlock* block);
+  // An idle dedicated block of `size` to `size * 5 / 4` bytes, the smallest,
+  // moved back to blocks_; null when none.
+  MemoryBlock* ReuseIdle(uint64_t size);
+  // Destroys the oldest idle blocks until at most `limit` bytes are idle.
+  void TrimIdle(uint64_t limit);
 
   std::shared_ptr<VulkanContext> context_;
   const uint32_t memory_type_index_;
@@ -115,6 +134,9 @@ class MemoryPool {
   bool coherent_ = false;
   std::mutex mutex_;
   std::vector<std::unique_ptr<MemoryBlock>> blocks_;
+  const uint64_t idle_limit_;
+  uint64_t idle_bytes_ = 0;
+  std::vector<std::unique_ptr<MemoryBlock>> idle_;  // oldest first
 };
 
 class VulkanBuffer final : public hal::Buffer {

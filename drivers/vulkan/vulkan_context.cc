@@ -1,5 +1,6 @@
 #include "drivers/vulkan/vulkan_context.h"
 
+#include <cstdio>
 #include <cstring>
 #include <memory>
 #include <mutex>
@@ -245,6 +246,22 @@ StatusOr<std::shared_ptr<VulkanContext>> VulkanContext::Create(const ContextOpti
     }
   }
 
+  // Pipeline statistics, asked for: the extension and its one feature.
+  auto executable_info = VkMake<VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR>(
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR);
+  if (options.pipeline_statistics) {
+    if (HasExtension(extensions, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME)) {
+      enabled_extensions.push_back(VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
+      executable_info.pipelineExecutableInfo = VK_TRUE;
+      executable_info.pNext = enabled.pNext;
+      enabled.pNext = &executable_info;
+      context->pipeline_statistics_ = true;
+    } else {
+      std::fprintf(stderr, "vulkan: device '%s' has no %s: no pipeline statistics\n", context->name().c_str(),
+                   VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
+    }
+  }
+
   const float priority = 1.0f;
   auto queue_info = VkMake<VkDeviceQueueCreateInfo>(VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO);
   queue_info.queueFamilyIndex = context->queue_family_;
@@ -257,6 +274,7 @@ StatusOr<std::shared_ptr<VulkanContext>> VulkanContext::Create(const ContextOpti
   device_info.enabledExtensionCount = static_cast<uint32_t>(enabled_extensions.size());
   device_info.ppEnabledExtensionNames = enabled_extensions.data();
   VkResult result = fi.vkCreateDevice(physical, &device_info, nullptr, &context->device_);
+  if (enabled.pNext == &executable_info) enabled.pNext = executable_info.pNext;
   if (result != VK_SUCCESS) return VkError(result, StrCat("vulkan: vkCreateDevice for '", context->name(), "'"));
   STRATA_RETURN_IF_ERROR(LoadDeviceFunctions(fi, context->device_, &context->vk_));
   if (!context->vk_.vkCmdPushDescriptorSetKHR) context->push_descriptors_ = false;

@@ -40,6 +40,10 @@ struct ContextOptions {
   // access cannot reach memory outside its bindings, at the cost of a bounds
   // check on every access.
   bool robust_buffer_access = true;
+  // Print each pipeline's statistics (registers, memory, instructions: what
+  // the driver reports through VK_KHR_pipeline_executable_properties) to
+  // stderr when it is created. Without the extension, one line says so.
+  bool pipeline_statistics = false;
 };
 
 class VulkanContext {
@@ -72,6 +76,8 @@ class VulkanContext {
   uint64_t max_memory_allocation_size() const { return max_memory_allocation_size_; }
 
   bool push_descriptors() const { return push_descriptors_; }
+  // The pipeline_statistics option, where the device has the extension.
+  bool pipeline_statistics() const { return pipeline_statistics_; }
   // VK_EXT_external_memory_host, and the alignment it asks of host pointers.
   bool external_memory_host() const { return external_memory_host_; }
   uint64_t host_pointer_alignment() const { return host_pointer_alignment_; }
@@ -139,6 +145,7 @@ class VulkanContext {
   VkPhysicalDeviceFloatControlsProperties float_controls_{};
   uint64_t max_memory_allocation_size_ = 0;
   bool push_descriptors_ = false;
+  bool pipeline_statistics_ = false;
   bool external_memory_host_ = false;
   uint64_t host_pointer_alignment_ = 0;
   uint32_t timestamp_valid_bits_ = 0;

@@ -164,7 +164,7 @@ namespace {
 
 StatusOr<Ref<hal::Device>> CreateVulkanDevice(const hal::DeviceSpec& spec) {
   STRATA_RETURN_IF_ERROR(spec.CheckKnownOptions({"device", "validation", "max_allocation", "push_descriptors", "unified_memory",
-                                                "robust_buffer_access", "pipelined"}));
+                                                "robust_buffer_access", "pipelined", "pipeline_statistics"}));
   ContextOptions options;
   for (const auto& [key, value] : spec.options()) {
     if (key == "device") options.device = value;
@@ -176,9 +176,11 @@ StatusOr<Ref<hal::Device>> CreateVulkanDevice(const hal::DeviceSpec& spec) {
   STRATA_ASSIGN_OR_RETURN(int64_t unified_memory, spec.GetInt("unified_memory", 1, 0, 1));
   STRATA_ASSIGN_OR_RETURN(int64_t robust, spec.GetInt("robust_buffer_access", 1, 0, 1));
   STRATA_ASSIGN_OR_RETURN(int64_t pipelined, spec.GetInt("pipelined", 1, 0, 1));
+  STRATA_ASSIGN_OR_RETURN(int64_t statistics, spec.GetInt("pipeline_statistics", 0, 0, 1));
   options.validation = validation != 0;
   options.robust_buffer_access = robust != 0;
   options.push_descriptors = push_descriptors != 0;
+  options.pipeline_statistics = statistics != 0;
   STRATA_ASSIGN_OR_RETURN(std::shared_ptr<VulkanContext> context, VulkanContext::Create(options));
   STRATA_ASSIGN_OR_RETURN(Ref<VulkanAllocator> allocator,
                           VulkanAllocator::Create(context, static_cast<uint64_t>(max_allocation),

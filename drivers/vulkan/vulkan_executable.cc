@@ -1,6 +1,7 @@
 #include "drivers/vulkan/vulkan_executable.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 
 #include "drivers/vulkan/vulkan_buffer.h"
@@ -274,6 +275,50 @@ Status CheckCapability(const VulkanContext& context, std::string_view name) {
   return OkStatus();
 }
 
+namespace {
+
+// What the driver says about the code it made of one pipeline, one line per
+// statistic, e.g. "vulkan: 'gemm' SM90: Register Count = 128 (...)".
+void PrintPipelineStatistics(const VulkanContext& context, VkPipeline pipeline, const std::string& name) {
+  const DeviceFunctions& vk = context.vk();
+  auto pipeline_info = VkMake<VkPipelineInfoKHR>(VK_STRUCTURE_TYPE_PIPELINE_INFO_KHR);
+  pipeline_info.pipeline = pipeline;
+  uint32_t count = 0;
+  if (vk.vkGetPipelineExecutablePropertiesKHR(context.device(), &pipeline_info, &count, nullptr) != VK_SUCCESS) {
+    std::fprintf(stderr, "vulkan: '%s': the driver reports no pipeline executables\n", name.c_str());
+    return;
+  }
+  std::vector<VkPipelineExecutablePropertiesKHR> executables(
+      count, VkMake<VkPipelineExecutablePropertiesKHR>(VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_PROPERTIES_KHR));
+  vk.vkGetPipelineExecutablePropertiesKHR(context.device(), &pipeline_info, &count, executables.data());
+  for (uint32_t e = 0; e < count; ++e) {
+    auto executable_info = VkMake<VkPipelineExecutableInfoKHR>(VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR);
+    executable_info.pipeline = pipeline;
+    executable_info.executableIndex = e;
+    uint32_t statistic_count = 0;
+    vk.vkGetPipelineExecutableStatisticsKHR(context.device(), &executable_info, &statistic_count, nullptr);
+    std::vector<VkPipelineExecutableStatisticKHR> statistics(
+        statistic_count, VkMake<VkPipelineExecutableStatisticKHR>(VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_STATISTIC_KHR));
+    vk.vkGetPipelineExecutableStatisticsKHR(context.device(), &executable_info, &statistic_count, statistics.data());
+    std::fprintf(stderr, "vulkan: '%s' executable %u: %s (subgroup size %u)\n", name.c_str(), e,
+                 executables[e].name, executables[e].subgroupSize);
+    for (uint32_t i = 0; i < statistic_count; ++i) {
+      const VkPipelineExecutableStatisticKHR& s = statistics[i];
+      std::string value;
+      switch (s.format) {
+        case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_BOOL32_KHR: value = s.value.b32 ? "true" : "false"; break;
+        case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_INT64_KHR: value = std::to_string(s.value.i64); break;
+        case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_UINT64_KHR: value = std::to_string(s.value.u64); break;
+        case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_FLOAT64_KHR: value = std::to_string(s.value.f64); break;
+        default: value = "?"; break;
+      }
+      std::fprintf(stderr, "vulkan: '%s'   %s = %s (%s)\n", name.c_str(), s.name, value.c_str(), s.description);
+    }
+  }
+}
+
+}  // namespace
+
 StatusOr<Ref<VulkanExecutable>> VulkanExecutable::Create(std::shared_ptr<VulkanContext> context,
                                                              const hal::ExecutableParams& params) {
   const std::string prefix = StrCat("executable '", params.name, "' (", params.format, "): ");
@@ -441,9 +486,11 @@ StatusOr<Ref<VulkanExecutable>> VulkanExecutable::Create(std::shared_ptr<VulkanC
     pipeline_info.stage.module = executable->module_;
     pipeline_info.stage.pName = info.name.c_str();
     pipeline_info.layout = pipeline.layout;
+    if (context->pipeline_statistics()) pipeline_info.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
     result = vk.vkCreateComputePipelines(device, context->pipeline_cache(), 1, &pipeline_info, nullptr,
                                          &pipeline.pipeline);
     if (result != VK_SUCCESS) return VkError(result, StrCat(prefix, "creating the pipeline of '", info.name, "'"));
+    if (context->pipeline_statistics()) PrintPipelineStatistics(*context, pipeline.pipeline, info.name);
   }
   return executable;
 }

@@ -117,6 +117,39 @@ TEST_CASE("vulkan: buffers share blocks, large ones get their own") {
   CHECK(pool.block_count() == 1);
 }
 
+TEST_CASE("vulkan: freed dedicated blocks serve the next buffers of their size") {
+  Ref<hal::Device> device = VulkanDevice();
+  if (!device) return;
+  auto* allocator = static_cast<vulkan::VulkanAllocator*>(device->allocator());
+  vulkan::MemoryPool& pool = allocator->pool(0);
+  const hal::MemoryTypes types = device->allocator()->heaps()[0].memory_types;
+  const uint64_t size = pool.block_size() / 2 + 4096;
+  REQUIRE(pool.idle_limit() >= 2 * size);
+  VkBuffer first;
+  {
+    Ref<Buffer> large = Allocate(*device, size, types);
+    first = vulkan::Resolve(large.get(), 0).buffer;
+  }
+  CHECK(pool.idle_block_count() >= 1);
+  const size_t idle = pool.idle_block_count();
+  {
+    // The same size again: the same memory, no longer idle.
+    Ref<Buffer> again = Allocate(*device, size, types);
+    CHECK(vulkan::Resolve(again.get(), 0).buffer == first);
+    CHECK(pool.idle_block_count() == idle - 1);
+    // Twice the size does not fit it; half of it fits but would waste too
+    // much: both get blocks of their own.
+    Ref<Buffer> twice = Allocate(*device, 2 * size, types);
+    CHECK(vulkan::Resolve(twice.get(), 0).buffer != first);
+    Write(*device, twice.get(), 2 * size - 1000, std::vector<uint8_t>(1000, 7));
+    CHECK(ReadBytes(*device, twice.get(), 2 * size - 1000, 1000) == std::vector<uint8_t>(1000, 7));
+  }
+  // Past the limit, the oldest idle blocks are freed.
+  for (int i = 0; i < 8; ++i) Allocate(*device, pool.block_size() / 2 + 4096 * (i + 2) * 64, types);
+  CHECK(pool.idle_bytes() <= pool.idle_limit());
+  CHECK(pool.idle_block_count() >= 1);
+}
+
 TEST_CASE("vulkan: allocation limits") {
   Ref<hal::Device> device = VulkanDevice("vulkan?max_allocation=1000");
   if (!device) return;
@@ -336,6 +369,17 @@ size_t Count(const std::vector<uint32_t>& words, const std::vector<uint32_t>& in
                         words.begin() + std::min(words.size(), at + instruction.size()));
   }
   return count;
+}
+
+TEST_CASE("vulkan: pipeline statistics where the device reports them") {
+  Ref<hal::Device> device = VulkanDevice("vulkan?pipeline_statistics=1");
+  if (!device) return;
+  // Asked for, the statistics are captured and printed where the extension
+  // exists (a line on stderr says so where it does not, as on lavapipe);
+  // pipelines are made either way.
+  CHECK(Prepare(*device, "add_f32", VulkanTestKernel("add_f32")).ok());
+  CheckError(drivers::DefaultRegistry().CreateDevice("vulkan?pipeline_statistics=2").status(),
+             StatusCode::kInvalidArgument, {"pipeline_statistics='2'"});
 }
 
 TEST_CASE("vulkan: float controls the device lacks are removed from the SPIR-V") {
