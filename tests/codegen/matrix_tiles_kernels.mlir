@@ -75,3 +75,10 @@ func.func @few_rows_half(%arg0: memref<16x72xf16>, %arg1: memref<72x64xf16>, %ar
   linalg.matmul ins(%arg0, %arg1 : memref<16x72xf16>, memref<72x64xf16>) outs(%arg2 : memref<16x64xf32>)
   return
 }
+
+// f32, static M = 32: the few-rows body with CUDA's kind (four rows of C per
+// invocation), 32x32 tiles with the others; no fill, K = 40.
+func.func @few_rows_32(%arg0: memref<32x40xf32>, %arg1: memref<40x64xf32>, %arg2: memref<32x64xf32>) {
+  linalg.matmul ins(%arg0, %arg1 : memref<32x40xf32>, memref<40x64xf32>) outs(%arg2 : memref<32x64xf32>)
+  return
+}

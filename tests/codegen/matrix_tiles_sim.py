@@ -21,7 +21,7 @@ with those of the PTX ISA guide (MatrixTiles.cpp's header):
   ldmatrix x4: lanes 8q..8q+7 address the rows of matrix q; lane l receives
     word l%4 of row l/4 of each matrix
 
-A static M of 16 or fewer takes the few-rows body with every kind (K split
+A static M of 16 or fewer (32 with CUDA's mma) takes the few-rows body (K split
 over the warps, lane-dependent loop bounds run masked, partial sums in
 workgroup memory).
 
@@ -166,13 +166,16 @@ def mma_sync(a, b, c, wrong):
     return out
 
 
-FEW_ROWS = 16  # kFewRows: a static M up to this takes the few-rows body, any kind
+def few_rows(kind):
+    """kFewRows (kFewRowsCuda for mma): a static M up to this takes the
+    few-rows body."""
+    return 32 if kind == "mma" else 16
 
 
 def tile_shape(kind, m, n):
     """The tile of C one workgroup computes: (rows, cols), as MatrixTiles.cpp
     chooses it (sharedTileShape for the staged kinds)."""
-    if m is not None and m <= FEW_ROWS:
+    if m is not None and m <= few_rows(kind):
         return m, 32
     if kind not in ("mma", "shared"):
         return TILE, TILE
@@ -432,6 +435,7 @@ SPECS = {
     "half_wide": ([192], 0.0, lambda x, i, j, b: x),
     "few_rows": ([5], 0.0, lambda x, i, j, b: max(x + b[2].get(j), 0)),
     "few_rows_half": ([16], None, lambda x, i, j, b: x),
+    "few_rows_32": ([32], None, lambda x, i, j, b: x),
 }
 
 
@@ -461,7 +465,7 @@ def simulate(func, name, kind, m, wrong, rng):
     half = types[0][1] == "f16"
     want = {"mma": "mma" if half else None,
             "wmma32": "wmma32" if half else "scalar"}.get(kind, kind)
-    if types[-1][0][0] is not None and types[-1][0][0] <= FEW_ROWS:
+    if types[-1][0][0] is not None and types[-1][0][0] <= few_rows(kind):
         want = "few-rows"
     names = {op.name for op in walk(body)}
     uses = {k for k, o in (("mfma", "amdgpu.mfma"), ("wmma32", "amdgpu.wmma"),

@@ -5,6 +5,7 @@
 // e2e.ops.vulkan runs such kernels (linalg.matmul 200x40 * 40x128, ...) on
 // lavapipe against NumPy.
 // RUN: strata-opt %s --split-input-file --strata-gpu-matrix-tiles=kind=shared | FileCheck %s
+// RUN: strata-opt %s --split-input-file --strata-gpu-matrix-tiles=kind=mma | FileCheck %s --check-prefix=MMA
 
 // A dynamic M: 128x128 tiles of 256 invocations, rows of A clamped, stores
 // masked, and ceil(2 * M / 256) workgroups: M / 128 tiles of rows, one of
@@ -160,5 +161,25 @@ func.func @few_rows(%arg0: memref<1x784xf32>, %arg1: memref<784x10xf32>, %arg2: 
 // CHECK-NOT: memref.store
 func.func @few_rows_16(%arg0: memref<16x64xf32>, %arg1: memref<64x128xf32>, %arg2: memref<16x128xf32>) {
   linalg.matmul ins(%arg0, %arg1 : memref<16x64xf32>, memref<64x128xf32>) outs(%arg2 : memref<16x128xf32>)
+  return
+}
+
+// -----
+
+// 32 rows: tiles of 64x64 in workgroup memory with the shared kind; CUDA's
+// kind takes the few-rows kernel up to 32 rows, every invocation adding up
+// four rows of one column (32 KiB of partial sums).
+// CHECK-LABEL: func.func @few_rows_32
+// CHECK-SAME: strata.matrix_tiles = "shared"
+// MMA-LABEL: func.func @few_rows_32
+// MMA-SAME: strata.matrix_tiles = "few-rows"
+// MMA-SAME: strata.workgroup_count = array<i32: 4, 1, 1>
+// MMA-SAME: strata.workgroup_memory = 32768 : i64
+// MMA-COUNT-32: memref.load %{{.*}} : memref<8192xf32, #spirv.storage_class<Workgroup>>
+// MMA-NOT: memref.load %{{.*}} : memref<8192xf32, #spirv.storage_class<Workgroup>>
+// MMA-COUNT-4: memref.store %{{.*}}, %arg2
+// MMA-NOT: memref.store
+func.func @few_rows_32(%arg0: memref<32x64xf32>, %arg1: memref<64x128xf32>, %arg2: memref<32x128xf32>) {
+  linalg.matmul ins(%arg0, %arg1 : memref<32x64xf32>, memref<64x128xf32>) outs(%arg2 : memref<32x128xf32>)
   return
 }
