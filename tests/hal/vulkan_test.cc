@@ -509,6 +509,41 @@ TEST_CASE("vulkan: descriptor pools where push descriptors are not used") {
   CheckError(SubmitAndWait(*device, failing.get()), StatusCode::kAborted, {"returned 5"});
 }
 
+// What the driver does once Vulkan reports VK_ERROR_DEVICE_LOST (no test
+// here makes a device lose itself: the result is handed to the context as a
+// submission's would be): that submission fails UNAVAILABLE naming the
+// loss, every later one on the device fails at once without reaching
+// Vulkan, and a new device runs the same work.
+TEST_CASE("vulkan: a lost device fails every later submission; a new one goes on") {
+  for (const char* spec : {"vulkan", "vulkan?pipelined=0"}) {
+    CAPTURE(spec);
+    Ref<hal::Device> device = VulkanDevice(spec);
+    if (!device) return;
+    auto run = [&](hal::Device& on, Ref<hal::Executable>& add) {
+      Ref<Buffer> a = Allocate(on, 4096), c = Allocate(on, 4096);
+      Write(on, a.get(), 0, std::vector<float>(1024, 1.5f));
+      Ref<CommandBuffer> command_buffer = BeginCommandBuffer(on);
+      const uint32_t group[] = {128};
+      const BufferBinding bindings[] = {{a.get(), 0, 4096}, {a.get(), 0, 4096}, {c.get(), 0, 4096}};
+      REQUIRE(command_buffer->Dispatch(add.get(), 0, {8, 1, 1}, group, bindings).ok());
+      REQUIRE(command_buffer->End().ok());
+      Status status = SubmitAndWait(on, command_buffer.get());
+      if (status.ok()) CHECK(Read<float>(on, c.get(), 0, 1024) == std::vector<float>(1024, 3.0f));
+      return status;
+    };
+    Ref<hal::Executable> add = PrepareTestKernel(*device, "add_f32");
+    REQUIRE(run(*device, add).ok());
+    auto& context = const_cast<vulkan::VulkanContext&>(static_cast<vulkan::VulkanDevice*>(device.get())->context());
+    CheckError(context.WorkResult(VK_ERROR_DEVICE_LOST), StatusCode::kUnavailable,
+               {"running a submission", "the Vulkan device was lost", "VK_ERROR_DEVICE_LOST"});
+    CheckError(run(*device, add), StatusCode::kUnavailable,
+               {"was lost (VK_ERROR_DEVICE_LOST) earlier", "create a new device"});
+    Ref<hal::Device> fresh = VulkanDevice(spec);
+    Ref<hal::Executable> fresh_add = PrepareTestKernel(*fresh, "add_f32");
+    CHECK(run(*fresh, fresh_add).ok());
+  }
+}
+
 TEST_CASE("vulkan: deadlines") {
   Ref<hal::Device> device = VulkanDevice();
   if (!device) return;
