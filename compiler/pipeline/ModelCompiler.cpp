@@ -239,6 +239,7 @@ compileModel(ModuleOp module, const ModelCompileOptions &options) {
           pm.addPass(flow::createChannelsLastPass());
           pm.addPass(flow::createConstEvalPass());
           pm.addPass(flow::createFuseElementwisePass());
+          pm.addPass(flow::createAffineEpiloguesPass());
           // A layout for the CPU's tiles: a module without CPU executables
           // keeps the weights as the model has them (ROCm's matrix tiles
           // read a plain matmul's).

@@ -21,6 +21,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "compiler/dispatch/Transforms/Constants.h"
 #include "compiler/dispatch/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -34,18 +35,6 @@
 using namespace mlir;
 
 namespace strata::flow {
-namespace {
-
-/// The bytes of a constant tensor whose elements are whole bytes, packed in
-/// row-major order; empty when the constant is of another kind. A splat
-/// comes back as its single element with `splat` set.
-struct ConstantBytes {
-  Attribute attr; ///< the constant itself
-  ArrayRef<char> data;
-  bool splat = false;
-  bool resource = false;
-  Attribute splatValue;
-};
 
 std::optional<ConstantBytes> constantBytes(Value value) {
   auto type = dyn_cast<RankedTensorType>(value.getType());
@@ -80,6 +69,8 @@ std::optional<ConstantBytes> constantBytes(Value value) {
     return std::nullopt;
   return bytes;
 }
+
+namespace {
 
 /// A constant attribute of `type` holding `data` (or the splat of `from`), of
 /// the same kind as `from`.

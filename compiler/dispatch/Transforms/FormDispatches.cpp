@@ -499,6 +499,7 @@ void registerDispatchPasses() {
   PassRegistration<Pass>([] { return createConstEvalPass(); });
   PassRegistration<Pass>([] { return createChannelsLastPass(); });
   PassRegistration<Pass>([] { return createPackWeightsPass(); });
+  PassRegistration<Pass>([] { return createAffineEpiloguesPass(); });
 }
 
 } // namespace strata::flow

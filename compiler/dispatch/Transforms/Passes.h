@@ -41,6 +41,11 @@ std::unique_ptr<mlir::Pass> createChannelsLastPass();
 /// compile time (see ConstEval.cpp).
 std::unique_ptr<mlir::Pass> createConstEvalPass();
 
+/// strata-affine-epilogues: an elementwise chain of adds, multiplies and
+/// divisions that carries one input through constants (a batch norm) made
+/// one multiply-add with two constant tensors (see AffineEpilogues.cpp).
+std::unique_ptr<mlir::Pass> createAffineEpiloguesPass();
+
 /// strata-pack-weights: constant matmul weights stored in strips of the
 /// columns a tile reads, the matmul a contraction over the expanded output
 /// (see PackWeights.cpp); strata-const-eval then packs the constants.
@@ -54,7 +59,8 @@ std::unique_ptr<mlir::Pass> createAssertShapesPass();
 
 /// Registers the passes for strata-opt (--strata-form-dispatches,
 /// --strata-fuse-elementwise, --strata-assert-shapes,
-/// --strata-const-eval, --strata-channels-last, --strata-pack-weights).
+/// --strata-const-eval, --strata-channels-last, --strata-pack-weights,
+/// --strata-affine-epilogues).
 void registerDispatchPasses();
 
 } // namespace strata::flow
