@@ -23,6 +23,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include <cmath>
 #include <cstring>
 
 #include "compiler/dispatch/Transforms/Constants.h"
@@ -39,6 +40,9 @@ using namespace mlir;
 
 namespace strata::flow {
 namespace {
+
+/// The most elements of a and b computed at compile time.
+constexpr int64_t kMaxElements = int64_t{1} << 20;
 
 /// How a value of the body depends on the variable input: not at all (a
 /// constant per element of the constants' index), affinely, or otherwise.
@@ -203,10 +207,14 @@ struct FoldAffineChain : OpRewritePattern<linalg::GenericOp> {
     if (!shape)
       return rewriter.notifyMatchFailure(op, "no constant tensor in the chain");
 
-    // a and b per element of the constants' index.
+    // a and b per element of the constants' index (a per-channel vector in
+    // the cases this is for; a chain over constants as large as x is left
+    // alone rather than computed at compile time).
+    const int64_t count = shape.getNumElements();
+    if (count > kMaxElements)
+      return rewriter.notifyMatchFailure(op, "constants too large");
     SmallVector<Operation *> ordered(chain.begin(), chain.end());
     llvm::sort(ordered, [](Operation *l, Operation *r) { return l->isBeforeInBlock(r); });
-    const int64_t count = shape.getNumElements();
     SmallVector<float> as(count), bs(count);
     DenseMap<Value, Affine> values;
     for (int64_t i = 0; i < count; ++i) {
@@ -256,6 +264,10 @@ struct FoldAffineChain : OpRewritePattern<linalg::GenericOp> {
       Affine result = values[end];
       as[i] = float(result.a);
       bs[i] = float(result.b);
+      // An infinite or NaN a or b (a division by zero, rsqrt(0), an
+      // overflow) would not give what the chain gives for every x.
+      if (!std::isfinite(as[i]) || !std::isfinite(bs[i]))
+        return rewriter.notifyMatchFailure(op, "a or b is not finite");
     }
 
     // The generic again, with a and b as two more inputs.

@@ -85,7 +85,8 @@ func.func @sides(%x: tensor<2x3xf32>, %y: tensor<2x3xf32>) -> tensor<2x3xf32> {
 // -----
 
 // Left alone: one multiply and one add (nothing to gain), a chain through
-// two variable inputs, and constants of two shapes.
+// two variable inputs, constants of two shapes, and a division by a zero
+// constant (a and b would not be finite).
 // CHECK-LABEL: func.func @short
 // CHECK-NOT: math.fma
 // CHECK: arith.mulf
@@ -96,6 +97,9 @@ func.func @sides(%x: tensor<2x3xf32>, %y: tensor<2x3xf32>) -> tensor<2x3xf32> {
 // CHECK-LABEL: func.func @two_shapes
 // CHECK-NOT: math.fma
 // CHECK: math.rsqrt
+// CHECK-LABEL: func.func @by_zero
+// CHECK-NOT: math.fma
+// CHECK: arith.divf
 #id = affine_map<(i, j) -> (i, j)>
 #row = affine_map<(i, j) -> (i)>
 #col = affine_map<(i, j) -> (j)>
@@ -136,6 +140,19 @@ func.func @two_shapes(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
     %1 = arith.subf %in, %ic : f32
     %2 = arith.mulf %1, %0 : f32
     linalg.yield %2 : f32
+  } -> tensor<2x3xf32>
+  return %r : tensor<2x3xf32>
+}
+func.func @by_zero(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %c = arith.constant dense<[4.0, 1.0]> : tensor<2xf32>
+  %d = arith.constant dense<[2.0, 0.0]> : tensor<2xf32>
+  %e = tensor.empty() : tensor<2x3xf32>
+  %r = linalg.generic {indexing_maps = [#id, #row, #row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %c, %d : tensor<2x3xf32>, tensor<2xf32>, tensor<2xf32>) outs(%e : tensor<2x3xf32>) {
+  ^bb0(%in: f32, %ic: f32, %id: f32, %out: f32):
+    %0 = arith.subf %in, %ic : f32
+    %1 = arith.divf %0, %id : f32
+    linalg.yield %1 : f32
   } -> tensor<2x3xf32>
   return %r : tensor<2x3xf32>
 }
