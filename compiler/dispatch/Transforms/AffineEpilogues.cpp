@@ -18,9 +18,6 @@
 // and close, the subtraction's exactness is traded for |a * mean| * 2^-24 of
 // absolute error in b.
 //
-// Several chains of one op, each of its own input (ResNet's downsampling
-// blocks add two batch norms), are folded one after the other.
-//
 // Left alone: a chain already as short as one multiply and one add, a chain
 // through two variable inputs (x + y), values of another type than f32.
 //
@@ -147,148 +144,131 @@ struct FoldAffineChain : OpRewritePattern<linalg::GenericOp> {
       for (Value result : inner.getResults())
         kinds[result] = kind;
     }
-    // The chains' ends: the affine values something else uses, in program
-    // order. Each is an affine function of its own input, whatever the
-    // others are; the first one worth it and computable is folded (the
-    // pattern then runs again for the next).
-    SmallVector<Value> ends;
-    for (Operation &inner : body.without_terminator()) {
-      if (inner.getNumResults() != 1 || kindOf(inner.getResult(0)) != Kind::kAffine)
+    // The chain's end: the one affine value something else uses.
+    Value end;
+    for (auto [value, kind] : kinds) {
+      if (kind != Kind::kAffine || isa<BlockArgument>(value))
         continue;
-      Value value = inner.getResult(0);
-      if (llvm::any_of(value.getUsers(), [&](Operation *user) {
-            return user->getNumResults() != 1 ||
-                   kindOf(user->getResult(0)) != Kind::kAffine;
-          }))
-        ends.push_back(value);
-    }
-    struct Fold {
-      Value end, x;
-      AffineMap map;
-      RankedTensorType shape;
-      SmallVector<float> as, bs;
-    };
-    auto plan = [&](Value end) -> std::optional<Fold> {
-      // The chain: the ops `end` depends on, back to the variable input.
-      SetVector<Operation *> chain;
-      SmallVector<Value> work = {end};
-      Value x;
-      while (!work.empty()) {
-        Value value = work.pop_back_val();
-        if (auto arg = dyn_cast<BlockArgument>(value)) {
-          if (arg.getOwner() == &body && kindOf(arg) == Kind::kAffine) {
-            if (x && x != arg)
-              return std::nullopt;
-            x = arg;
-          }
-          continue;
-        }
-        Operation *def = value.getDefiningOp();
-        if (def->getBlock() != &body || !chain.insert(def))
-          continue;
-        for (Value operand : def->getOperands())
-          work.push_back(operand);
-      }
-      // Worth it: more than a multiply and an add, or a division or root.
-      const bool costly = chain.size() > 2 || llvm::any_of(chain, [](Operation *o) {
-        return isa<arith::DivFOp, math::RsqrtOp, math::SqrtOp>(o);
+      bool usedOutside = llvm::any_of(value.getUsers(), [&](Operation *user) {
+        return user->getNumResults() != 1 ||
+               kindOf(user->getResult(0)) != Kind::kAffine;
       });
-      if (!x || !costly)
-        return std::nullopt;
-      // The constant inputs the chain reads: one shape and map, or 0-d.
-      AffineMap map;
-      RankedTensorType shape;
-      for (Operation *def : chain)
-        for (Value operand : def->getOperands()) {
-          auto arg = dyn_cast<BlockArgument>(operand);
-          if (!arg || arg.getOwner() != &body || !constants.count(arg))
-            continue;
-          auto type = cast<RankedTensorType>(op.getDpsInputs()[arg.getArgNumber()].getType());
-          if (type.getRank() == 0)
-            continue;
-          AffineMap argMap = op.getMatchingIndexingMap(op.getDpsInputOperand(arg.getArgNumber()));
-          if (shape && (type.getShape() != shape.getShape() || argMap != map))
-            return std::nullopt;
-          shape = type;
-          map = argMap;
+      if (!usedOutside)
+        continue;
+      if (end)
+        return rewriter.notifyMatchFailure(op, "more than one affine chain");
+      end = value;
+    }
+    if (!end)
+      return rewriter.notifyMatchFailure(op, "no affine chain");
+    // The chain: the ops `end` depends on, back to the variable input.
+    SetVector<Operation *> chain;
+    SmallVector<Value> work = {end};
+    Value x;
+    while (!work.empty()) {
+      Value value = work.pop_back_val();
+      if (auto arg = dyn_cast<BlockArgument>(value)) {
+        if (arg.getOwner() == &body && kindOf(arg) == Kind::kAffine) {
+          if (x && x != arg)
+            return rewriter.notifyMatchFailure(op, "two variable inputs");
+          x = arg;
         }
-      if (!shape)
-        return std::nullopt;
-
-      // a and b per element of the constants' index (a per-channel vector in
-      // the cases this is for; a chain over constants as large as x is left
-      // alone rather than computed at compile time).
-      const int64_t count = shape.getNumElements();
-      if (count > kMaxElements)
-        return std::nullopt;
-      SmallVector<Operation *> ordered(chain.begin(), chain.end());
-      llvm::sort(ordered, [](Operation *l, Operation *r) { return l->isBeforeInBlock(r); });
-      SmallVector<float> as(count), bs(count);
-      DenseMap<Value, Affine> values;
-      for (int64_t i = 0; i < count; ++i) {
-        values.clear();
-        values[x] = {1, 0};
-        auto valueOf = [&](Value v) -> Affine {
-          auto found = values.find(v);
-          if (found != values.end())
-            return found->second;
-          if (auto arg = dyn_cast<BlockArgument>(v); arg && constants.count(arg))
-            return {0, constants.find(arg)->second.at(i)};
-          FloatAttr attr;
-          matchPattern(v, m_Constant(&attr));
-          return {0, attr.getValueAsDouble()};
-        };
-        for (Operation *def : ordered) {
-          Affine l = valueOf(def->getOperand(0));
-          Affine r = def->getNumOperands() > 1 ? valueOf(def->getOperand(1)) : Affine{};
-          Type type = def->getResult(0).getType();
-          Affine out;
-          if (kinds[def->getResult(0)] == Kind::kConstant) {
-            double v = l.b;
-            if (isa<arith::AddFOp>(def)) v = l.b + r.b;
-            else if (isa<arith::SubFOp>(def)) v = l.b - r.b;
-            else if (isa<arith::MulFOp>(def)) v = l.b * r.b;
-            else if (isa<arith::DivFOp>(def)) v = l.b / r.b;
-            else if (isa<arith::NegFOp>(def)) v = -l.b;
-            else if (isa<math::RsqrtOp>(def)) v = 1.0 / std::sqrt(l.b);
-            else if (isa<math::SqrtOp>(def)) v = std::sqrt(l.b);
-            out = {0, roundTo(type, v)};
-          } else if (isa<arith::AddFOp>(def)) {
-            out = {l.a + r.a, l.b + r.b};
-          } else if (isa<arith::SubFOp>(def)) {
-            out = {l.a - r.a, l.b - r.b};
-          } else if (isa<arith::MulFOp>(def)) {
-            // One side is the constant (a = 0).
-            out = kinds.lookup(def->getOperand(0)) == Kind::kAffine
-                      ? Affine{l.a * r.b, l.b * r.b}
-                      : Affine{r.a * l.b, r.b * l.b};
-          } else if (isa<arith::DivFOp>(def)) {
-            out = {l.a / r.b, l.b / r.b};
-          } else {  // negf
-            out = {-l.a, -l.b};
-          }
-          values[def->getResult(0)] = out;
-        }
-        Affine result = values[end];
-        as[i] = float(result.a);
-        bs[i] = float(result.b);
-        // An infinite or NaN a or b (a division by zero, rsqrt(0), an
-        // overflow) would not give what the chain gives for every x.
-        if (!std::isfinite(as[i]) || !std::isfinite(bs[i]))
-          return std::nullopt;
+        continue;
       }
-      return Fold{end, x, map, shape, std::move(as), std::move(bs)};
-    };
-    std::optional<Fold> fold;
-    for (Value end : ends)
-      if ((fold = plan(end)))
-        break;
-    if (!fold)
-      return rewriter.notifyMatchFailure(op, "no affine chain worth folding");
-    Value end = fold->end, x = fold->x;
-    AffineMap map = fold->map;
-    RankedTensorType shape = fold->shape;
-    SmallVector<float> &as = fold->as, &bs = fold->bs;
+      Operation *def = value.getDefiningOp();
+      if (def->getBlock() != &body || !chain.insert(def))
+        continue;
+      for (Value operand : def->getOperands())
+        work.push_back(operand);
+    }
+    // Worth it: more than a multiply and an add, or a division or root.
+    const bool costly = chain.size() > 2 || llvm::any_of(chain, [](Operation *o) {
+      return isa<arith::DivFOp, math::RsqrtOp, math::SqrtOp>(o);
+    });
+    if (!x || !costly)
+      return rewriter.notifyMatchFailure(op, "nothing to gain");
+    // The constant inputs the chain reads: one shape and map, or 0-d.
+    AffineMap map;
+    RankedTensorType shape;
+    for (Operation *def : chain)
+      for (Value operand : def->getOperands()) {
+        auto arg = dyn_cast<BlockArgument>(operand);
+        if (!arg || arg.getOwner() != &body || !constants.count(arg))
+          continue;
+        auto type = cast<RankedTensorType>(op.getDpsInputs()[arg.getArgNumber()].getType());
+        if (type.getRank() == 0)
+          continue;
+        AffineMap argMap = op.getMatchingIndexingMap(op.getDpsInputOperand(arg.getArgNumber()));
+        if (shape && (type.getShape() != shape.getShape() || argMap != map))
+          return rewriter.notifyMatchFailure(op, "constants of different shapes");
+        shape = type;
+        map = argMap;
+      }
+    if (!shape)
+      return rewriter.notifyMatchFailure(op, "no constant tensor in the chain");
+
+    // a and b per element of the constants' index (a per-channel vector in
+    // the cases this is for; a chain over constants as large as x is left
+    // alone rather than computed at compile time).
+    const int64_t count = shape.getNumElements();
+    if (count > kMaxElements)
+      return rewriter.notifyMatchFailure(op, "constants too large");
+    SmallVector<Operation *> ordered(chain.begin(), chain.end());
+    llvm::sort(ordered, [](Operation *l, Operation *r) { return l->isBeforeInBlock(r); });
+    SmallVector<float> as(count), bs(count);
+    DenseMap<Value, Affine> values;
+    for (int64_t i = 0; i < count; ++i) {
+      values.clear();
+      values[x] = {1, 0};
+      auto valueOf = [&](Value v) -> Affine {
+        auto found = values.find(v);
+        if (found != values.end())
+          return found->second;
+        if (auto arg = dyn_cast<BlockArgument>(v); arg && constants.count(arg))
+          return {0, constants.find(arg)->second.at(i)};
+        FloatAttr attr;
+        matchPattern(v, m_Constant(&attr));
+        return {0, attr.getValueAsDouble()};
+      };
+      for (Operation *def : ordered) {
+        Affine l = valueOf(def->getOperand(0));
+        Affine r = def->getNumOperands() > 1 ? valueOf(def->getOperand(1)) : Affine{};
+        Type type = def->getResult(0).getType();
+        Affine out;
+        if (kinds[def->getResult(0)] == Kind::kConstant) {
+          double v = l.b;
+          if (isa<arith::AddFOp>(def)) v = l.b + r.b;
+          else if (isa<arith::SubFOp>(def)) v = l.b - r.b;
+          else if (isa<arith::MulFOp>(def)) v = l.b * r.b;
+          else if (isa<arith::DivFOp>(def)) v = l.b / r.b;
+          else if (isa<arith::NegFOp>(def)) v = -l.b;
+          else if (isa<math::RsqrtOp>(def)) v = 1.0 / std::sqrt(l.b);
+          else if (isa<math::SqrtOp>(def)) v = std::sqrt(l.b);
+          out = {0, roundTo(type, v)};
+        } else if (isa<arith::AddFOp>(def)) {
+          out = {l.a + r.a, l.b + r.b};
+        } else if (isa<arith::SubFOp>(def)) {
+          out = {l.a - r.a, l.b - r.b};
+        } else if (isa<arith::MulFOp>(def)) {
+          // One side is the constant (a = 0).
+          out = kinds.lookup(def->getOperand(0)) == Kind::kAffine
+                    ? Affine{l.a * r.b, l.b * r.b}
+                    : Affine{r.a * l.b, r.b * l.b};
+        } else if (isa<arith::DivFOp>(def)) {
+          out = {l.a / r.b, l.b / r.b};
+        } else {  // negf
+          out = {-l.a, -l.b};
+        }
+        values[def->getResult(0)] = out;
+      }
+      Affine result = values[end];
+      as[i] = float(result.a);
+      bs[i] = float(result.b);
+      // An infinite or NaN a or b (a division by zero, rsqrt(0), an
+      // overflow) would not give what the chain gives for every x.
+      if (!std::isfinite(as[i]) || !std::isfinite(bs[i]))
+        return rewriter.notifyMatchFailure(op, "a or b is not finite");
+    }
 
     // The generic again, with a and b as two more inputs.
     auto f32Type = RankedTensorType::get(shape.getShape(), rewriter.getF32Type());

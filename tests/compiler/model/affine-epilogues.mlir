@@ -49,44 +49,6 @@ func.func @batch_norm(%x: tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32> {
 
 // -----
 
-// ResNet's downsampling blocks: two batch norms, each of its own input,
-// added: each chain becomes a multiply-add of its own.
-// CHECK-LABEL: func.func @two_chains
-// CHECK-DAG: arith.constant dense<[1.000000e+00, 5.000000e-01]> : tensor<2xf32>
-// CHECK-DAG: arith.constant dense<[-4.000000e+00, -5.000000e-01]> : tensor<2xf32>
-// CHECK-DAG: arith.constant dense<[2.000000e+00, 2.500000e-01]> : tensor<2xf32>
-// CHECK-DAG: arith.constant dense<[-2.000000e+00, 7.500000e-01]> : tensor<2xf32>
-// CHECK: ^bb0(%[[X:[a-z0-9_]*]]: f32, %[[Y:[a-z0-9_]*]]: f32,
-// CHECK-DAG: %[[F:.*]] = math.fma %[[X]]
-// CHECK-DAG: %[[G:.*]] = math.fma %[[Y]]
-// CHECK: arith.addf
-// CHECK-NOT: math.rsqrt
-#nc = affine_map<(n, c) -> (n, c)>
-#c = affine_map<(n, c) -> (c)>
-func.func @two_chains(%x: tensor<3x2xf32>, %y: tensor<3x2xf32>) -> tensor<3x2xf32> {
-  %m1 = arith.constant dense<[4.0, 1.0]> : tensor<2xf32>
-  %v1 = arith.constant dense<[1.0, 4.0]> : tensor<2xf32>
-  %m2 = arith.constant dense<[1.0, -3.0]> : tensor<2xf32>
-  %v2 = arith.constant dense<[0.25, 16.0]> : tensor<2xf32>
-  %e = tensor.empty() : tensor<3x2xf32>
-  %r = linalg.generic {indexing_maps = [#nc, #nc, #c, #c, #c, #c, #nc], iterator_types = ["parallel", "parallel"]}
-      ins(%x, %y, %m1, %v1, %m2, %v2 : tensor<3x2xf32>, tensor<3x2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>)
-      outs(%e : tensor<3x2xf32>) {
-  ^bb0(%ix: f32, %iy: f32, %a1: f32, %b1: f32, %a2: f32, %b2: f32, %out: f32):
-    %0 = math.rsqrt %b1 : f32
-    %1 = arith.subf %ix, %a1 : f32
-    %2 = arith.mulf %1, %0 : f32
-    %3 = math.rsqrt %b2 : f32
-    %4 = arith.subf %iy, %a2 : f32
-    %5 = arith.mulf %4, %3 : f32
-    %6 = arith.addf %2, %5 : f32
-    linalg.yield %6 : f32
-  } -> tensor<3x2xf32>
-  return %r : tensor<3x2xf32>
-}
-
-// -----
-
 // The constants on either side, a division and a negation, and a 0-d
 // constant tensor beside the per-row ones: (c - x) / d * s, then an add of
 // a second variable input, which ends the chain. Row 0: (4 - x) / 2 * 3 =
