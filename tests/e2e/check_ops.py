@@ -93,20 +93,15 @@ KNOWN_FAILURES = {}
 # are exact enough there; the others below still are not.
 _LAVAPIPE_FMA = ("lavapipe rounds fma twice and flushes subnormals: the math approximations lose up to ~35 ulp",
                  "on vulkan")
-_SIGNED_ZERO = ("SPIR-V FMax/FMin do not order -0 below +0", "on vulkan")
 KNOWN_FAILURES_VULKAN = {
     **{name: _LAVAPIPE_FMA for name in [
         "atan", "atan2", "cbrt", "cos", "cosh", "erfc", "exp2", "fma", "log10", "sin", "sinh", "tan"]},
-    **{name: _SIGNED_ZERO for name in [
-        "maximumf", "minimumf", "linalg.max", "linalg.min", "linalg.elementwise_max_signed"]},
     "powf": ("GLSL pow is undefined for negative bases and lavapipe rounds fma twice", "on vulkan"),
     "linalg.powf": ("GLSL pow is undefined for negative bases and lavapipe rounds fma twice", "on vulkan"),
     "remf": ("SPIR-V OpFRem on lavapipe differs from C's fmodf", "on vulkan"),
-    "ipowi": ("integer powers become helper functions, which GPU kernels cannot call yet", "func.call"),
     "fpowi": ("powers with constant exponents become chains of products, which round more often than the "
               "CPU's repeated squaring (up to ~6 ulp)", "on vulkan"),
     "exp_f64": ("f64 math functions are not lowered for Vulkan yet", "'math.exp'"),
-    "trunc": ("math.trunc has no SPIR-V lowering in MLIR 22 yet", "'math.trunc'"),
 }
 
 # On --target=cuda (compiled here with --compile-only; run on an NVIDIA GPU
@@ -116,19 +111,14 @@ PTXAS = shutil.which("ptxas") or shutil.which("ptxas", path="/usr/local/cuda/bin
 _CUDA_APPROXIMATIONS = ("the CPU's polynomial approximations lose accuracy at the edges of their ranges on "
                         "the GPU (wrong tiny results, inf or NaN for large or special inputs); cause not yet "
                         "found", "on cuda")
-_CUDA_SIGNED_ZERO = ("libdevice's fmaxf/fminf do not order -0 below +0", "on cuda")
 KNOWN_FAILURES_CUDA = {
     **{name: _CUDA_APPROXIMATIONS for name in [
         "atan", "atan2", "cbrt", "cos", "cosh", "exp2", "sin", "sinh", "tan"]},
-    **{name: _CUDA_SIGNED_ZERO for name in ["maximumf", "minimumf", "linalg.max"]},
-    "ipowi": KNOWN_FAILURES_VULKAN["ipowi"],
 }
 
 # On --target=rocm (compiled here with --compile-only; every code object read
 # back with rocm-code-objects; not yet run on an AMD GPU).
-KNOWN_FAILURES_ROCM = {
-    "ipowi": KNOWN_FAILURES_VULKAN["ipowi"],
-}
+KNOWN_FAILURES_ROCM = {}
 
 # Ops the compiler rejects by design: family -> text its diagnostic contains.
 UNSUPPORTED = {
@@ -616,7 +606,11 @@ def elementwise_ops():
     ops.append(Elementwise("fpowi", ["f32", "i32"], "f32", "%r = math.fpowi %a0, %a1 : f32, i32",
                            lambda a, b: a ** b, [uniform(-3, 3), small_ints], ulp=ULP_TOLERANCE["fpowi"]))
     ops.append(Elementwise("ipowi", I32X2, "i32", "%r = math.ipowi %a0, %a1 : i32",
-                           lambda a, b: np.where(b >= 0, a ** np.maximum(b, 0), 0), [integers(-9, 9), integers(0, 9)]))
+                           lambda a, b: np.where(b >= 0, a ** np.maximum(b, 0),
+                                                 np.where(a == 1, 1, np.where(a == -1, 1 - 2 * (b % 2), 0))),
+                           [integers(-9, 9), integers(0, 9)],
+                           # Negative exponents (of bases other than 0, for which the op divides by zero).
+                           [(1, -3), (-1, -3), (-1, -4), (2, -1), (-5, -2), (3, 19), (-3, 20), (7, 0)]))
 
     # Conversions.
     ops.append(Elementwise("extf_f16", ["f16"], "f32", "%r = arith.extf %a0 : f16 to f32", lambda a: a,

@@ -27,6 +27,31 @@ def GPUSplatsToFillsPass : Pass<"strata-gpu-splats-to-fills",
                            "::mlir::tensor::TensorDialect"];
 }
 
+def GPUExactOpsPass : Pass<"strata-gpu-exact-ops"> {
+  let summary = "Ops whose GPU lowerings differ from their definition become exact expansions";
+  let description = [{
+    Rewrites the scalar ops named in `ops` (all of them by default) into
+    arithmetic every GPU back end lowers exactly as the op is defined:
+
+    - `ipowi`: `math.ipowi` by repeated squaring in an `scf.while` (the
+      CPU's helper function, which a GPU kernel cannot call): x^0 = 1; a
+      negative exponent gives 1 for x = 1, +-1 for x = -1, 0 otherwise;
+    - `maximumf`, `minimumf`: compares and selects, NaN when either operand
+      is, and for equal operands the bitwise AND (maximum) or OR (minimum) of
+      the two, so -0 orders below +0 (SPIR-V's FMax and libdevice's fmaxf
+      leave that open);
+    - `trunc`: `math.trunc` as floor of the magnitude with the operand's sign
+      (SPIR-V has no lowering of it in MLIR 22).
+  }];
+  let options = [
+    ListOption<"ops", "ops", "std::string",
+               "Ops to rewrite: ipowi, maximumf, minimumf, trunc (default: all)">
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 def GPULinalgToLoopsPass : Pass<"strata-gpu-linalg-to-loops",
                                 "::mlir::func::FuncOp"> {
   let summary = "Linalg ops become parallel loop nests over tied sizes";

@@ -47,6 +47,13 @@ void copyWithDefaultMatrixTiles(GPUCodegenPipelineOptions &to,
 void buildGPUCodegenPipeline(OpPassManager &pm,
                              const GPUCodegenPipelineOptions &options) {
   pm.addNestedPass<func::FuncOp>(createGPUSplatsToFillsPass());
+  // Integer powers by a loop in the kernel, where the CPU calls a helper
+  // function; minimum and maximum ordering -0 below +0, before
+  // arith-expand-ops below makes them selects that leave the sign of a tie
+  // open.
+  GPUExactOpsPassOptions exact;
+  exact.ops = {"ipowi", "maximumf", "minimumf"};
+  pm.addNestedPass<func::FuncOp>(createGPUExactOpsPass(exact));
   cpu::buildKernelBufferizationPipeline(pm, options.maxPrivateBytes);
 
   // SPIR-V's GLSL functions are not as accurate as the CPU's results (a few
@@ -115,6 +122,9 @@ void buildGPUCodegenPipeline(OpPassManager &pm,
 }
 
 void buildSPIRVPipeline(OpPassManager &pm) {
+  GPUExactOpsPassOptions trunc;
+  trunc.ops = {"trunc"};
+  pm.nest<mlir::gpu::GPUModuleOp>().addPass(createGPUExactOpsPass(trunc));
   pm.addPass(createConvertMathToSPIRVPass());
   pm.addPass(createConvertGPUToSPIRVPass());
   OpPassManager &spirv = pm.nest<spirv::ModuleOp>();
