@@ -1,7 +1,9 @@
 // rocm-code-objects MODULE.smod...
+// rocm-code-objects --test-kernels
 //
 // Reads back every code object of every "rocm-hsaco" executable in each
-// module, independently of the compiler that wrote it, and checks it against
+// module (or of the HAL test kernels, tests/hal/kernels/*.cl, which also take
+// a 64-bit length per binding after their constants), independently of the compiler that wrote it, and checks it against
 // the executable's metadata (schemas/rocm_executable.fbs):
 // - with AMD's code-object library (libamd_comgr, Debian's ROCm 5.2): the
 //   ISA name, and the kernels of the code object's metadata with their
@@ -22,6 +24,8 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <span>
+#include <string_view>
 #include <string>
 #include <vector>
 
@@ -29,6 +33,8 @@
 #include "llvm/BinaryFormat/MsgPackDocument.h"
 #include "llvm/Object/ELFObjectFile.h"
 #include "strata/schemas/rocm_executable_generated.h"
+#include "tests/hal/kernels/test_kernels.h"
+#include "tests/hal/test_executables.h"
 #include "vm/bytecode_module.h"
 
 namespace {
@@ -211,8 +217,10 @@ std::optional<CodeObjectView> ReadWithComgr(const std::string& bytes, std::strin
 // ---- the comparison ----
 
 // Empty when `view` matches the executable's metadata.
+// With `lengths`, each kernel also takes a 64-bit length per binding after
+// its constants (the test kernels, tests/hal/kernels/*.cl).
 std::string Compare(const CodeObjectView& view, const strata::schema::rocm::RocmExecutableDef& def,
-                    const strata::schema::rocm::CodeObjectDef& object) {
+                    const strata::schema::rocm::CodeObjectDef& object, bool lengths) {
   const std::string isa = "amdgcn-amd-amdhsa--" + object.arch()->str();
   if (view.isa != isa && view.isa.rfind(isa + ":", 0) != 0) {
     return "ISA " + view.isa + ", expected " + isa;
@@ -223,7 +231,8 @@ std::string Compare(const CodeObjectView& view, const strata::schema::rocm::Rocm
     entries.insert(name);
     auto it = view.kernels.find(name);
     if (it == view.kernels.end()) return "entry point " + name + " is not a kernel of the code object";
-    const uint32_t args = entry->binding_count() + (entry->check_messages() ? 1 : 0) + entry->constant_count();
+    const uint32_t args = entry->binding_count() * (lengths ? 2 : 1) + (entry->check_messages() ? 1 : 0) +
+                          entry->constant_count();
     if (it->second.explicit_args != args) {
       return name + ": " + std::to_string(it->second.explicit_args) + " explicit arguments, the metadata says " +
              std::to_string(args);
@@ -241,76 +250,103 @@ std::string Compare(const CodeObjectView& view, const strata::schema::rocm::Rocm
   return {};
 }
 
+struct Counts {
+  int failures = 0, objects = 0, comgr_read = 0;
+};
+
+// Checks every code object of one rocm-hsaco executable (`where` names it).
+void CheckExecutable(const std::string& where, std::span<const uint8_t> metadata, std::span<const uint8_t> data,
+                     bool lengths, Counts& counts) {
+  flatbuffers::Verifier verifier(metadata.data(), metadata.size());
+  if (!strata::schema::rocm::VerifyRocmExecutableDefBuffer(verifier)) {
+    std::fprintf(stderr, "%s: the metadata is not a RocmExecutableDef\n", where.c_str());
+    ++counts.failures;
+    return;
+  }
+  const auto* def = strata::schema::rocm::GetRocmExecutableDef(metadata.data());
+  for (const auto* object : *def->code_objects()) {
+    ++counts.objects;
+    const std::string what = where + ": " + object->arch()->str() + " (code object v" +
+                             std::to_string(object->code_object_version()) + ")";
+    if (object->offset() > data.size() || object->size() > data.size() - object->offset()) {
+      std::fprintf(stderr, "%s: lies outside the executable's data\n", what.c_str());
+      ++counts.failures;
+      continue;
+    }
+    const std::string bytes(reinterpret_cast<const char*>(data.data()) + object->offset(), object->size());
+    std::string error;
+    unsigned abi_version = 0;
+    std::optional<CodeObjectView> llvm_view = ReadWithLLVM(bytes, &abi_version, &error);
+    if (!llvm_view) {
+      std::fprintf(stderr, "%s: LLVM cannot read it: %s\n", what.c_str(), error.c_str());
+      ++counts.failures;
+      continue;
+    }
+    std::string mismatch = Compare(*llvm_view, *def, *object, lengths);
+    if (mismatch.empty() && abi_version + 2 != object->code_object_version()) {
+      mismatch = "ELF ABI version " + std::to_string(abi_version) + ", expected " +
+                 std::to_string(object->code_object_version() - 2);
+    }
+    if (!mismatch.empty()) {
+      std::fprintf(stderr, "%s: LLVM reads %s\n", what.c_str(), mismatch.c_str());
+      ++counts.failures;
+      continue;
+    }
+    std::optional<CodeObjectView> comgr_view = ReadWithComgr(bytes, &error);
+    if (!comgr_view) {
+      std::printf("%s: matches (LLVM; comgr cannot read it: %s)\n", what.c_str(), error.c_str());
+      continue;
+    }
+    mismatch = Compare(*comgr_view, *def, *object, lengths);
+    if (!mismatch.empty()) {
+      std::fprintf(stderr, "%s: comgr reads %s\n", what.c_str(), mismatch.c_str());
+      ++counts.failures;
+      continue;
+    }
+    ++counts.comgr_read;
+    std::printf("%s: matches (LLVM and comgr: %s, %zu kernels)\n", what.c_str(), comgr_view->isa.c_str(),
+                comgr_view->kernels.size());
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: rocm-code-objects MODULE.smod...\n");
+    std::fprintf(stderr, "usage: rocm-code-objects MODULE.smod... | rocm-code-objects --test-kernels\n");
     return 2;
   }
-  int failures = 0, objects = 0, comgr_read = 0;
-  for (int a = 1; a < argc; ++a) {
+  Counts counts;
+  if (std::string_view(argv[1]) == "--test-kernels") {
+    // The HAL test kernels' code objects, with the metadata the conformance
+    // suite prepares them with.
+    int kernels = 0;
+    for (const strata::testing::TestKernel& kernel : strata::testing::TestKernels()) {
+      if (kernel.rocm.empty()) continue;
+      ++kernels;
+      CheckExecutable(std::string("test kernel ") + kernel.name,
+                      strata::testing::RocmMetadata(strata::testing::RocmTestKernel(kernel.name)), kernel.rocm,
+                      /*lengths=*/true, counts);
+    }
+    if (kernels == 0) {
+      std::fprintf(stderr, "no test kernel has ROCm code objects (a build without the ROCm driver)\n");
+      return 1;
+    }
+  }
+  for (int a = 1; a < argc && std::string_view(argv[1]) != "--test-kernels"; ++a) {
     auto module = strata::vm::BytecodeModule::LoadFile(argv[a]);
     if (!module.ok()) {
       std::fprintf(stderr, "%s: %s\n", argv[a], module.status().ToString().c_str());
-      ++failures;
+      ++counts.failures;
       continue;
     }
     for (const strata::vm::ExecutableInfo& exe : (*module)->executables()) {
       if (exe.format != "rocm-hsaco") continue;
-      flatbuffers::Verifier verifier(exe.metadata.data(), exe.metadata.size());
-      if (!strata::schema::rocm::VerifyRocmExecutableDefBuffer(verifier)) {
-        std::fprintf(stderr, "%s: executable '%s': the metadata is not a RocmExecutableDef\n", argv[a],
-                     std::string(exe.name).c_str());
-        ++failures;
-        continue;
-      }
-      const auto* def = strata::schema::rocm::GetRocmExecutableDef(exe.metadata.data());
-      for (const auto* object : *def->code_objects()) {
-        ++objects;
-        const std::string where = std::string(argv[a]) + ": " + object->arch()->str() + " (code object v" +
-                                  std::to_string(object->code_object_version()) + ")";
-        if (object->offset() > exe.data.size() || object->size() > exe.data.size() - object->offset()) {
-          std::fprintf(stderr, "%s: lies outside the executable's data\n", where.c_str());
-          ++failures;
-          continue;
-        }
-        const std::string bytes(reinterpret_cast<const char*>(exe.data.data()) + object->offset(), object->size());
-        std::string error;
-        unsigned abi_version = 0;
-        std::optional<CodeObjectView> llvm_view = ReadWithLLVM(bytes, &abi_version, &error);
-        if (!llvm_view) {
-          std::fprintf(stderr, "%s: LLVM cannot read it: %s\n", where.c_str(), error.c_str());
-          ++failures;
-          continue;
-        }
-        std::string mismatch = Compare(*llvm_view, *def, *object);
-        if (mismatch.empty() && abi_version + 2 != object->code_object_version()) {
-          mismatch = "ELF ABI version " + std::to_string(abi_version) + ", expected " +
-                     std::to_string(object->code_object_version() - 2);
-        }
-        if (!mismatch.empty()) {
-          std::fprintf(stderr, "%s: LLVM reads %s\n", where.c_str(), mismatch.c_str());
-          ++failures;
-          continue;
-        }
-        std::optional<CodeObjectView> comgr_view = ReadWithComgr(bytes, &error);
-        if (!comgr_view) {
-          std::printf("%s: matches (LLVM; comgr cannot read it: %s)\n", where.c_str(), error.c_str());
-          continue;
-        }
-        mismatch = Compare(*comgr_view, *def, *object);
-        if (!mismatch.empty()) {
-          std::fprintf(stderr, "%s: comgr reads %s\n", where.c_str(), mismatch.c_str());
-          ++failures;
-          continue;
-        }
-        ++comgr_read;
-        std::printf("%s: matches (LLVM and comgr: %s, %zu kernels)\n", where.c_str(), comgr_view->isa.c_str(),
-                    comgr_view->kernels.size());
-      }
+      CheckExecutable(std::string(argv[a]) + ": executable '" + std::string(exe.name) + "'", exe.metadata, exe.data,
+                      /*lengths=*/false, counts);
     }
   }
-  std::printf("%d code objects checked, %d also by comgr, %d failed\n", objects, comgr_read, failures);
-  return failures ? 1 : 0;
+  std::printf("%d code objects checked, %d also by comgr, %d failed\n", counts.objects, counts.comgr_read,
+              counts.failures);
+  return counts.failures ? 1 : 0;
 }

@@ -18,6 +18,8 @@
 #include "drivers/rocm/rocm_executable.h"
 #include "strata/schemas/rocm_executable_generated.h"
 #include "tests/hal/hal_test_util.h"
+#include "tests/hal/kernels/test_kernels.h"
+#include "tests/hal/test_executables.h"
 
 namespace strata::testing {
 namespace {
@@ -127,6 +129,29 @@ TEST_CASE("rocm offline: the code object for a device") {
   const std::vector<RocmCodeObject> v6 = {object("gfx942", 6)};
   CheckError(rocm::SelectRocmCodeObject(v6, "gfx942", 5).status(), StatusCode::kIncompatible,
              {"reads code objects up to v5", "gfx942 code object v6", "--rocm-code-object=5"});
+}
+
+// The conformance suite's kernels (kernels/*.cl): each executable parses,
+// and a device of each architecture they are built for gets its own code
+// object (rocm-code-objects --test-kernels reads their arguments back).
+TEST_CASE("rocm offline: the test kernels parse and run on each architecture they are built for") {
+  for (const testing::TestKernel& kernel : testing::TestKernels()) {
+    CAPTURE(kernel.name);
+    REQUIRE(!kernel.rocm.empty());
+    const testing::RocmKernelDescription description = testing::RocmTestKernel(kernel.name);
+    StatusOr<rocm::RocmExecutableInfo> info = Parse(kernel.rocm, testing::RocmMetadata(description));
+    REQUIRE_MESSAGE(info.ok(), info.status().ToString());
+    REQUIRE(info->entry_points.size() == 1);
+    CHECK(info->entry_points[0].name == kernel.name);
+    REQUIRE(info->code_objects.size() == testing::kRocmTestArchCount);
+    for (size_t i = 0; i < testing::kRocmTestArchCount; ++i) {
+      const testing::RocmTestArch& arch = testing::kRocmTestArchs[i];
+      CHECK(info->code_objects[i].arch == arch.name);
+      CHECK(info->code_objects[i].version == arch.code_object_version);
+      CHECK(rocm::SelectRocmCodeObject(info->code_objects, std::string(arch.name) + ":sramecc+:xnack-", 5).value() ==
+            i);
+    }
+  }
 }
 
 TEST_CASE("rocm offline: metadata is checked against the data and the limits") {

@@ -2,6 +2,7 @@
 
 #include "strata/schemas/cpu_executable_generated.h"
 #include "strata/schemas/cuda_executable_generated.h"
+#include "strata/schemas/rocm_executable_generated.h"
 #include "strata/schemas/vulkan_executable_generated.h"
 #include "tests/hal/kernels/test_kernels.h"
 
@@ -89,6 +90,24 @@ std::vector<uint8_t> CudaMetadata(const CudaKernelDescription& description) {
   return {fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize()};
 }
 
+std::vector<uint8_t> RocmMetadata(const RocmKernelDescription& description) {
+  flatbuffers::FlatBufferBuilder fbb;
+  auto entry = GpuEntryPoint<schema::rocm::EntryPointDefBuilder>(fbb, description, [&](auto& builder) {
+    builder.add_shared_memory_bytes(description.shared_memory_bytes);
+    builder.add_kernarg_bytes(description.kernarg_bytes);
+  });
+  auto entries = fbb.CreateVector(std::vector<flatbuffers::Offset<schema::rocm::EntryPointDef>>{entry});
+  std::vector<flatbuffers::Offset<schema::rocm::CodeObjectDef>> objects;
+  for (const RocmKernelDescription::CodeObject& object : description.code_objects) {
+    objects.push_back(schema::rocm::CreateCodeObjectDef(fbb, fbb.CreateString(object.arch), object.version,
+                                                        object.offset, object.size));
+  }
+  auto object_vector = fbb.CreateVector(objects);
+  fbb.Finish(schema::rocm::CreateRocmExecutableDef(fbb, entries, object_vector),
+             schema::rocm::RocmExecutableDefIdentifier());
+  return {fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize()};
+}
+
 namespace {
 
 // What each kernel takes, as its .c, .comp and .ptx files document; the
@@ -149,6 +168,27 @@ CudaKernelDescription CudaTestKernel(std::string_view name) {
   return description;
 }
 
+RocmKernelDescription RocmTestKernel(std::string_view name) {
+  RocmKernelDescription description;
+  const KernelLayout* layout = FindLayout(name);
+  const TestKernel* kernel = FindTestKernel(name);
+  if (!layout || !kernel || kernel->rocm.empty()) return description;
+  DescribeGpuKernel(*layout, description);
+  uint64_t offset = 0;
+  for (size_t i = 0; i < kRocmTestArchCount; ++i) {
+    description.code_objects.push_back(
+        {kRocmTestArchs[i].name, kRocmTestArchs[i].code_object_version, offset, kernel->rocm_sizes[i]});
+    offset += kernel->rocm_sizes[i];
+  }
+  // Pointers (the bindings, the check-status word), 32-bit constants, then
+  // the bindings' 64-bit lengths at their natural alignment.
+  uint64_t bytes = 8 * (uint64_t{layout->binding_count} + (layout->check_messages.empty() ? 0 : 1)) +
+                   4 * uint64_t{layout->constant_count};
+  if (layout->binding_count > 0) bytes = (bytes + 7) / 8 * 8 + 8 * uint64_t{layout->binding_count};
+  description.kernarg_bytes = static_cast<uint32_t>(bytes);
+  return description;
+}
+
 StatusOr<Ref<hal::Executable>> PrepareTestKernelIfSupported(hal::Device& device, std::string_view name) {
   const KernelLayout* layout = FindLayout(name);
   if (!layout) return NotFoundError("no test kernel named '", name, "'");
@@ -163,6 +203,10 @@ StatusOr<Ref<hal::Executable>> PrepareTestKernelIfSupported(hal::Device& device,
     } else if (format == "cuda-ptx") {
       data = TestKernelPtx(name);
       metadata = CudaMetadata(CudaTestKernel(name));
+    } else if (format == "rocm-hsaco") {
+      const TestKernel* kernel = FindTestKernel(name);
+      if (kernel) data = kernel->rocm;
+      metadata = RocmMetadata(RocmTestKernel(name));
     }
     for (const auto& [kernel_format, arch] : kFormats) {
       if (format != kernel_format) continue;

@@ -1,5 +1,5 @@
-// The test kernels (kernels/) as HAL executables: their CPU, Vulkan and CUDA
-// metadata and their preparation on a device. Shared by the conformance suite and the HAL
+// The test kernels (kernels/) as HAL executables: their CPU, Vulkan, CUDA and
+// ROCm metadata and their preparation on a device. Shared by the conformance suite and the HAL
 // benchmarks; no test framework here.
 #pragma once
 
@@ -69,6 +69,30 @@ std::vector<uint8_t> CudaMetadata(const CudaKernelDescription& description);
 // image for sm_80 over the whole of TestKernelPtx(name); an empty entry point
 // for an unknown name.
 CudaKernelDescription CudaTestKernel(std::string_view name);
+
+// One entry point of a ROCm executable (schemas/rocm_executable.fbs), and the
+// code objects of the executable's data.
+struct RocmKernelDescription : GpuKernelDescription {
+  struct CodeObject {
+    std::string arch;
+    uint32_t version = 5;
+    uint64_t offset = 0;
+    uint64_t size = 0;
+  };
+  std::vector<CodeObject> code_objects;
+  uint32_t shared_memory_bytes = 0;
+  uint32_t kernarg_bytes = 0;
+};
+
+// The metadata FlatBuffer of a ROCm executable with one entry point.
+std::vector<uint8_t> RocmMetadata(const RocmKernelDescription& description);
+
+// The description of test kernel `name`'s code objects (kernels/<name>.cl),
+// one per kRocmTestArchs over the whole of its TestKernel::rocm, with the
+// kernel argument block the .cl file declares (the ABI's arguments, then a
+// 64-bit length per binding); an empty entry point for an unknown name or a
+// build without the ROCm driver.
+RocmKernelDescription RocmTestKernel(std::string_view name);
 
 // Prepares test kernel `name` for `device`, in the first of the device's
 // formats the kernels are built for, with metadata describing the kernel (as

@@ -2,12 +2,14 @@
 # arrays, so tests hold them as std::span<const uint8_t> without reading files.
 #
 # usage: cmake -DOUTPUT=<file.cc> -DKERNELS=<name,name,...> -DKERNEL_DIR=<dir> [-DSPIRV=ON]
-#              [-DPTX_DIR=<dir>] -P embed.cmake
+#              [-DPTX_DIR=<dir>] [-DROCM_ARCHS=<arch,arch,...>] -P embed.cmake
 # reads <KERNEL_DIR>/x86_64/<name>.so and <KERNEL_DIR>/aarch64/<name>.so for
-# every kernel, with SPIRV <KERNEL_DIR>/spirv/<name>.spv, and with PTX_DIR
+# every kernel, with SPIRV <KERNEL_DIR>/spirv/<name>.spv, with PTX_DIR
 # <PTX_DIR>/<name>.ptx (embedded with a NUL after the text, as the CUDA
-# driver reads PTX), in the order of the fields of
-# strata::testing::TestKernel (an empty span where not built).
+# driver reads PTX), and with ROCM_ARCHS <KERNEL_DIR>/rocm/<name>.<arch>.hsaco
+# for each architecture (one array, the code objects back to back, and their
+# sizes), in the order of the fields of strata::testing::TestKernel (an empty
+# span where not built).
 foreach(var OUTPUT KERNELS KERNEL_DIR)
   if(NOT DEFINED ${var})
     message(FATAL_ERROR "embed.cmake: -D${var}=... is required")
@@ -15,6 +17,9 @@ foreach(var OUTPUT KERNELS KERNEL_DIR)
 endforeach()
 # Commas, not semicolons: a list would not survive the custom command's quoting.
 string(REPLACE "," ";" KERNELS "${KERNELS}")
+if(ROCM_ARCHS)
+  string(REPLACE "," ";" ROCM_ARCHS "${ROCM_ARCHS}")
+endif()
 
 # CMake regexes have no {n}: spell out the 12 bytes that make one line.
 set(byte "0x[0-9a-f][0-9a-f],")
@@ -56,6 +61,25 @@ foreach(name IN LISTS KERNELS)
   endforeach()
   if(NOT PTX_DIR)
     string(APPEND row ", {}")
+  endif()
+  if(ROCM_ARCHS)
+    set(hex "")
+    set(sizes "")
+    foreach(rocm_arch IN LISTS ROCM_ARCHS)
+      set(path "${KERNEL_DIR}/rocm/${name}.${rocm_arch}.hsaco")
+      if(NOT EXISTS "${path}")
+        message(FATAL_ERROR "embed.cmake: ${path} does not exist")
+      endif()
+      file(READ "${path}" object HEX)
+      string(APPEND hex "${object}")
+      file(SIZE "${path}" size)
+      list(APPEND sizes ${size})
+    endforeach()
+    string(REGEX REPLACE "([0-9a-f][0-9a-f])" "0x\\1," bytes "${hex}")
+    string(REGEX REPLACE "(${line})" "\\1\n    " bytes "${bytes}")
+    string(APPEND arrays "alignas(16) const uint8_t k_${name}_rocm[] = {\n    ${bytes}\n};\n\n")
+    list(JOIN sizes ", " sizes)
+    string(APPEND row ", k_${name}_rocm, {${sizes}}")
   endif()
   string(APPEND rows "${row}},\n")
 endforeach()

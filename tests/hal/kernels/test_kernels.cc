@@ -26,6 +26,13 @@ std::span<const uint8_t> TestKernelSpirv(std::string_view name) {
   return {};
 }
 
+const TestKernel* FindTestKernel(std::string_view name) {
+  for (const TestKernel& kernel : TestKernels()) {
+    if (name == kernel.name) return &kernel;
+  }
+  return nullptr;
+}
+
 std::span<const uint8_t> TestKernelPtx(std::string_view name) {
   for (const TestKernel& kernel : TestKernels()) {
     if (name == kernel.name) return kernel.ptx;
