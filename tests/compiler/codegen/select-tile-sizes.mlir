@@ -66,6 +66,19 @@ func.func @conv_batch_one(%x: memref<1x16x16x64xf32>, %w: memref<3x3x64x64xf32>,
   return
 }
 
+// A stride-2 convolution keeps its two registers of filter beside the
+// columns: (16 - 2) / 3 = 4 columns with AVX2 (28 as 7 tiles of 4; 5
+// columns spilled an accumulator); with 32 registers still 8 (28 as 4 x 7).
+// CHECK-LABEL: func.func @conv_stride_two
+// CHECK: linalg.conv_2d_nhwc_hwcf {{{.*}}strata_cpu.tile_sizes = {vector = array<i64: 1, 1, 7, 16, 1, 0, 1>
+// AVX2-LABEL: func.func @conv_stride_two
+// AVX2: linalg.conv_2d_nhwc_hwcf {{{.*}}strata_cpu.tile_sizes = {vector = array<i64: 1, 1, 4, 16, 1, 0, 1>
+func.func @conv_stride_two(%x: memref<1x57x57x64xf32>, %w: memref<3x3x64x64xf32>, %y: memref<1x28x28x64xf32>) {
+  linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : vector<2xi64>, strides = dense<2> : vector<2xi64>}
+      ins(%x, %w : memref<1x57x57x64xf32>, memref<3x3x64x64xf32>) outs(%y : memref<1x28x28x64xf32>)
+  return
+}
+
 // A convolution with a filter over 1 MiB (3 x 3 x 256 x 512 f32: 4.5 MiB)
 // splits along its output channels instead, so each workgroup reads its own
 // slice of the filter once rather than all of it for each row.
