@@ -243,6 +243,11 @@ compileModel(ModuleOp module, const ModelCompileOptions &options) {
           // A layout for the CPU's tiles: a module without CPU executables
           // keeps the weights as the model has them (ROCm's matrix tiles
           // read a plain matmul's).
+          // Fewer multiplies for the CPU's 3x3 convolutions; the GPU code
+          // generators keep the direct ones.
+          if (options.winograd && options.cpuTarget && !options.vulkanTarget &&
+              !options.cudaTarget && !options.rocmTarget)
+            pm.addPass(flow::createWinogradPass());
           if (options.packWeights && options.cpuTarget) {
             pm.addPass(flow::createPackWeightsPass(
                 packingVectorBits(options, module.getContext())));

@@ -47,6 +47,9 @@ struct ModelCompileOptions {
   /// strata-pack-weights in global-opt: constant matmul weights stored in
   /// strips of the columns a CPU tile reads (only with CPU executables).
   bool packWeights = true;
+  /// strata-winograd in global-opt: 3x3 stride-1 convolutions as Winograd
+  /// F(2x2, 3x3) (only for modules whose executables are all CPU ones).
+  bool winograd = true;
   std::vector<cpu::CPUTargetOptions> targets;
   /// A "vulkan-spirv" executable too (--target=vulkan).
   bool vulkanTarget = false;

@@ -139,6 +139,12 @@ cl::opt<bool> packWeights(
     cl::desc("Store constant matmul weights in strips of the columns a tile "
              "reads (strata-pack-weights; default on)"),
     cl::init(true));
+cl::opt<bool> winograd(
+    "winograd",
+    cl::desc("Compute 3x3 stride-1 convolutions with constant filters as "
+             "Winograd F(2x2, 3x3) in modules of CPU executables only "
+             "(strata-winograd; default on)"),
+    cl::init(true));
 cl::opt<std::string> codegenOptions(
     "codegen-options",
     cl::desc("Options of the CPU codegen pipeline, e.g. \"vector-bits=256\""));
@@ -366,6 +372,7 @@ int compileModel(mlir::ModuleOp top) {
     return 1;
   options.signingKey = std::move(*key);
   options.packWeights = packWeights;
+  options.winograd = winograd;
   options.configure = [](PassManager &pm) {
     return applyPassManagerCLOptions(pm);
   };

@@ -500,6 +500,7 @@ void registerDispatchPasses() {
   PassRegistration<Pass>([] { return createChannelsLastPass(); });
   PassRegistration<Pass>([] { return createPackWeightsPass(); });
   PassRegistration<Pass>([] { return createAffineEpiloguesPass(); });
+  PassRegistration<Pass>([] { return createWinogradPass(); });
 }
 
 } // namespace strata::flow

@@ -46,6 +46,11 @@ std::unique_ptr<mlir::Pass> createConstEvalPass();
 /// one multiply-add with two constant tensors (see AffineEpilogues.cpp).
 std::unique_ptr<mlir::Pass> createAffineEpiloguesPass();
 
+/// strata-winograd: 3x3 stride-1 convolutions with constant filters computed
+/// as Winograd F(2x2, 3x3): input transforms, 16 matmuls with transformed
+/// constant filters, output transforms (see Winograd.cpp).
+std::unique_ptr<mlir::Pass> createWinogradPass();
+
 /// strata-pack-weights: constant matmul weights stored in strips of the
 /// columns a tile reads, the matmul a contraction over the expanded output
 /// (see PackWeights.cpp); strata-const-eval then packs the constants.

@@ -1,0 +1,273 @@
+//===- Winograd.cpp - 3x3 convolutions as Winograd F(2x2, 3x3) ------------===//
+//
+// strata-winograd: a 3 x 3 convolution of stride 1 with a constant filter
+// becomes Winograd's F(2x2, 3x3) (Lavin and Gray, 2015), which computes each
+// 2 x 2 block of the output from a 4 x 4 block of the input with 16
+// products per channel pair instead of 36:
+//
+//   V_ab = (B^T d B)_ab  for every 4 x 4 input block d (blocks overlap by 2),
+//   M_ab = V_ab * U_ab   a matmul per (a, b): blocks x C times C x F, where
+//                        U = G g G^T is the filter transformed at compile time,
+//   Y    = A^T M A       the 2 x 2 output block.
+//
+// B^T and A^T hold only 0 and +-1, so the two transforms are additions and
+// subtractions: one elementwise linalg.generic per (a, b) reading the input
+// at the offsets its terms need, and one per output position (p, q) writing
+// every second row and column of the output. The 16 matmuls have constant
+// right-hand sides, which strata-pack-weights then packs like any layer's
+// weights. G holds halves, so U is computed in double and rounded once; the
+// result differs from the direct convolution's by rounding (about 1e-6
+// relative on ResNet-18's layers).
+//
+// Rewritten: linalg.conv_2d_nhwc_hwcf of batch 1, strides and dilations 1, a
+// constant f32 3 x 3 x C x F filter with C and F at least 16, static shapes,
+// and an output that starts as a fill of zero; an odd output height or width
+// is computed one larger from the input padded with zeros, then cut. The 2-D NHWC convolutions of channels-last models are of this
+// form after strata-channels-last (the padding is a tensor.pad before them).
+//
+//===----------------------------------------------------------------------===//
+
+#include <array>
+
+#include "compiler/dispatch/Transforms/Constants.h"
+#include "compiler/dispatch/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+using namespace mlir;
+
+namespace strata::flow {
+namespace {
+
+constexpr int kBT[4][4] = {{1, 0, -1, 0}, {0, 1, 1, 0}, {0, -1, 1, 0}, {0, 1, 0, -1}};
+constexpr double kG[4][3] = {{1, 0, 0}, {0.5, 0.5, 0.5}, {0.5, -0.5, 0.5}, {0, 0, 1}};
+constexpr int kAT[2][4] = {{1, 1, 1, 0}, {0, 1, -1, -1}};
+
+/// The fewest input and output channels rewritten: below them the matmuls
+/// are too small for the transforms to pay.
+constexpr int64_t kMinChannels = 16;
+
+bool allOnes(DenseIntElementsAttr attr) {
+  return llvm::all_of(attr.getValues<APInt>(), [](const APInt &v) { return v.isOne(); });
+}
+
+/// One term of a transform: the coefficient (+1 or -1) and the operand.
+struct Term {
+  int sign;
+  Value operand;
+  AffineMap map;
+};
+
+/// An elementwise linalg.generic over `loops` parallel loops writing `init`:
+/// the signed sum of its terms.
+Value signedSum(OpBuilder &b, Location loc, ArrayRef<Term> terms, Value init, unsigned loops) {
+  SmallVector<Value> inputs;
+  SmallVector<AffineMap> maps;
+  for (const Term &term : terms) {
+    inputs.push_back(term.operand);
+    maps.push_back(term.map);
+  }
+  maps.push_back(b.getMultiDimIdentityMap(loops));
+  SmallVector<utils::IteratorType> iterators(loops, utils::IteratorType::parallel);
+  auto generic = linalg::GenericOp::create(
+      b, loc, init.getType(), inputs, init, maps, iterators,
+      [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
+        Value sum;
+        for (auto [i, term] : llvm::enumerate(terms)) {
+          Value value = args[i];
+          if (!sum) {
+            sum = term.sign > 0 ? value : arith::NegFOp::create(nested, nestedLoc, value).getResult();
+          } else if (term.sign > 0) {
+            sum = arith::AddFOp::create(nested, nestedLoc, sum, value);
+          } else {
+            sum = arith::SubFOp::create(nested, nestedLoc, sum, value);
+          }
+        }
+        linalg::YieldOp::create(nested, nestedLoc, sum);
+      });
+  return generic.getResult(0);
+}
+
+struct WinogradConvolution : OpRewritePattern<linalg::Conv2DNhwcHwcfOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(linalg::Conv2DNhwcHwcfOp op, PatternRewriter &rewriter) const override {
+    if (!allOnes(op.getStrides()) || !allOnes(op.getDilations()))
+      return rewriter.notifyMatchFailure(op, "strided or dilated");
+    Value input = op.getInputs()[0], filter = op.getInputs()[1], init = op.getOutputs()[0];
+    auto inputType = dyn_cast<RankedTensorType>(input.getType());
+    auto filterType = dyn_cast<RankedTensorType>(filter.getType());
+    auto outputType = dyn_cast<RankedTensorType>(init.getType());
+    if (!inputType || !filterType || !outputType || !inputType.hasStaticShape() ||
+        !filterType.hasStaticShape() || !outputType.hasStaticShape() || !filterType.getElementType().isF32() ||
+        !inputType.getElementType().isF32() || !outputType.getElementType().isF32())
+      return rewriter.notifyMatchFailure(op, "not static f32");
+    ArrayRef<int64_t> in = inputType.getShape(), w = filterType.getShape(), out = outputType.getShape();
+    const int64_t channels = w[2], filters = w[3];
+    if (in[0] != 1 || w[0] != 3 || w[1] != 3 || in[1] != out[1] + 2 || in[2] != out[2] + 2 ||
+        channels < kMinChannels || filters < kMinChannels)
+      return rewriter.notifyMatchFailure(op, "not a 3 x 3 convolution of batch 1");
+    auto fill = init.getDefiningOp<linalg::FillOp>();
+    if (!fill || !matchPattern(fill.getInputs()[0], m_AnyZeroFloat()))
+      return rewriter.notifyMatchFailure(op, "the output does not start as zeros");
+    std::optional<ConstantBytes> bytes = constantBytes(filter);
+    if (!bytes || bytes->splat)
+      return rewriter.notifyMatchFailure(op, "the filter is not a constant");
+    const auto *g = reinterpret_cast<const float *>(bytes->data.data());
+
+    Location loc = op.getLoc();
+    MLIRContext *context = rewriter.getContext();
+    Type f32 = rewriter.getF32Type();
+    // An odd output height or width is computed one larger, from the input
+    // padded with zeros below or to the right, and cut back at the end
+    // (ResNet-18's 7 x 7 images: 16 blocks of 2 x 2 for 49 outputs).
+    const int64_t rows = (out[1] + 1) / 2, cols = (out[2] + 1) / 2, blocks = rows * cols;
+    Value zero = arith::ConstantOp::create(rewriter, loc, rewriter.getF32FloatAttr(0.0f));
+    if (out[1] % 2 || out[2] % 2) {
+      SmallVector<OpFoldResult> low(4, rewriter.getIndexAttr(0)), high(4, rewriter.getIndexAttr(0));
+      high[1] = rewriter.getIndexAttr(out[1] % 2);
+      high[2] = rewriter.getIndexAttr(out[2] % 2);
+      auto paddedType = RankedTensorType::get({1, in[1] + out[1] % 2, in[2] + out[2] % 2, channels}, f32);
+      input = tensor::PadOp::create(rewriter, loc, paddedType, input, low, high, zero);
+    }
+    AffineExpr th, tw, c;
+    bindDims(context, th, tw, c);
+
+    // M_ab = V_ab * U_ab, each blocks x F and seen as rows x cols x F.
+    Value products[4][4];
+    std::vector<float> transformed(static_cast<size_t>(channels * filters));
+    for (int a = 0; a < 4; ++a) {
+      for (int b = 0; b < 4; ++b) {
+        SmallVector<Term> terms;
+        for (int i = 0; i < 4; ++i)
+          for (int j = 0; j < 4; ++j)
+            if (int sign = kBT[a][i] * kBT[b][j])
+              terms.push_back({sign, input,
+                               AffineMap::get(3, 0, {rewriter.getAffineConstantExpr(0), th * 2 + i, tw * 2 + j, c},
+                                              context)});
+        Value empty = tensor::EmptyOp::create(rewriter, loc, ArrayRef<int64_t>{rows, cols, channels}, f32);
+        Value v = signedSum(rewriter, loc, terms, empty, 3);
+        Value flat = tensor::CollapseShapeOp::create(
+            rewriter, loc, RankedTensorType::get({blocks, channels}, f32), v,
+            ArrayRef<ReassociationIndices>{{0, 1}, {2}});
+        // U_ab = sum_ij G[a][i] g[i][j] G[b][j].
+        for (int64_t ci = 0; ci < channels; ++ci) {
+          for (int64_t f = 0; f < filters; ++f) {
+            double sum = 0;
+            for (int i = 0; i < 3; ++i)
+              for (int j = 0; j < 3; ++j)
+                sum += kG[a][i] * kG[b][j] * g[((i * 3 + j) * channels + ci) * filters + f];
+            transformed[ci * filters + f] = static_cast<float>(sum);
+          }
+        }
+        auto weightType = RankedTensorType::get({channels, filters}, f32);
+        Value weights = arith::ConstantOp::create(
+            rewriter, loc, DenseElementsAttr::get(weightType, ArrayRef<float>(transformed)));
+        Value productInit = linalg::FillOp::create(
+                                rewriter, loc, zero,
+                                tensor::EmptyOp::create(rewriter, loc, ArrayRef<int64_t>{blocks, filters}, f32)
+                                    .getResult())
+                                .getResult(0);
+        Value product =
+            linalg::MatmulOp::create(rewriter, loc, ValueRange{flat, weights}, ValueRange{productInit}).getResult(0);
+        products[a][b] = tensor::ExpandShapeOp::create(
+            rewriter, loc, RankedTensorType::get({rows, cols, filters}, f32), product,
+            ArrayRef<ReassociationIndices>{{0, 1}, {2}});
+      }
+    }
+
+    // Y[2 th + p, 2 tw + q] = (A^T M A)_pq, written in place by one
+    // generic over (th, p, tw, q, f): the coefficients of A^T's row p and
+    // row q are selected by p and q (uniform within a vector along f).
+    Value result;
+    {
+      SmallVector<Value> inputs;
+      SmallVector<AffineMap> maps;
+      AffineExpr d0, d1, d2, d3, d4;
+      bindDims(context, d0, d1, d2, d3, d4);
+      for (int a = 0; a < 4; ++a)
+        for (int b = 0; b < 4; ++b) {
+          inputs.push_back(products[a][b]);
+          maps.push_back(AffineMap::get(5, 0, {d0, d2, d4}, context));
+        }
+      maps.push_back(rewriter.getMultiDimIdentityMap(5));
+      Value empty = tensor::EmptyOp::create(rewriter, loc, ArrayRef<int64_t>{rows, 2, cols, 2, filters}, f32);
+      SmallVector<utils::IteratorType> iterators(5, utils::IteratorType::parallel);
+      result = linalg::GenericOp::create(
+                   rewriter, loc, empty.getType(), inputs, empty, maps, iterators,
+                   [&](OpBuilder &nb, Location nl, ValueRange args) {
+                     Value zeroIndex = arith::ConstantIndexOp::create(nb, nl, 0);
+                     auto second = [&](unsigned dim) {
+                       Value index = linalg::IndexOp::create(nb, nl, dim);
+                       return arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::ne, index, zeroIndex).getResult();
+                     };
+                     Value pSecond = second(1), qSecond = second(3);
+                     auto coefficient = [&](Value isSecond, int k) {
+                       Value first = arith::ConstantOp::create(nb, nl, nb.getF32FloatAttr(float(kAT[0][k])));
+                       Value other = arith::ConstantOp::create(nb, nl, nb.getF32FloatAttr(float(kAT[1][k])));
+                       return arith::SelectOp::create(nb, nl, isSecond, other, first).getResult();
+                     };
+                     Value sum;
+                     for (int a = 0; a < 4; ++a) {
+                       Value row;
+                       for (int b = 0; b < 4; ++b) {
+                         Value term = args[a * 4 + b];
+                         Value cq = coefficient(qSecond, b);
+                         row = row ? math::FmaOp::create(nb, nl, cq, term, row).getResult()
+                                   : arith::MulFOp::create(nb, nl, cq, term).getResult();
+                       }
+                       Value cp = coefficient(pSecond, a);
+                       sum = sum ? math::FmaOp::create(nb, nl, cp, row, sum).getResult()
+                                 : arith::MulFOp::create(nb, nl, cp, row).getResult();
+                     }
+                     linalg::YieldOp::create(nb, nl, sum);
+                   })
+                   .getResult(0);
+    }
+    Value image = tensor::CollapseShapeOp::create(
+        rewriter, loc, RankedTensorType::get({2 * rows, 2 * cols, filters}, f32), result,
+        ArrayRef<ReassociationIndices>{{0, 1}, {2, 3}, {4}});
+    if (out[1] % 2 || out[2] % 2)
+      image = tensor::ExtractSliceOp::create(
+          rewriter, loc, RankedTensorType::get({out[1], out[2], filters}, f32), image,
+          ArrayRef<OpFoldResult>{rewriter.getIndexAttr(0), rewriter.getIndexAttr(0), rewriter.getIndexAttr(0)},
+          ArrayRef<OpFoldResult>{rewriter.getIndexAttr(out[1]), rewriter.getIndexAttr(out[2]),
+                                 rewriter.getIndexAttr(filters)},
+          ArrayRef<OpFoldResult>{rewriter.getIndexAttr(1), rewriter.getIndexAttr(1), rewriter.getIndexAttr(1)});
+    rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(op, outputType, image,
+                                                       ArrayRef<ReassociationIndices>{{0, 1}, {2}, {3}});
+    return success();
+  }
+};
+
+struct WinogradPass : PassWrapper<WinogradPass, OperationPass<>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(WinogradPass)
+
+  StringRef getArgument() const override { return "strata-winograd"; }
+  StringRef getDescription() const override {
+    return "Computes 3x3 stride-1 convolutions with constant filters as Winograd F(2x2, 3x3)";
+  }
+  void getDependentDialects(DialectRegistry &registry) const override {
+    registry.insert<arith::ArithDialect, linalg::LinalgDialect, math::MathDialect, tensor::TensorDialect>();
+  }
+
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    patterns.add<WinogradConvolution>(&getContext());
+    GreedyRewriteConfig config;
+    config.enableFolding(false);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns), config)))
+      signalPassFailure();
+  }
+};
+
+} // namespace
+
+std::unique_ptr<Pass> createWinogradPass() { return std::make_unique<WinogradPass>(); }
+
+} // namespace strata::flow
