@@ -332,18 +332,19 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "no test kernel has ROCm code objects (a build without the ROCm driver)\n");
       return 1;
     }
-  }
-  for (int a = 1; a < argc && std::string_view(argv[1]) != "--test-kernels"; ++a) {
-    auto module = strata::vm::BytecodeModule::LoadFile(argv[a]);
-    if (!module.ok()) {
-      std::fprintf(stderr, "%s: %s\n", argv[a], module.status().ToString().c_str());
-      ++counts.failures;
-      continue;
-    }
-    for (const strata::vm::ExecutableInfo& exe : (*module)->executables()) {
-      if (exe.format != "rocm-hsaco") continue;
-      CheckExecutable(std::string(argv[a]) + ": executable '" + std::string(exe.name) + "'", exe.metadata, exe.data,
-                      /*lengths=*/false, counts);
+  } else {
+    for (int a = 1; a < argc; ++a) {
+      auto module = strata::vm::BytecodeModule::LoadFile(argv[a]);
+      if (!module.ok()) {
+        std::fprintf(stderr, "%s: %s\n", argv[a], module.status().ToString().c_str());
+        ++counts.failures;
+        continue;
+      }
+      for (const strata::vm::ExecutableInfo& exe : (*module)->executables()) {
+        if (exe.format != "rocm-hsaco") continue;
+        CheckExecutable(std::string(argv[a]) + ": executable '" + std::string(exe.name) + "'", exe.metadata,
+                        exe.data, /*lengths=*/false, counts);
+      }
     }
   }
   std::printf("%d code objects checked, %d also by comgr, %d failed\n", counts.objects, counts.comgr_read,

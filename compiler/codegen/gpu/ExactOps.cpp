@@ -21,10 +21,6 @@ namespace strata::gpu {
 
 namespace {
 
-Value intConstant(OpBuilder &b, Location loc, Type type, int64_t value) {
-  return arith::ConstantOp::create(b, loc, type, b.getIntegerAttr(type, value));
-}
-
 /// x^e by repeated squaring; negative e as math-to-funcs defines it.
 struct ExpandIPowI : OpRewritePattern<math::IPowIOp> {
   using OpRewritePattern::OpRewritePattern;
@@ -35,9 +31,9 @@ struct ExpandIPowI : OpRewritePattern<math::IPowIOp> {
       return rewriter.notifyMatchFailure(op, "vector powers stay as they are");
     Location loc = op.getLoc();
     Value base = op.getLhs(), exponent = op.getRhs();
-    Value zero = intConstant(rewriter, loc, type, 0);
-    Value one = intConstant(rewriter, loc, type, 1);
-    Value minusOne = intConstant(rewriter, loc, type, -1);
+    Value zero = arith::ConstantIntOp::create(rewriter, loc, type, 0);
+    Value one = arith::ConstantIntOp::create(rewriter, loc, type, 1);
+    Value minusOne = arith::ConstantIntOp::create(rewriter, loc, type, -1);
     Value negative = arith::CmpIOp::create(rewriter, loc,
                                            arith::CmpIPredicate::slt, exponent, zero);
     Value count = arith::SelectOp::create(rewriter, loc, negative, zero, exponent);

@@ -24,7 +24,6 @@
 //===----------------------------------------------------------------------===//
 
 #include <cmath>
-#include <cstring>
 
 #include "compiler/dispatch/Transforms/Constants.h"
 #include "compiler/dispatch/Transforms/Passes.h"
@@ -62,20 +61,7 @@ struct ConstantInput {
   ConstantBytes bytes;
   Type element;
   bool scalar = false;  // 0-d: the same element everywhere
-  double at(int64_t i) const {
-    if (scalar)
-      i = 0;
-    if (bytes.splat)
-      return cast<FloatAttr>(bytes.splatValue).getValueAsDouble();
-    if (element.isF32()) {
-      float value;
-      std::memcpy(&value, bytes.data.data() + 4 * i, 4);
-      return value;
-    }
-    double value;
-    std::memcpy(&value, bytes.data.data() + 8 * i, 8);
-    return value;
-  }
+  double at(int64_t i) const { return floatElement(bytes, element, scalar ? 0 : i); }
 };
 
 /// a * x + b, or a constant b (a = 0).

@@ -21,6 +21,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include <cstring>
+
 #include "compiler/dispatch/Transforms/Constants.h"
 #include "compiler/dispatch/Transforms/Passes.h"
 
@@ -68,6 +70,19 @@ std::optional<ConstantBytes> constantBytes(Value value) {
   if (static_cast<int64_t>(bytes.data.size()) != expected)
     return std::nullopt;
   return bytes;
+}
+
+double floatElement(const ConstantBytes &bytes, Type element, int64_t i) {
+  if (bytes.splat)
+    return cast<FloatAttr>(bytes.splatValue).getValueAsDouble();
+  if (element.isF32()) {
+    float value;
+    std::memcpy(&value, bytes.data.data() + 4 * i, 4);
+    return value;
+  }
+  double value;
+  std::memcpy(&value, bytes.data.data() + 8 * i, 8);
+  return value;
 }
 
 namespace {

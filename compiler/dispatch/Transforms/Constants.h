@@ -1,7 +1,8 @@
 //===- Constants.h - The bytes of constant tensors --------------*- C++ -*-===//
 //
 // What the passes that compute with constants at compile time
-// (strata-const-eval, strata-affine-epilogues) read of a constant tensor.
+// (strata-const-eval, strata-affine-epilogues, strata-winograd) read of a
+// constant tensor.
 //
 //===----------------------------------------------------------------------===//
 
@@ -28,6 +29,10 @@ struct ConstantBytes {
 /// `value`'s bytes when it is a static-shaped dense or dense_resource
 /// constant tensor of whole-byte elements.
 std::optional<ConstantBytes> constantBytes(mlir::Value value);
+
+/// Element `i` (row-major) of a constant of f32 or f64 `element`s, as a
+/// double; a splat's single element for every `i`.
+double floatElement(const ConstantBytes &bytes, mlir::Type element, int64_t i);
 
 } // namespace strata::flow
 

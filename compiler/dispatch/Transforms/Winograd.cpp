@@ -27,7 +27,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include <array>
+#include <algorithm>
+#include <iterator>
 
 #include "compiler/dispatch/Transforms/Constants.h"
 #include "compiler/dispatch/Transforms/Passes.h"
@@ -93,6 +94,50 @@ Value signedSum(OpBuilder &b, Location loc, ArrayRef<Term> terms, Value init, un
   return generic.getResult(0);
 }
 
+/// Y[2 th + p, 2 tw + q] = (A^T M A)_pq over the rows x cols x F products
+/// M_ab, written in place by one generic over (th, p, tw, q, f): the
+/// coefficients of A^T's rows p and q are selected by p and q (uniform within
+/// a vector along f).
+Value outputTransform(OpBuilder &b, Location loc, Value (&products)[4][4], int64_t rows, int64_t cols,
+                      int64_t filters) {
+  MLIRContext *context = b.getContext();
+  AffineExpr th, p, tw, q, f;
+  bindDims(context, th, p, tw, q, f);
+  SmallVector<Value> inputs;
+  for (auto &row : products)
+    inputs.append(std::begin(row), std::end(row));
+  SmallVector<AffineMap> maps(inputs.size(), AffineMap::get(5, 0, {th, tw, f}, context));
+  maps.push_back(b.getMultiDimIdentityMap(5));
+  Value empty = tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{rows, 2, cols, 2, filters}, b.getF32Type());
+  SmallVector<utils::IteratorType> iterators(5, utils::IteratorType::parallel);
+  auto body = [&](OpBuilder &nb, Location nl, ValueRange args) {
+    Value zeroIndex = arith::ConstantIndexOp::create(nb, nl, 0);
+    auto second = [&](unsigned dim) {
+      Value index = linalg::IndexOp::create(nb, nl, dim);
+      return arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::ne, index, zeroIndex).getResult();
+    };
+    Value pSecond = second(1), qSecond = second(3);
+    auto coefficient = [&](Value isSecond, int k) {
+      Value first = arith::ConstantOp::create(nb, nl, nb.getF32FloatAttr(float(kAT[0][k])));
+      Value other = arith::ConstantOp::create(nb, nl, nb.getF32FloatAttr(float(kAT[1][k])));
+      return arith::SelectOp::create(nb, nl, isSecond, other, first).getResult();
+    };
+    // sum_a cp_a * (sum_b cq_b * M_ab), as multiply-adds.
+    auto accumulate = [&](Value sum, Value c, Value x) {
+      return sum ? math::FmaOp::create(nb, nl, c, x, sum).getResult() : arith::MulFOp::create(nb, nl, c, x).getResult();
+    };
+    Value sum;
+    for (int a = 0; a < 4; ++a) {
+      Value row;
+      for (int k = 0; k < 4; ++k)
+        row = accumulate(row, coefficient(qSecond, k), args[a * 4 + k]);
+      sum = accumulate(sum, coefficient(pSecond, a), row);
+    }
+    linalg::YieldOp::create(nb, nl, sum);
+  };
+  return linalg::GenericOp::create(b, loc, empty.getType(), inputs, empty, maps, iterators, body).getResult(0);
+}
+
 struct WinogradConvolution : OpRewritePattern<linalg::Conv2DNhwcHwcfOp> {
   using OpRewritePattern::OpRewritePattern;
 
@@ -118,7 +163,6 @@ struct WinogradConvolution : OpRewritePattern<linalg::Conv2DNhwcHwcfOp> {
     std::optional<ConstantBytes> bytes = constantBytes(filter);
     if (!bytes || bytes->splat)
       return rewriter.notifyMatchFailure(op, "the filter is not a constant");
-    const auto *g = reinterpret_cast<const float *>(bytes->data.data());
 
     Location loc = op.getLoc();
     MLIRContext *context = rewriter.getContext();
@@ -140,7 +184,7 @@ struct WinogradConvolution : OpRewritePattern<linalg::Conv2DNhwcHwcfOp> {
 
     // M_ab = V_ab * U_ab, each blocks x F and seen as rows x cols x F.
     Value products[4][4];
-    std::vector<float> transformed(static_cast<size_t>(channels * filters));
+    std::vector<double> transformed(static_cast<size_t>(channels * filters));
     for (int a = 0; a < 4; ++a) {
       for (int b = 0; b < 4; ++b) {
         SmallVector<Term> terms;
@@ -156,18 +200,15 @@ struct WinogradConvolution : OpRewritePattern<linalg::Conv2DNhwcHwcfOp> {
             rewriter, loc, RankedTensorType::get({blocks, channels}, f32), v,
             ArrayRef<ReassociationIndices>{{0, 1}, {2}});
         // U_ab = sum_ij G[a][i] g[i][j] G[b][j].
-        for (int64_t ci = 0; ci < channels; ++ci) {
-          for (int64_t f = 0; f < filters; ++f) {
-            double sum = 0;
-            for (int i = 0; i < 3; ++i)
-              for (int j = 0; j < 3; ++j)
-                sum += kG[a][i] * kG[b][j] * g[((i * 3 + j) * channels + ci) * filters + f];
-            transformed[ci * filters + f] = static_cast<float>(sum);
-          }
-        }
+        std::fill(transformed.begin(), transformed.end(), 0.0);
+        for (int i = 0; i < 3; ++i)
+          for (int j = 0; j < 3; ++j)
+            for (int64_t k = 0; k < channels * filters; ++k)
+              transformed[k] += kG[a][i] * kG[b][j] * floatElement(*bytes, f32, (i * 3 + j) * channels * filters + k);
+        std::vector<float> rounded(transformed.begin(), transformed.end());
         auto weightType = RankedTensorType::get({channels, filters}, f32);
         Value weights = arith::ConstantOp::create(
-            rewriter, loc, DenseElementsAttr::get(weightType, ArrayRef<float>(transformed)));
+            rewriter, loc, DenseElementsAttr::get(weightType, ArrayRef<float>(rounded)));
         Value productInit = linalg::FillOp::create(
                                 rewriter, loc, zero,
                                 tensor::EmptyOp::create(rewriter, loc, ArrayRef<int64_t>{blocks, filters}, f32)
@@ -181,54 +222,7 @@ struct WinogradConvolution : OpRewritePattern<linalg::Conv2DNhwcHwcfOp> {
       }
     }
 
-    // Y[2 th + p, 2 tw + q] = (A^T M A)_pq, written in place by one
-    // generic over (th, p, tw, q, f): the coefficients of A^T's row p and
-    // row q are selected by p and q (uniform within a vector along f).
-    Value result;
-    {
-      SmallVector<Value> inputs;
-      SmallVector<AffineMap> maps;
-      AffineExpr d0, d1, d2, d3, d4;
-      bindDims(context, d0, d1, d2, d3, d4);
-      for (int a = 0; a < 4; ++a)
-        for (int b = 0; b < 4; ++b) {
-          inputs.push_back(products[a][b]);
-          maps.push_back(AffineMap::get(5, 0, {d0, d2, d4}, context));
-        }
-      maps.push_back(rewriter.getMultiDimIdentityMap(5));
-      Value empty = tensor::EmptyOp::create(rewriter, loc, ArrayRef<int64_t>{rows, 2, cols, 2, filters}, f32);
-      SmallVector<utils::IteratorType> iterators(5, utils::IteratorType::parallel);
-      result = linalg::GenericOp::create(
-                   rewriter, loc, empty.getType(), inputs, empty, maps, iterators,
-                   [&](OpBuilder &nb, Location nl, ValueRange args) {
-                     Value zeroIndex = arith::ConstantIndexOp::create(nb, nl, 0);
-                     auto second = [&](unsigned dim) {
-                       Value index = linalg::IndexOp::create(nb, nl, dim);
-                       return arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::ne, index, zeroIndex).getResult();
-                     };
-                     Value pSecond = second(1), qSecond = second(3);
-                     auto coefficient = [&](Value isSecond, int k) {
-                       Value first = arith::ConstantOp::create(nb, nl, nb.getF32FloatAttr(float(kAT[0][k])));
-                       Value other = arith::ConstantOp::create(nb, nl, nb.getF32FloatAttr(float(kAT[1][k])));
-                       return arith::SelectOp::create(nb, nl, isSecond, other, first).getResult();
-                     };
-                     Value sum;
-                     for (int a = 0; a < 4; ++a) {
-                       Value row;
-                       for (int b = 0; b < 4; ++b) {
-                         Value term = args[a * 4 + b];
-                         Value cq = coefficient(qSecond, b);
-                         row = row ? math::FmaOp::create(nb, nl, cq, term, row).getResult()
-                                   : arith::MulFOp::create(nb, nl, cq, term).getResult();
-                       }
-                       Value cp = coefficient(pSecond, a);
-                       sum = sum ? math::FmaOp::create(nb, nl, cp, row, sum).getResult()
-                                 : arith::MulFOp::create(nb, nl, cp, row).getResult();
-                     }
-                     linalg::YieldOp::create(nb, nl, sum);
-                   })
-                   .getResult(0);
-    }
+    Value result = outputTransform(rewriter, loc, products, rows, cols, filters);
     Value image = tensor::CollapseShapeOp::create(
         rewriter, loc, RankedTensorType::get({2 * rows, 2 * cols, filters}, f32), result,
         ArrayRef<ReassociationIndices>{{0, 1}, {2, 3}, {4}});

@@ -12,20 +12,6 @@ KernelArch HostKernelArch() {
 #endif
 }
 
-std::span<const uint8_t> TestKernelElf(std::string_view name, KernelArch arch) {
-  for (const TestKernel& kernel : TestKernels()) {
-    if (name == kernel.name) return arch == KernelArch::kX86_64 ? kernel.x86_64 : kernel.aarch64;
-  }
-  return {};
-}
-
-std::span<const uint8_t> TestKernelSpirv(std::string_view name) {
-  for (const TestKernel& kernel : TestKernels()) {
-    if (name == kernel.name) return kernel.spirv;
-  }
-  return {};
-}
-
 const TestKernel* FindTestKernel(std::string_view name) {
   for (const TestKernel& kernel : TestKernels()) {
     if (name == kernel.name) return &kernel;
@@ -33,11 +19,20 @@ const TestKernel* FindTestKernel(std::string_view name) {
   return nullptr;
 }
 
+std::span<const uint8_t> TestKernelElf(std::string_view name, KernelArch arch) {
+  const TestKernel* kernel = FindTestKernel(name);
+  if (!kernel) return {};
+  return arch == KernelArch::kX86_64 ? kernel->x86_64 : kernel->aarch64;
+}
+
+std::span<const uint8_t> TestKernelSpirv(std::string_view name) {
+  const TestKernel* kernel = FindTestKernel(name);
+  return kernel ? kernel->spirv : std::span<const uint8_t>();
+}
+
 std::span<const uint8_t> TestKernelPtx(std::string_view name) {
-  for (const TestKernel& kernel : TestKernels()) {
-    if (name == kernel.name) return kernel.ptx;
-  }
-  return {};
+  const TestKernel* kernel = FindTestKernel(name);
+  return kernel ? kernel->ptx : std::span<const uint8_t>();
 }
 
 }  // namespace strata::testing
