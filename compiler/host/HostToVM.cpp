@@ -1,6 +1,9 @@
 //===- HostToVM.cpp - Host functions to a vm.module -----------------------===//
 
 #include "compiler/host/HostToVM.h"
+
+#include <limits>
+
 #include "compiler/support/SourceLocation.h"
 
 #include "compiler/dispatch/IR/FlowOps.h"
@@ -56,6 +59,25 @@ struct TensorValue {
   Value offset; // i64
   Value length; // i64
   SmallVector<Value> dims; // i64 each
+  // The bytes of `buffer` the tensor spans where the plan fixes them at
+  // compile time (a transient in the block's arena); otherwise the whole
+  // buffer, as far as the ordering of dispatches is concerned.
+  int64_t firstByte = 0;
+  int64_t endByte = std::numeric_limits<int64_t>::max();
+};
+
+/// A range of a buffer that a recorded dispatch reads or writes.
+struct Access {
+  Value buffer;
+  int64_t firstByte, endByte;
+  bool write;
+
+  /// Whether running the two in either order, or at once, could change what
+  /// is read or written: the same buffer, overlapping bytes, one a write.
+  bool conflicts(const Access &other) const {
+    return buffer == other.buffer && (write || other.write) &&
+           firstByte < other.endByte && other.firstByte < endByte;
+  }
 };
 
 class ModuleLowering;
@@ -123,6 +145,10 @@ private:
   Value commandBuffer;
   // The buffers the recorded dispatches write.
   DenseSet<Value> pendingBuffers;
+  // What the dispatches recorded since the last barrier read and write: a
+  // dispatch that conflicts with none of them may run beside them, so a
+  // barrier is recorded only before one that does.
+  SmallVector<Access> unordered;
   Value arena;
   int64_t transientBytes = 0;
   // Dynamically sized transients (strata-plan-transients' slots): their
@@ -475,6 +501,7 @@ void FunctionLowering::flush() {
   call1("semaphore.wait", {semaphore, i64(1), i64(-1)});
   commandBuffer = Value();
   pendingBuffers.clear();
+  unordered.clear();
 }
 
 LogicalResult FunctionLowering::checkSubmitted(Operation *op) {
@@ -611,6 +638,7 @@ LogicalResult FunctionLowering::lowerBlock(Block &block) {
   }
   commandBuffer = Value();
   pendingBuffers.clear();
+  unordered.clear();
   arena = Value();
   dynamicArena = Value();
   dynamicOffsets.clear();
@@ -982,6 +1010,10 @@ LogicalResult FunctionLowering::lowerDispatch(flow::DispatchOp op) {
     if (offsets && offsets[number] >= 0) {
       tensor.buffer = arena;
       tensor.offset = i64(offsets[number]);
+      tensor.firstByte = offsets[number];
+      if (tensor.type.hasStaticShape())
+        tensor.endByte = offsets[number] +
+                         elementBytes(tensor.type.getElementType()) * tensor.type.getNumElements();
     } else if (slots && slots[number] >= 0) {
       if (dynamicPlanned == dynamicOffsets.end())
         return op.emitOpError("places result ")
@@ -1004,10 +1036,15 @@ LogicalResult FunctionLowering::lowerDispatch(flow::DispatchOp op) {
   }
 
   SmallVector<Value> bindings;
-  for (TensorValue *input : inputs)
+  SmallVector<Access> accesses;
+  for (TensorValue *input : inputs) {
     bindings.append({input->buffer, input->offset, input->length});
-  for (TensorValue &output : outputs)
+    accesses.push_back({input->buffer, input->firstByte, input->endByte, false});
+  }
+  for (TensorValue &output : outputs) {
     bindings.append({output.buffer, output.offset, output.length});
+    accesses.push_back({output.buffer, output.firstByte, output.endByte, true});
+  }
   if (info.scratchBytes != 0) {
     auto scratch = op->getAttrOfType<IntegerAttr>(kScratchOffsetAttr);
     if (!scratch)
@@ -1015,6 +1052,11 @@ LogicalResult FunctionLowering::lowerDispatch(flow::DispatchOp op) {
              << info.scratchBytes << " bytes of scratch without a "
              << kScratchOffsetAttr << " (strata-plan-transients places it)";
     bindings.append({arena, i64(scratch.getInt()), i64(info.scratchBytes)});
+    // Every variant's scratch, as far as ordering goes: the largest.
+    int64_t scratchBytes = 0;
+    for (const KernelVariant &variant : variants)
+      scratchBytes = std::max<int64_t>(scratchBytes, variant.dispatch.scratchBytes);
+    accesses.push_back({arena, scratch.getInt(), scratch.getInt() + scratchBytes, true});
   }
 
   // The workgroup count of the format the device runs: each variant's,
@@ -1034,11 +1076,21 @@ LogicalResult FunctionLowering::lowerDispatch(flow::DispatchOp op) {
     commandBuffer = call1("command_buffer.create", {device});
     call0("command_buffer.begin", {commandBuffer});
   }
+  // A barrier only where this dispatch reads what one recorded since the
+  // last barrier writes, or writes what one reads or writes (the arena's
+  // bytes are reused once a transient is dead): independent dispatches, such
+  // as the transforms of a Winograd convolution, may then run at once.
+  if (llvm::any_of(accesses, [&](const Access &access) {
+        return llvm::any_of(unordered, [&](const Access &recorded) { return access.conflicts(recorded); });
+      })) {
+    call0("command_buffer.barrier", {commandBuffer});
+    unordered.clear();
+  }
+  unordered.append(accesses);
   call0("command_buffer.dispatch",
         {commandBuffer, executable, i32(kernelInfo.ordinal), x, y, z,
          constants.empty() ? nullList() : dispatchList(0, constants),
          dispatchList(1, bindings)});
-  call0("command_buffer.barrier", {commandBuffer});
   for (auto [result, tensor] : llvm::zip(op.getResults(), outputs)) {
     tensors[result] = tensor;
     pendingBuffers.insert(tensor.buffer);

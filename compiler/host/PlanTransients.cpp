@@ -14,6 +14,7 @@
 #include "compiler/host/KernelVariants.h"
 #include "compiler/host/MemoryPlan.h"
 #include "compiler/host/Passes.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SmallVectorExtras.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -46,12 +47,63 @@ transientLastUse(Value result, Block &block,
   return last;
 }
 
+/// The dispatch that computes `value`, seen through reshapes (views of its
+/// buffer); null for anything else.
+flow::DispatchOp producer(Value value) {
+  while (Operation *def = value.getDefiningOp()) {
+    if (auto dispatch = dyn_cast<flow::DispatchOp>(def))
+      return dispatch;
+    if (!isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp, tensor::CastOp>(def))
+      return nullptr;
+    value = def->getOperand(0);
+  }
+  return nullptr;
+}
+
+/// For each op's position, the first and last positions of its group: a run
+/// of dispatches none of which reads another's result. strata-host-to-vm
+/// records no barrier between dispatches that touch no common bytes, so that
+/// the runtime may run them at once; a buffer a group's dispatch reads or
+/// writes therefore lives from the group's first op to its last, so that
+/// no other dispatch of the group reuses its bytes (which would order the
+/// two). Ops other than dispatches and views end a group.
+SmallVector<std::pair<int64_t, int64_t>> dispatchGroups(Block &block) {
+  SmallVector<std::pair<int64_t, int64_t>> groups;
+  DenseSet<Operation *> members;
+  int64_t start = 0, index = 0;
+  auto close = [&](int64_t end) {
+    for (int64_t i = int64_t(groups.size()); i < end; ++i)
+      groups.push_back({start, end - 1});
+    members.clear();
+    start = end;
+  };
+  for (Operation &op : block) {
+    if (auto dispatch = dyn_cast<flow::DispatchOp>(op)) {
+      if (llvm::any_of(dispatch->getOperands(), [&](Value operand) {
+            flow::DispatchOp source = producer(operand);
+            return source && members.contains(source);
+          }))
+        close(index);
+      members.insert(dispatch);
+    } else if (!isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp, tensor::CastOp, tensor::DimOp>(op)) {
+      close(index);
+    }
+    ++index;
+  }
+  close(index);
+  return groups;
+}
+
 LogicalResult planBlock(Block &block, SymbolTable &symbols) {
   Builder b(block.getParent()->getContext());
   DenseMap<Operation *, int64_t> position;
   int64_t index = 0;
   for (Operation &op : block)
     position[&op] = index++;
+  SmallVector<std::pair<int64_t, int64_t>> groups = dispatchGroups(block);
+  auto lifetime = [&](int64_t first, int64_t last, int64_t bytes) {
+    return Lifetime{groups[first].first, groups[last].second, bytes};
+  };
 
   struct Static {
     flow::DispatchOp dispatch;
@@ -79,7 +131,7 @@ LogicalResult planBlock(Block &block, SymbolTable &symbols) {
     // A kernel's scratch lives for its dispatch only.
     if (uint64_t scratch = variants->front().dispatch.scratchBytes) {
       statics.push_back({dispatch, ~0u});
-      lifetimes.push_back({position[&op], position[&op], int64_t(scratch)});
+      lifetimes.push_back(lifetime(position[&op], position[&op], int64_t(scratch)));
     }
     for (OpResult result : dispatch->getResults()) {
       auto type = cast<RankedTensorType>(result.getType());
@@ -87,13 +139,13 @@ LogicalResult planBlock(Block &block, SymbolTable &symbols) {
       if (!last)
         continue;
       if (!type.hasStaticShape()) {
-        dynamics.push_back({result, {position[&op], *last, 0}});
+        dynamics.push_back({result, lifetime(position[&op], *last, 0)});
         continue;
       }
       statics.push_back({dispatch, result.getResultNumber()});
-      lifetimes.push_back(
-          {position[&op], *last,
-           type.getNumElements() * elementBytes(type.getElementType())});
+      lifetimes.push_back(lifetime(
+          position[&op], *last,
+          type.getNumElements() * elementBytes(type.getElementType())));
     }
   }
 

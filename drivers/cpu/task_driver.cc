@@ -19,11 +19,13 @@
 #include <tbb/info.h>
 #include <tbb/task_arena.h>
 
+#include <algorithm>
 #include <atomic>
 #include <memory>
 #include <mutex>
 #include <set>
 #include <thread>
+#include <vector>
 
 #include "drivers/cpu/cpu_device.h"
 
@@ -107,6 +109,8 @@ class Team {
   }
   Team(const Team&) = delete;
   Team& operator=(const Team&) = delete;
+
+  uint64_t threads() const { return threads_; }
 
   // Runs body(range_begin, range_end) over [begin, end) in shares; returns
   // once all have run.
@@ -291,16 +295,7 @@ class TaskQueue final : public CpuQueue {
       if (end - begin == 1) {
         STRATA_RETURN_IF_ERROR(RunCommand(team, command_buffer, commands[begin], tracer, deadline));
       } else if (end > begin) {
-        // The commands between two barriers, each on one thread.
-        FirstError error;
-        Team serial(1);
-        team.ParallelFor(begin, end, [&](size_t first, size_t last) {
-          for (size_t i = first; i < last && !error.failed(); ++i) {
-            Status status = RunCommand(serial, command_buffer, commands[i], tracer, deadline);
-            if (!status.ok()) error.Record(std::move(status));
-          }
-        });
-        if (error.failed()) return error.Take();
+        STRATA_RETURN_IF_ERROR(RunGroup(team, command_buffer, commands.subspan(begin, end - begin), tracer, deadline));
       }
       begin = end + 1;
     }
@@ -308,6 +303,83 @@ class TaskQueue final : public CpuQueue {
   }
 
  private:
+  // The units of work of a command: its workgroups, or its transfer's chunks.
+  static uint64_t Units(const CpuCommandBuffer::Command& command) {
+    if (command.kind == CpuCommandBuffer::Kind::kDispatch) return CpuCommandBuffer::WorkgroupTotal(command.dispatch);
+    const uint64_t length = CpuCommandBuffer::TransferLength(command);
+    return length < kParallelTransferBytes ? 1 : (length + kTransferChunkBytes - 1) / kTransferChunkBytes;
+  }
+
+  // Runs units [first, last) of `command`.
+  static Status RunUnits(const CpuCommandBuffer& command_buffer, const CpuCommandBuffer::Command& command,
+                         uint64_t first, uint64_t last, std::chrono::steady_clock::time_point deadline) {
+    if (command.kind == CpuCommandBuffer::Kind::kDispatch)
+      return command_buffer.RunWorkgroups(command.dispatch, first, last, deadline);
+    const uint64_t length = CpuCommandBuffer::TransferLength(command);
+    if (length < kParallelTransferBytes) {
+      command_buffer.RunTransfer(command, 0, length);
+      return OkStatus();
+    }
+    // Chunks are multiples of 4 bytes, so every chunk of a fill starts on a
+    // whole pattern.
+    for (uint64_t chunk = first; chunk < last; ++chunk) {
+      const uint64_t begin = chunk * kTransferChunkBytes;
+      command_buffer.RunTransfer(command, begin, std::min(length, begin + kTransferChunkBytes));
+    }
+    return OkStatus();
+  }
+
+  // The commands between two barriers, which may run at once (the compiler
+  // records no barrier between dispatches that touch no common bytes, such
+  // as a Winograd convolution's 16 input transforms): their units, laid end
+  // to end, are split over the team in contiguous shares, so that the group
+  // costs one fork and join where each command alone would cost its own,
+  // and a thread that runs several small commands runs each whole. A thread
+  // reports a command it ran whole as the command, and its share of one it
+  // ran in part as `workgroups`; a command split between threads is
+  // reported as a whole, after the group, over the group's time.
+  static Status RunGroup(Team& team, const CpuCommandBuffer& command_buffer,
+                         std::span<const CpuCommandBuffer::Command> group, Tracer* tracer,
+                         std::chrono::steady_clock::time_point deadline) {
+    const uint64_t group_begin = tracer ? Tracer::Now() : 0;
+    std::vector<uint64_t> starts(group.size() + 1, 0);
+    for (size_t i = 0; i < group.size(); ++i) starts[i + 1] = starts[i] + Units(group[i]);
+    FirstError error;
+    team.ParallelFor(uint64_t{0}, starts.back(), [&](uint64_t first, uint64_t last) {
+      size_t i = static_cast<size_t>(std::upper_bound(starts.begin(), starts.end(), first) - starts.begin()) - 1;
+      for (; i < group.size() && starts[i] < last && !error.failed(); ++i) {
+        const uint64_t from = std::max(first, starts[i]) - starts[i];
+        const uint64_t to = std::min(last, starts[i + 1]) - starts[i];
+        const uint64_t trace_begin = tracer ? Tracer::Now() : 0;
+        Status status = RunUnits(command_buffer, group[i], from, to, deadline);
+        if (!status.ok()) {
+          error.Record(std::move(status));
+        } else if (ActiveTracer(tracer)) {
+          if (from == 0 && to == starts[i + 1] - starts[i]) {
+            CpuCommandBuffer::TraceCommand(tracer, group[i], trace_begin);
+          } else if (group[i].kind == CpuCommandBuffer::Kind::kDispatch) {
+            CpuCommandBuffer::TraceWorkgroups(tracer, group[i].dispatch, from, to, trace_begin);
+          }
+        }
+      }
+    });
+    if (error.failed()) return error.Take();
+    if (ActiveTracer(tracer)) {
+      // The commands that a share boundary cut: at most threads - 1.
+      for (size_t i = 0; i < group.size(); ++i) {
+        const uint64_t units = starts[i + 1] - starts[i];
+        bool split = false;
+        const uint64_t shares = std::min(starts.back(), team.threads());
+        for (uint64_t share = 1; share < shares && !split; ++share) {
+          const uint64_t boundary = starts.back() * share / shares;
+          split = boundary > starts[i] && boundary < starts[i + 1];
+        }
+        if (split && units > 1) CpuCommandBuffer::TraceCommand(tracer, group[i], group_begin);
+      }
+    }
+    return OkStatus();
+  }
+
   static Status RunCommand(Team& team, const CpuCommandBuffer& command_buffer,
                            const CpuCommandBuffer::Command& command, Tracer* tracer,
                            std::chrono::steady_clock::time_point deadline) {
@@ -336,19 +408,9 @@ class TaskQueue final : public CpuQueue {
       });
       return error.failed() ? error.Take() : OkStatus();
     }
-    const uint64_t length = CpuCommandBuffer::TransferLength(command);
-    if (length < kParallelTransferBytes) {
-      command_buffer.RunTransfer(command, 0, length);
-      return OkStatus();
-    }
-    // Chunks are multiples of 4 bytes, so every chunk of a fill starts on a
-    // whole pattern.
-    const uint64_t chunks = (length + kTransferChunkBytes - 1) / kTransferChunkBytes;
-    team.ParallelFor(uint64_t{0}, chunks, [&](uint64_t first, uint64_t last) {
-      for (uint64_t chunk = first; chunk < last; ++chunk) {
-        const uint64_t begin = chunk * kTransferChunkBytes;
-        command_buffer.RunTransfer(command, begin, std::min(length, begin + kTransferChunkBytes));
-      }
+    // A transfer never fails.
+    team.ParallelFor(uint64_t{0}, Units(command), [&](uint64_t first, uint64_t last) {
+      (void)RunUnits(command_buffer, command, first, last, deadline);
     });
     return OkStatus();
   }

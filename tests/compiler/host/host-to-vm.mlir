@@ -56,10 +56,6 @@ flow.executable_binary "kernels" format "vulkan-spirv" data dense<[5, 6]> : tens
 // CHECK: vm.call.import @hal.queue.execute
 // CHECK: vm.call.import @hal.semaphore.wait
 // CHECK: vm.return
-// Both binaries, for the module writer.
-// CHECK: vm.executable "kernels" format "cpu-elf-x86_64" data dense<[1, 2, 3]> : tensor<3xi8> metadata dense<4> : tensor<1xi8>
-// CHECK: vm.executable "kernels" format "vulkan-spirv" data dense<[5, 6]> : tensor<2xi8>
-// CHECK-NOT: flow.executable_binary
 func.func @chain(%x: tensor<16xf32>) -> tensor<16xf32> {
   %a = flow.dispatch @k(%x) {flow.arena_bytes = 384 : i64, flow.transient_offsets = array<i64: 0>} : (tensor<16xf32>) -> tensor<16xf32>
   %b = flow.dispatch @k(%a) {flow.transient_offsets = array<i64: 256>} : (tensor<16xf32>) -> tensor<16xf32>
@@ -68,3 +64,37 @@ func.func @chain(%x: tensor<16xf32>) -> tensor<16xf32> {
   flow.submit
   return %d : tensor<16xf32>
 }
+
+// A barrier only before a dispatch that reads what one recorded since the
+// last barrier writes, or writes bytes one of them reads or writes: a and b
+// may run at once; c reads them; d writes a's bytes, which c reads; e reads
+// d.
+func.func private @k2(tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32> attributes {flow.kernel, flow.variants = [
+  {format = "cpu-elf-x86_64", ordinal = 2 : i32, scratch_bytes = 0 : i64, workgroup_count = array<i32: 1, 1, 1>, workgroup_size = array<i32: 1, 1, 1>}]}
+// CHECK-LABEL: vm.func @independent
+// CHECK: %[[CB2:.*]] = vm.call.import @hal.command_buffer.create
+// CHECK: vm.call.import @hal.command_buffer.dispatch(%[[CB2]],
+// CHECK-NOT: @hal.command_buffer.barrier
+// CHECK: vm.call.import @hal.command_buffer.dispatch(%[[CB2]],
+// CHECK: vm.call.import @hal.command_buffer.barrier(%[[CB2]])
+// CHECK: vm.call.import @hal.command_buffer.dispatch(%[[CB2]],
+// CHECK: vm.call.import @hal.command_buffer.barrier(%[[CB2]])
+// CHECK: vm.call.import @hal.command_buffer.dispatch(%[[CB2]],
+// CHECK: vm.call.import @hal.command_buffer.barrier(%[[CB2]])
+// CHECK: vm.call.import @hal.command_buffer.dispatch(%[[CB2]],
+// CHECK-NOT: @hal.command_buffer.barrier
+// CHECK: vm.call.import @hal.command_buffer.end(%[[CB2]])
+func.func @independent(%x: tensor<16xf32>) -> tensor<16xf32> {
+  %a = flow.dispatch @k(%x) {flow.arena_bytes = 256 : i64, flow.transient_offsets = array<i64: 0>} : (tensor<16xf32>) -> tensor<16xf32>
+  %b = flow.dispatch @k(%x) {flow.transient_offsets = array<i64: 64>} : (tensor<16xf32>) -> tensor<16xf32>
+  %c = flow.dispatch @k2(%a, %b) {flow.transient_offsets = array<i64: 128>} : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
+  %d = flow.dispatch @k(%x) {flow.transient_offsets = array<i64: 0>} : (tensor<16xf32>) -> tensor<16xf32>
+  %e = flow.dispatch @k2(%c, %d) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
+  flow.submit
+  return %e : tensor<16xf32>
+}
+
+// Both binaries, for the module writer.
+// CHECK: vm.executable "kernels" format "cpu-elf-x86_64" data dense<[1, 2, 3]> : tensor<3xi8> metadata dense<4> : tensor<1xi8>
+// CHECK: vm.executable "kernels" format "vulkan-spirv" data dense<[5, 6]> : tensor<2xi8>
+// CHECK-NOT: flow.executable_binary

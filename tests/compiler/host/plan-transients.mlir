@@ -73,3 +73,32 @@ func.func @dynamic(%x: tensor<?xf32>, %n: index) -> tensor<?xf32> {
   %r = flow.dispatch @d(%late) dims(%m) : (tensor<?xf32>) -> tensor<?xf32>
   return %r : tensor<?xf32>
 }
+
+// -----
+
+#v = [{format = "cpu-elf-x86_64", ordinal = 0 : i32, scratch_bytes = 0 : i64, workgroup_count = array<i32: 1, 1, 1>, workgroup_size = array<i32: 1, 1, 1>}]
+#s = [{format = "cpu-elf-x86_64", ordinal = 1 : i32, scratch_bytes = 256 : i64, workgroup_count = array<i32: 1, 1, 1>, workgroup_size = array<i32: 1, 1, 1>}]
+func.func private @k(tensor<16xf32>) -> tensor<16xf32> attributes {flow.kernel, flow.variants = #v}
+func.func private @s(tensor<16xf32>) -> tensor<16xf32> attributes {flow.kernel, flow.variants = #s}
+func.func private @k2(tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32> attributes {flow.kernel, flow.variants = #v}
+
+// Dispatches none of which reads another's result form a group that the
+// runtime may run at once: what one of them reads or writes lives as long as
+// the group, so none reuses another's bytes. a and b are one group, c and d
+// (which read them) the next, e (returned) the last. Without groups, c's
+// result would take a's bytes (a dies at c); here a, b, c, d and d's scratch
+// are all apart: 64 bytes each and the 256 of the scratch.
+// CHECK-LABEL: func.func @groups
+// CHECK: %[[A:.*]] = flow.dispatch @k(%{{.*}}) {flow.arena_bytes = 512 : i64, flow.transient_offsets = array<i64: 256>}
+// CHECK: %[[B:.*]] = flow.dispatch @k(%{{.*}}) {flow.transient_offsets = array<i64: 320>}
+// CHECK: %[[C:.*]] = flow.dispatch @k(%[[A]]) {flow.transient_offsets = array<i64: 384>}
+// CHECK: %[[D:.*]] = flow.dispatch @s(%[[B]]) {flow.scratch_offset = 0 : i64, flow.transient_offsets = array<i64: 448>}
+// CHECK: flow.dispatch @k2(%[[C]], %[[D]]) :
+func.func @groups(%x: tensor<16xf32>) -> tensor<16xf32> {
+  %a = flow.dispatch @k(%x) : (tensor<16xf32>) -> tensor<16xf32>
+  %b = flow.dispatch @k(%x) : (tensor<16xf32>) -> tensor<16xf32>
+  %c = flow.dispatch @k(%a) : (tensor<16xf32>) -> tensor<16xf32>
+  %d = flow.dispatch @s(%b) : (tensor<16xf32>) -> tensor<16xf32>
+  %e = flow.dispatch @k2(%c, %d) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
+  return %e : tensor<16xf32>
+}
