@@ -25,6 +25,11 @@ using namespace mlir;
 namespace strata::host {
 namespace {
 
+/// A host view of its operand's buffer.
+bool isView(Operation *op) {
+  return isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp, tensor::CastOp>(op);
+}
+
 /// The position of the last reader of `result` when it is a transient.
 std::optional<int64_t>
 transientLastUse(Value result, Block &block,
@@ -36,8 +41,7 @@ transientLastUse(Value result, Block &block,
     for (Operation *user : view.getUsers()) {
       if (user->getBlock() != &block)
         return std::nullopt;
-      if (isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp, tensor::CastOp>(
-              user))
+      if (isView(user))
         views.push_back(user->getResult(0));
       else if (!isa<flow::DispatchOp, tensor::DimOp>(user))
         return std::nullopt;
@@ -53,7 +57,7 @@ flow::DispatchOp producer(Value value) {
   while (Operation *def = value.getDefiningOp()) {
     if (auto dispatch = dyn_cast<flow::DispatchOp>(def))
       return dispatch;
-    if (!isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp, tensor::CastOp>(def))
+    if (!isView(def))
       return nullptr;
     value = def->getOperand(0);
   }
@@ -85,7 +89,7 @@ SmallVector<std::pair<int64_t, int64_t>> dispatchGroups(Block &block) {
           }))
         close(index);
       members.insert(dispatch);
-    } else if (!isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp, tensor::CastOp, tensor::DimOp>(op)) {
+    } else if (!isView(&op) && !isa<tensor::DimOp>(op)) {
       close(index);
     }
     ++index;

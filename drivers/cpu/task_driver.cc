@@ -344,9 +344,7 @@ class TaskQueue final : public CpuQueue {
     while (begin < commands.size()) {
       size_t end = begin;
       while (end < commands.size() && commands[end].kind != CpuCommandBuffer::Kind::kBarrier) ++end;
-      if (end - begin == 1) {
-        STRATA_RETURN_IF_ERROR(RunCommand(team, command_buffer, commands[begin], tracer, deadline));
-      } else if (end > begin) {
+      if (end > begin) {
         STRATA_RETURN_IF_ERROR(RunGroup(team, command_buffer, commands.subspan(begin, end - begin), tracer, deadline));
       }
       begin = end + 1;
@@ -381,10 +379,10 @@ class TaskQueue final : public CpuQueue {
     return OkStatus();
   }
 
-  // The commands between two barriers, which may run at once (the compiler
-  // records no barrier between dispatches that touch no common bytes, such
-  // as a Winograd convolution's 16 input transforms): their units, laid end
-  // to end, are split over the team like a dispatch's workgroups, so that
+  // The commands between two barriers (one alone, or several that may run
+  // at once: the compiler records no barrier between dispatches that touch
+  // no common bytes, such as a Winograd convolution's 16 input transforms):
+  // their units, laid end to end, are split over the team, so that
   // the group costs one fork and join where each command alone would cost
   // its own, and a thread that runs several small commands runs each whole.
   // A command that one piece of the split ran whole is reported as the
@@ -423,41 +421,6 @@ class TaskQueue final : public CpuQueue {
     for (size_t i = 0; i < whole.size(); ++i) {
       if (!whole[i]) CpuCommandBuffer::TraceCommand(tracer, group[i], group_begin);
     }
-    return OkStatus();
-  }
-
-  static Status RunCommand(Team& team, const CpuCommandBuffer& command_buffer,
-                           const CpuCommandBuffer::Command& command, Tracer* tracer,
-                           std::chrono::steady_clock::time_point deadline) {
-    const uint64_t trace_begin = tracer ? Tracer::Now() : 0;
-    Status status = ExecuteCommand(team, command_buffer, command, tracer, deadline);
-    if (ActiveTracer(tracer) && status.ok()) CpuCommandBuffer::TraceCommand(tracer, command, trace_begin);
-    return status;
-  }
-
-  // Runs one command (RunCommand reports it as a whole); `tracer` receives
-  // each worker's share of a dispatch.
-  static Status ExecuteCommand(Team& team, const CpuCommandBuffer& command_buffer,
-                               const CpuCommandBuffer::Command& command, Tracer* tracer,
-                               std::chrono::steady_clock::time_point deadline) {
-    if (command.kind == CpuCommandBuffer::Kind::kDispatch) {
-      const CpuCommandBuffer::DispatchCommand& dispatch = command.dispatch;
-      const uint64_t total = CpuCommandBuffer::WorkgroupTotal(dispatch);
-      if (total == 1) return command_buffer.RunWorkgroups(dispatch, 0, 1, deadline);
-      FirstError error;
-      team.ParallelFor(uint64_t{0}, total, [&](uint64_t first, uint64_t last) {
-        if (error.failed()) return;
-        const uint64_t trace_begin = tracer ? Tracer::Now() : 0;
-        Status status = command_buffer.RunWorkgroups(dispatch, first, last, deadline);
-        if (ActiveTracer(tracer)) CpuCommandBuffer::TraceWorkgroups(tracer, dispatch, first, last, trace_begin);
-        if (!status.ok()) error.Record(std::move(status));
-      });
-      return error.failed() ? error.Take() : OkStatus();
-    }
-    // A transfer never fails.
-    team.ParallelFor(uint64_t{0}, Units(command), [&](uint64_t first, uint64_t last) {
-      (void)RunUnits(command_buffer, command, first, last, deadline);
-    });
     return OkStatus();
   }
 

@@ -124,12 +124,9 @@ linalg::GenericOp fusableEpilogue(linalg::Conv2DNhwcHwcfOp conv, bool cut) {
   for (OpOperand *input : epilogue.getDpsInputOperands()) {
     AffineMap map = epilogue.getMatchingIndexingMap(input);
     if (input->get() != result) {
-      if (llvm::any_of(map.getResults(), [](AffineExpr e) {
-            return !isa<AffineConstantExpr>(e) && !e.isFunctionOfDim(3);
-          }) || llvm::any_of(map.getResults(), [](AffineExpr e) {
-            return e.isFunctionOfDim(0) || e.isFunctionOfDim(1) || e.isFunctionOfDim(2);
-          }))
-        return nullptr;
+      for (unsigned imageDim : {0, 1, 2})
+        if (map.isFunctionOfDim(imageDim))
+          return nullptr;
       continue;
     }
     if (!map.isIdentity())
