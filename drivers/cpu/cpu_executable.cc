@@ -1,7 +1,9 @@
 #include "drivers/cpu/cpu_executable.h"
 
-#include "drivers/cpu/cpu_device.h"
+#include <algorithm>
 #include <optional>
+
+#include "drivers/cpu/cpu_device.h"
 
 #include "strata/schemas/cpu_executable_generated.h"
 
@@ -166,6 +168,20 @@ CpuExecutable::CpuExecutable(std::string name, std::vector<hal::EntryPointInfo> 
                              std::unique_ptr<ElfLibrary> library, std::vector<strata_cpu_kernel_fn_t> kernels)
     : Executable(&kCpuFamily, std::move(name), HostExecutableFormat(), std::move(entry_points)),
       library_(std::move(library)),
-      kernels_(std::move(kernels)) {}
+      kernels_(std::move(kernels)),
+      workgroup_nanos_(new std::atomic<uint32_t>[2 * kernels_.size()]) {
+  for (size_t i = 0; i < 2 * kernels_.size(); ++i) workgroup_nanos_[i].store(0, std::memory_order_relaxed);
+}
+
+void CpuExecutable::RecordWorkgroups(uint32_t entry_point, bool alone, uint64_t workgroups, uint64_t nanos) const {
+  if (workgroups == 0) return;
+  // At least 1 ns, so that a recorded entry point never reads as unmeasured.
+  const uint64_t sample = std::clamp<uint64_t>(nanos / workgroups, 1, UINT32_MAX);
+  std::atomic<uint32_t>& average = workgroup_nanos_[2 * entry_point + alone];
+  const uint64_t old = average.load(std::memory_order_relaxed);
+  // The first sample stands alone; later ones move the average by a quarter,
+  // so that one slow run (a page fault, a preempted core) does not swing it.
+  average.store(static_cast<uint32_t>(old == 0 ? sample : (3 * old + sample) / 4), std::memory_order_relaxed);
+}
 
 }  // namespace strata::cpu

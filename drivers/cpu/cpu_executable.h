@@ -11,6 +11,7 @@
 // Ownership and thread safety: see hal/executable.h.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <string_view>
 #include <vector>
@@ -45,12 +46,25 @@ class CpuExecutable final : public hal::Executable {
 
   strata_cpu_kernel_fn_t kernel(uint32_t entry_point) const { return kernels_[entry_point]; }
 
+  // What one workgroup of `entry_point` has taken, in nanoseconds of wall
+  // time, in dispatches run by one thread alone (`alone`) or split over
+  // several: a running average of the measured runs, 0 until one is
+  // recorded. cpu-task runs a small dispatch the way that has been faster.
+  uint32_t WorkgroupNanos(uint32_t entry_point, bool alone) const {
+    return workgroup_nanos_[2 * entry_point + alone].load(std::memory_order_relaxed);
+  }
+  // Records that a dispatch of `workgroups` workgroups of `entry_point`,
+  // run alone or split, took `nanos`. Any thread may record; a lost update
+  // only delays the average.
+  void RecordWorkgroups(uint32_t entry_point, bool alone, uint64_t workgroups, uint64_t nanos) const;
+
  private:
   CpuExecutable(std::string name, std::vector<hal::EntryPointInfo> entry_points,
                 std::unique_ptr<ElfLibrary> library, std::vector<strata_cpu_kernel_fn_t> kernels);
 
   std::unique_ptr<ElfLibrary> library_;
   std::vector<strata_cpu_kernel_fn_t> kernels_;
+  std::unique_ptr<std::atomic<uint32_t>[]> workgroup_nanos_;
 };
 
 }  // namespace strata::cpu

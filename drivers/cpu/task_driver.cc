@@ -21,6 +21,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -80,6 +81,17 @@ class Handoff {
   F f_;
 };
 
+// Tells the core that this thread spins on a memory word (x86 `pause`, Arm
+// `yield`), so that its loads do not flood the line another core is about
+// to write.
+inline void SpinPause() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
+
 // The threads that run one submission: the thread that runs it and
 // threads - 1 helpers, tasks enqueued in the arena when the submission starts
 // that spin between its dispatches until it ends. A worker woken for each
@@ -111,12 +123,11 @@ class Handoff {
 class Team {
  public:
   // One thread alone needs no shared state: its ParallelFor runs inline.
-  explicit Team(uint32_t threads)
-      : state_(threads > 1 ? std::make_shared<State>(threads) : nullptr), threads_(threads) {
-    for (uint32_t i = 1; i < threads; ++i) {
-      tbb::this_task_arena::enqueue(Handoff([state = state_] { Help(*state); }));
-    }
-  }
+  // The helpers are enqueued by the first ParallelFor that splits its range:
+  // waking a worker costs a system call, which a submission whose groups
+  // all run on its own thread (RunGroup) does not pay (the sample CNN on 2
+  // threads: 14.1 to 12.7 us a call).
+  explicit Team(uint32_t threads) : threads_(threads) {}
   ~Team() {
     if (state_) state_->stop.store(true, std::memory_order_release);
   }
@@ -133,6 +144,12 @@ class Team {
       if (count) body(begin, end);
       return;
     }
+    if (!state_) {
+      state_ = std::make_shared<State>(static_cast<uint32_t>(threads_));
+      for (uint64_t i = 1; i < threads_; ++i) {
+        tbb::this_task_arena::enqueue(Handoff([state = state_] { Help(*state); }));
+      }
+    }
     State& s = *state_;
     // The job's fields, read by a helper only after it claims a share or
     // takes a chunk (which the releases below order after these writes).
@@ -147,13 +164,14 @@ class Team {
     s.chunks = chunks;
     s.done.store(0, std::memory_order_relaxed);
     for (uint64_t share = 0; share < shares; ++share) {
-      s.ranges[share].store((chunks * share / shares) << 32 | chunks * (share + 1) / shares, std::memory_order_release);
+      s.ranges[share].word.store((chunks * share / shares) << 32 | chunks * (share + 1) / shares, std::memory_order_release);
     }
     const uint64_t generation = ++generation_ & 0xffffffffu;
     s.claims.store(generation << 32 | shares << 16, std::memory_order_release);
     RunShares(s, generation);
     for (int spins = 0; s.done.load(std::memory_order_acquire) != chunks; ++spins) {
       if (spins >= 1024) std::this_thread::yield();
+      else SpinPause();
     }
   }
 
@@ -167,17 +185,24 @@ class Team {
     const Body& body;
   };
   struct State {
-    explicit State(uint32_t threads) : ranges(new std::atomic<uint64_t>[threads]) {
-      for (uint32_t i = 0; i < threads; ++i) ranges[i].store(0, std::memory_order_relaxed);
+    explicit State(uint32_t threads) : ranges(new Range[threads]) {
+      for (uint32_t i = 0; i < threads; ++i) ranges[i].word.store(0, std::memory_order_relaxed);
     }
-    std::atomic<bool> stop{false};
+    // Each word that threads write apart from the others has a cache line of
+    // its own: a helper spinning on `claims` while the submitting thread
+    // counted `done` in the same line made every chunk's count wait for the
+    // line (the sample CNN on 2 threads: chunks of 1 us 3 to 4 us apart).
+    struct alignas(64) Range {
+      // next chunk << 32 | end chunk; its owner takes from the front, the
+      // others from the back.
+      std::atomic<uint64_t> word;
+    };
+    alignas(64) std::atomic<bool> stop{false};
     // generation << 32 | shares << 16 | next share.
-    std::atomic<uint64_t> claims{0};
-    std::atomic<uint64_t> done{0};
-    // Per share: next chunk << 32 | end chunk; its owner takes from the
-    // front, the others from the back.
-    std::unique_ptr<std::atomic<uint64_t>[]> ranges;
-    void (*run)(const void* context, uint64_t chunk, uint64_t chunks) = nullptr;
+    alignas(64) std::atomic<uint64_t> claims{0};
+    alignas(64) std::atomic<uint64_t> done{0};
+    std::unique_ptr<Range[]> ranges;
+    alignas(64) void (*run)(const void* context, uint64_t chunk, uint64_t chunks) = nullptr;
     const void* context = nullptr;
     uint64_t chunks = 0;
   };
@@ -185,12 +210,12 @@ class Team {
   // Takes one chunk of `share`, from its front or its back; false when it
   // has none left.
   static bool TakeChunk(State& s, uint64_t share, bool front, uint64_t* chunk) {
-    uint64_t word = s.ranges[share].load(std::memory_order_acquire);
+    uint64_t word = s.ranges[share].word.load(std::memory_order_acquire);
     for (;;) {
       const uint64_t next = word >> 32, end = word & 0xffffffffu;
       if (next >= end) return false;
       const uint64_t taken = front ? (next + 1) << 32 | end : next << 32 | (end - 1);
-      if (s.ranges[share].compare_exchange_weak(word, taken, std::memory_order_acq_rel)) {
+      if (s.ranges[share].word.compare_exchange_weak(word, taken, std::memory_order_acq_rel)) {
         *chunk = front ? next : end - 1;
         return true;
       }
@@ -232,6 +257,8 @@ class Team {
         idle = 0;
       } else if (++idle >= 4096) {
         std::this_thread::yield();
+      } else {
+        SpinPause();
       }
     }
   }
@@ -345,7 +372,11 @@ class TaskQueue final : public CpuQueue {
       size_t end = begin;
       while (end < commands.size() && commands[end].kind != CpuCommandBuffer::Kind::kBarrier) ++end;
       if (end > begin) {
-        STRATA_RETURN_IF_ERROR(RunGroup(team, command_buffer, commands.subspan(begin, end - begin), tracer, deadline));
+        // One group in kMeasureEvery (rotating over the calls) times itself,
+        // one in kExploreEvery tries the way RunsAlone thinks slower.
+        const uint64_t count = groups_.fetch_add(1, std::memory_order_relaxed);
+        STRATA_RETURN_IF_ERROR(RunGroup(team, command_buffer, commands.subspan(begin, end - begin),
+                                        count % kMeasureEvery == 0, count % kExploreEvery == 0, tracer, deadline));
       }
       begin = end + 1;
     }
@@ -379,6 +410,25 @@ class TaskQueue final : public CpuQueue {
     return OkStatus();
   }
 
+  // Whether a group of one dispatch, `command`, runs on this thread alone
+  // rather than split over the team. Splitting a small dispatch can cost
+  // more than it saves: the fork and join, and the other core reading the
+  // inputs from this core's cache and writing outputs this core then reads
+  // (ViT at batch 1, 85 dispatches of 1.5 us on average: 0.13 ms a call on
+  // one thread, 0.19 on two). Which way is faster is not visible in the
+  // dispatch: the sample MLP's layers at batch 1 take as little, yet split
+  // they read their weights from two cores' L2 caches (3 times as fast). So
+  // it is measured: a dispatch runs split first, then, if that took less
+  // than kAloneCandidateNanos, once alone, and from then on the way whose
+  // running average is lower, the other again on `explore`.
+  static bool RunsAlone(const CpuCommandBuffer::DispatchCommand& dispatch, uint64_t units, bool explore) {
+    const uint64_t split = dispatch.executable->WorkgroupNanos(dispatch.entry_point, /*alone=*/false);
+    const uint64_t alone = dispatch.executable->WorkgroupNanos(dispatch.entry_point, /*alone=*/true);
+    if (split == 0 || split * units > kAloneCandidateNanos) return false;
+    if (alone == 0) return true;
+    return (alone < split) != explore;
+  }
+
   // The commands between two barriers (one alone, or several that may run
   // at once: the compiler records no barrier between dispatches that touch
   // no common bytes, such as a Winograd convolution's 16 input transforms):
@@ -390,16 +440,21 @@ class TaskQueue final : public CpuQueue {
   // as `workgroups`, and the command as a whole, after the group, over the
   // group's time.
   static Status RunGroup(Team& team, const CpuCommandBuffer& command_buffer,
-                         std::span<const CpuCommandBuffer::Command> group, Tracer* tracer,
+                         std::span<const CpuCommandBuffer::Command> group, bool measure, bool explore, Tracer* tracer,
                          std::chrono::steady_clock::time_point deadline) {
     const uint64_t group_begin = tracer ? Tracer::Now() : 0;
-    std::vector<uint64_t> starts(group.size() + 1, 0);
+    // Where each command's units start, on the stack for most groups.
+    uint64_t few[9];
+    std::vector<uint64_t> many(group.size() < 9 ? 0 : group.size() + 1);
+    uint64_t* starts = group.size() < 9 ? few : many.data();
+    uint64_t* const starts_end = starts + group.size() + 1;
+    starts[0] = 0;
     for (size_t i = 0; i < group.size(); ++i) starts[i + 1] = starts[i] + Units(group[i]);
     // Per command, whether one piece ran it whole (each written by one thread).
     std::vector<uint8_t> whole(ActiveTracer(tracer) ? group.size() : 0, 0);
     FirstError error;
-    team.ParallelFor(uint64_t{0}, starts.back(), [&](uint64_t first, uint64_t last) {
-      size_t i = static_cast<size_t>(std::upper_bound(starts.begin(), starts.end(), first) - starts.begin()) - 1;
+    auto run = [&](uint64_t first, uint64_t last) {
+      size_t i = static_cast<size_t>(std::upper_bound(starts, starts_end, first) - starts) - 1;
       for (; i < group.size() && starts[i] < last && !error.failed(); ++i) {
         const uint64_t from = std::max(first, starts[i]) - starts[i];
         const uint64_t to = std::min(last, starts[i + 1]) - starts[i];
@@ -416,16 +471,39 @@ class TaskQueue final : public CpuQueue {
           }
         }
       }
-    });
+    };
+    // A group of one dispatch (most are) runs alone or split as RunsAlone
+    // says, and times itself when asked to, when exploring, or while a way
+    // is not yet measured.
+    const CpuCommandBuffer::DispatchCommand* single =
+        group[0].kind == CpuCommandBuffer::Kind::kDispatch ? &group[0].dispatch : nullptr;
+    const uint64_t units = starts_end[-1];
+    const bool alone = single && RunsAlone(*single, units, explore);
+    const bool timed = single && (measure || explore || !single->executable->WorkgroupNanos(single->entry_point, alone));
+    const auto clock_begin = timed ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
+    if (alone) {
+      run(0, starts_end[-1]);
+    } else {
+      team.ParallelFor(uint64_t{0}, starts_end[-1], run);
+    }
     if (error.failed()) return error.Take();
+    if (timed) {
+      const auto nanos = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - clock_begin);
+      single->executable->RecordWorkgroups(single->entry_point, alone, units, static_cast<uint64_t>(nanos.count()));
+    }
     for (size_t i = 0; i < whole.size(); ++i) {
       if (!whole[i]) CpuCommandBuffer::TraceCommand(tracer, group[i], group_begin);
     }
     return OkStatus();
   }
 
+  static constexpr uint64_t kMeasureEvery = 4;
+  static constexpr uint64_t kExploreEvery = 64;
+  static constexpr uint64_t kAloneCandidateNanos = 50000;
+
   const uint32_t threads_;
   std::unique_ptr<tbb::task_arena> arena_;
+  std::atomic<uint64_t> groups_{0};
 };
 
 }  // namespace
