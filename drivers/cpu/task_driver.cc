@@ -372,11 +372,11 @@ class TaskQueue final : public CpuQueue {
       size_t end = begin;
       while (end < commands.size() && commands[end].kind != CpuCommandBuffer::Kind::kBarrier) ++end;
       if (end > begin) {
-        // One group in kMeasureEvery (rotating over the calls) times itself,
-        // one in kExploreEvery tries the way RunsAlone thinks slower.
+        // Numbered across calls, so that the groups that time themselves
+        // (RunGroup) or try the slower way (RunsAlone) rotate.
         const uint64_t count = groups_.fetch_add(1, std::memory_order_relaxed);
-        STRATA_RETURN_IF_ERROR(RunGroup(team, command_buffer, commands.subspan(begin, end - begin),
-                                        count % kMeasureEvery == 0, count % kExploreEvery == 0, tracer, deadline));
+        STRATA_RETURN_IF_ERROR(
+            RunGroup(team, command_buffer, commands.subspan(begin, end - begin), count, tracer, deadline));
       }
       begin = end + 1;
     }
@@ -410,9 +410,9 @@ class TaskQueue final : public CpuQueue {
     return OkStatus();
   }
 
-  // Whether a group of one dispatch, `command`, runs on this thread alone
-  // rather than split over the team. Splitting a small dispatch can cost
-  // more than it saves: the fork and join, and the other core reading the
+  // Whether a group led by `dispatch`, of `units` units, runs on this
+  // thread alone rather than split over the team. Splitting a small
+  // dispatch can cost more than it saves: the fork and join, and the other core reading the
   // inputs from this core's cache and writing outputs this core then reads
   // (ViT at batch 1, 85 dispatches of 1.5 us on average: 0.13 ms a call on
   // one thread, 0.19 on two). Which way is faster is not visible in the
@@ -420,13 +420,21 @@ class TaskQueue final : public CpuQueue {
   // they read their weights from two cores' L2 caches (3 times as fast). So
   // it is measured: a dispatch runs split first, then, if that took less
   // than kAloneCandidateNanos, once alone, and from then on the way whose
-  // running average is lower, the other again on `explore`.
-  static bool RunsAlone(const CpuCommandBuffer::DispatchCommand& dispatch, uint64_t units, bool explore) {
+  // running average is lower; the other way again in one group of
+  // kExploreEvery (`count` is the group's number), or of 16 times as many
+  // when it was over twice as slow, so that a clear loser costs little.
+  // `*explore` says whether this group tries the other way.
+  static bool RunsAlone(const CpuCommandBuffer::DispatchCommand& dispatch, uint64_t units, uint64_t count,
+                        bool* explore) {
+    *explore = false;
     const uint64_t split = dispatch.executable->WorkgroupNanos(dispatch.entry_point, /*alone=*/false);
     const uint64_t alone = dispatch.executable->WorkgroupNanos(dispatch.entry_point, /*alone=*/true);
     if (split == 0 || split * units > kAloneCandidateNanos) return false;
     if (alone == 0) return true;
-    return (alone < split) != explore;
+    const bool alone_faster = alone < split;
+    const uint64_t faster = std::min(alone, split), slower = std::max(alone, split);
+    *explore = count % (slower > 2 * faster ? 16 * kExploreEvery : kExploreEvery) == 0;
+    return alone_faster != *explore;
   }
 
   // The commands between two barriers (one alone, or several that may run
@@ -440,7 +448,7 @@ class TaskQueue final : public CpuQueue {
   // as `workgroups`, and the command as a whole, after the group, over the
   // group's time.
   static Status RunGroup(Team& team, const CpuCommandBuffer& command_buffer,
-                         std::span<const CpuCommandBuffer::Command> group, bool measure, bool explore, Tracer* tracer,
+                         std::span<const CpuCommandBuffer::Command> group, uint64_t count, Tracer* tracer,
                          std::chrono::steady_clock::time_point deadline) {
     const uint64_t group_begin = tracer ? Tracer::Now() : 0;
     // Where each command's units start, on the stack for most groups.
@@ -472,14 +480,18 @@ class TaskQueue final : public CpuQueue {
         }
       }
     };
-    // A group of one dispatch (most are) runs alone or split as RunsAlone
-    // says, and times itself when asked to, when exploring, or while a way
-    // is not yet measured.
+    // A group led by a dispatch (most are one dispatch; the averages are
+    // the leading entry point's, per unit of the whole group) runs alone or
+    // split as RunsAlone says, and times itself in one group of
+    // kMeasureEvery, when exploring, or while the way it takes is not yet
+    // measured (16 ns a clock read).
     const CpuCommandBuffer::DispatchCommand* single =
         group[0].kind == CpuCommandBuffer::Kind::kDispatch ? &group[0].dispatch : nullptr;
     const uint64_t units = starts_end[-1];
-    const bool alone = single && RunsAlone(*single, units, explore);
-    const bool timed = single && (measure || explore || !single->executable->WorkgroupNanos(single->entry_point, alone));
+    bool explore = false;
+    const bool alone = single && RunsAlone(*single, units, count, &explore);
+    const bool timed = single && (count % kMeasureEvery == 0 || explore ||
+                                  !single->executable->WorkgroupNanos(single->entry_point, alone));
     const auto clock_begin = timed ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
     if (alone) {
       run(0, starts_end[-1]);
