@@ -169,7 +169,7 @@ CpuExecutable::CpuExecutable(std::string name, std::vector<hal::EntryPointInfo> 
     : Executable(&kCpuFamily, std::move(name), HostExecutableFormat(), std::move(entry_points)),
       library_(std::move(library)),
       kernels_(std::move(kernels)),
-      workgroup_nanos_(new std::atomic<uint32_t>[2 * kernels_.size()]) {
+      workgroup_nanos_(new std::atomic<uint64_t>[2 * kernels_.size()]) {
   for (size_t i = 0; i < 2 * kernels_.size(); ++i) workgroup_nanos_[i].store(0, std::memory_order_relaxed);
 }
 
@@ -177,11 +177,16 @@ void CpuExecutable::RecordWorkgroups(uint32_t entry_point, bool alone, uint64_t 
   if (workgroups == 0) return;
   // At least 1 ns, so that a recorded entry point never reads as unmeasured.
   const uint64_t sample = std::clamp<uint64_t>(nanos / workgroups, 1, UINT32_MAX);
-  std::atomic<uint32_t>& average = workgroup_nanos_[2 * entry_point + alone];
-  const uint64_t old = average.load(std::memory_order_relaxed);
-  // The first sample stands alone; later ones move the average by a quarter,
-  // so that one slow run (a page fault, a preempted core) does not swing it.
-  average.store(static_cast<uint32_t>(old == 0 ? sample : (3 * old + sample) / 4), std::memory_order_relaxed);
+  std::atomic<uint64_t>& word = workgroup_nanos_[2 * entry_point + alone];
+  const uint64_t old_word = word.load(std::memory_order_relaxed);
+  const uint64_t old = old_word & 0xffffffffu, samples = old_word >> 32;
+  // The first sample stands alone. A faster one pulls the average halfway
+  // down, a slower one an eighth of the way up: the slow outliers (a page
+  // fault of a first call, a preempted core) are what the average must not
+  // follow, and an early run inflated by them would otherwise keep a way
+  // from being chosen until it is tried again.
+  const uint64_t average = old == 0 ? sample : sample < old ? (old + sample) / 2 : (7 * old + sample) / 8;
+  word.store(std::min<uint64_t>(samples + 1, 255) << 32 | average, std::memory_order_relaxed);
 }
 
 }  // namespace strata::cpu

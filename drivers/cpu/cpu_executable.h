@@ -51,7 +51,11 @@ class CpuExecutable final : public hal::Executable {
   // several: a running average of the measured runs, 0 until one is
   // recorded. cpu-task runs a small dispatch the way that has been faster.
   uint32_t WorkgroupNanos(uint32_t entry_point, bool alone) const {
-    return workgroup_nanos_[2 * entry_point + alone].load(std::memory_order_relaxed);
+    return static_cast<uint32_t>(workgroup_nanos_[2 * entry_point + alone].load(std::memory_order_relaxed));
+  }
+  // How many runs that average has seen (at most 255).
+  uint32_t WorkgroupSamples(uint32_t entry_point, bool alone) const {
+    return static_cast<uint32_t>(workgroup_nanos_[2 * entry_point + alone].load(std::memory_order_relaxed) >> 32);
   }
   // Records that a dispatch of `workgroups` workgroups of `entry_point`,
   // run alone or split, took `nanos`. Any thread may record; a lost update
@@ -64,7 +68,8 @@ class CpuExecutable final : public hal::Executable {
 
   std::unique_ptr<ElfLibrary> library_;
   std::vector<strata_cpu_kernel_fn_t> kernels_;
-  std::unique_ptr<std::atomic<uint32_t>[]> workgroup_nanos_;
+  // Per entry point and way: samples << 32 | average nanoseconds.
+  std::unique_ptr<std::atomic<uint64_t>[]> workgroup_nanos_;
 };
 
 }  // namespace strata::cpu

@@ -418,19 +418,22 @@ class TaskQueue final : public CpuQueue {
   // one thread, 0.19 on two). Which way is faster is not visible in the
   // dispatch: the sample MLP's layers at batch 1 take as little, yet split
   // they read their weights from two cores' L2 caches (3 times as fast). So
-  // it is measured: a dispatch runs split first, then, if that took less
-  // than kAloneCandidateNanos, once alone, and from then on the way whose
-  // running average is lower; the other way again in one group of
-  // kExploreEvery (`count` is the group's number), or of 16 times as many
-  // when it was over twice as slow, so that a clear loser costs little.
-  // `*explore` says whether this group tries the other way.
+  // it is measured: a dispatch runs split first, kWarmupSamples times, then,
+  // if that took less than kAloneCandidateNanos, alone as often, and from
+  // then on the way whose running average is lower; the other way again in
+  // one group of kExploreEvery (`count` is the group's number), or of 16
+  // times as many when it was over twice as slow, so that a clear loser
+  // costs little. `*explore` says whether this group tries the other way.
   static bool RunsAlone(const CpuCommandBuffer::DispatchCommand& dispatch, uint64_t units, uint64_t count,
                         bool* explore) {
     *explore = false;
-    const uint64_t split = dispatch.executable->WorkgroupNanos(dispatch.entry_point, /*alone=*/false);
-    const uint64_t alone = dispatch.executable->WorkgroupNanos(dispatch.entry_point, /*alone=*/true);
-    if (split == 0 || split * units > kAloneCandidateNanos) return false;
-    if (alone == 0) return true;
+    const CpuExecutable& executable = *dispatch.executable;
+    const uint32_t entry = dispatch.entry_point;
+    const uint64_t split = executable.WorkgroupNanos(entry, /*alone=*/false);
+    if (executable.WorkgroupSamples(entry, /*alone=*/false) < kWarmupSamples || split * units > kAloneCandidateNanos)
+      return false;
+    if (executable.WorkgroupSamples(entry, /*alone=*/true) < kWarmupSamples) return true;
+    const uint64_t alone = executable.WorkgroupNanos(entry, /*alone=*/true);
     const bool alone_faster = alone < split;
     const uint64_t faster = std::min(alone, split), slower = std::max(alone, split);
     *explore = count % (slower > 2 * faster ? 16 * kExploreEvery : kExploreEvery) == 0;
@@ -488,10 +491,12 @@ class TaskQueue final : public CpuQueue {
     const CpuCommandBuffer::DispatchCommand* single =
         group[0].kind == CpuCommandBuffer::Kind::kDispatch ? &group[0].dispatch : nullptr;
     const uint64_t units = starts_end[-1];
+    // (A group of one unit runs on this thread whichever way; it is not timed.)
     bool explore = false;
-    const bool alone = single && RunsAlone(*single, units, count, &explore);
-    const bool timed = single && (count % kMeasureEvery == 0 || explore ||
-                                  !single->executable->WorkgroupNanos(single->entry_point, alone));
+    const bool alone = single && (units == 1 || RunsAlone(*single, units, count, &explore));
+    const bool timed = single && units > 1 &&
+                       (count % kMeasureEvery == 0 || explore ||
+                        single->executable->WorkgroupSamples(single->entry_point, alone) < kWarmupSamples);
     const auto clock_begin = timed ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
     if (alone) {
       run(0, starts_end[-1]);
@@ -512,6 +517,7 @@ class TaskQueue final : public CpuQueue {
   static constexpr uint64_t kMeasureEvery = 4;
   static constexpr uint64_t kExploreEvery = 64;
   static constexpr uint64_t kAloneCandidateNanos = 50000;
+  static constexpr uint32_t kWarmupSamples = 3;
 
   const uint32_t threads_;
   std::unique_ptr<tbb::task_arena> arena_;
