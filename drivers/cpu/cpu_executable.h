@@ -46,21 +46,23 @@ class CpuExecutable final : public hal::Executable {
 
   strata_cpu_kernel_fn_t kernel(uint32_t entry_point) const { return kernels_[entry_point]; }
 
-  // What one workgroup of `entry_point` has taken, in nanoseconds of wall
-  // time, in dispatches run by one thread alone (`alone`) or split over
-  // several: a running average of the measured runs, 0 until one is
-  // recorded. cpu-task runs a small dispatch the way that has been faster.
-  uint32_t WorkgroupNanos(uint32_t entry_point, bool alone) const {
-    return static_cast<uint32_t>(workgroup_nanos_[2 * entry_point + alone].load(std::memory_order_relaxed));
+  // How long a unit of work (a workgroup, a transfer's chunk) took in the
+  // barrier groups that `entry_point` leads, run by one thread alone or
+  // split over several: a running average of the measured runs in
+  // nanoseconds (0 until one is recorded) and how many runs it has seen (at
+  // most 255). cpu-task runs a small group the way that has been faster.
+  struct Timing {
+    uint32_t nanos;
+    uint32_t samples;
+  };
+  Timing GroupTiming(uint32_t entry_point, bool alone) const {
+    const uint64_t word = group_timing_[2 * entry_point + alone].load(std::memory_order_relaxed);
+    return {static_cast<uint32_t>(word), static_cast<uint32_t>(word >> 32)};
   }
-  // How many runs that average has seen (at most 255).
-  uint32_t WorkgroupSamples(uint32_t entry_point, bool alone) const {
-    return static_cast<uint32_t>(workgroup_nanos_[2 * entry_point + alone].load(std::memory_order_relaxed) >> 32);
-  }
-  // Records that a dispatch of `workgroups` workgroups of `entry_point`,
-  // run alone or split, took `nanos`. Any thread may record; a lost update
-  // only delays the average.
-  void RecordWorkgroups(uint32_t entry_point, bool alone, uint64_t workgroups, uint64_t nanos) const;
+  // Records that a group led by `entry_point`, of `units` units, run alone
+  // or split, took `nanos`. Any thread may record; a lost update only
+  // delays the average.
+  void RecordGroupTiming(uint32_t entry_point, bool alone, uint64_t units, uint64_t nanos) const;
 
  private:
   CpuExecutable(std::string name, std::vector<hal::EntryPointInfo> entry_points,
@@ -69,7 +71,7 @@ class CpuExecutable final : public hal::Executable {
   std::unique_ptr<ElfLibrary> library_;
   std::vector<strata_cpu_kernel_fn_t> kernels_;
   // Per entry point and way: samples << 32 | average nanoseconds.
-  std::unique_ptr<std::atomic<uint64_t>[]> workgroup_nanos_;
+  std::unique_ptr<std::atomic<uint64_t>[]> group_timing_;
 };
 
 }  // namespace strata::cpu

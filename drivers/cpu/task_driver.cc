@@ -93,7 +93,7 @@ inline void SpinPause() {
 }
 
 // The threads that run one submission: the thread that runs it and
-// threads - 1 helpers, tasks enqueued in the arena when the submission starts
+// threads - 1 helpers, tasks enqueued in the arena by its first split group
 // that spin between its dispatches until it ends. A worker woken for each
 // dispatch arrived too late for half of them: in a trace of ResNet-18 on 2
 // threads, 13 of 23 parallel dispatches ran wholly on the submitting thread,
@@ -412,8 +412,9 @@ class TaskQueue final : public CpuQueue {
 
   // Whether a group led by `dispatch`, of `units` units, runs on this
   // thread alone rather than split over the team. Splitting a small
-  // dispatch can cost more than it saves: the fork and join, and the other core reading the
-  // inputs from this core's cache and writing outputs this core then reads
+  // dispatch can cost more than it saves: the fork and join, and the other
+  // core reading the inputs from this core's cache and writing outputs this
+  // core then reads
   // (ViT at batch 1, 85 dispatches of 1.5 us on average: 0.13 ms a call on
   // one thread, 0.19 on two). Which way is faster is not visible in the
   // dispatch: the sample MLP's layers at batch 1 take as little, yet split
@@ -427,17 +428,13 @@ class TaskQueue final : public CpuQueue {
   static bool RunsAlone(const CpuCommandBuffer::DispatchCommand& dispatch, uint64_t units, uint64_t count,
                         bool* explore) {
     *explore = false;
-    const CpuExecutable& executable = *dispatch.executable;
-    const uint32_t entry = dispatch.entry_point;
-    const uint64_t split = executable.WorkgroupNanos(entry, /*alone=*/false);
-    if (executable.WorkgroupSamples(entry, /*alone=*/false) < kWarmupSamples || split * units > kAloneCandidateNanos)
-      return false;
-    if (executable.WorkgroupSamples(entry, /*alone=*/true) < kWarmupSamples) return true;
-    const uint64_t alone = executable.WorkgroupNanos(entry, /*alone=*/true);
-    const bool alone_faster = alone < split;
-    const uint64_t faster = std::min(alone, split), slower = std::max(alone, split);
-    *explore = count % (slower > 2 * faster ? 16 * kExploreEvery : kExploreEvery) == 0;
-    return alone_faster != *explore;
+    const CpuExecutable::Timing split = dispatch.executable->GroupTiming(dispatch.entry_point, /*alone=*/false);
+    if (split.samples < kWarmupSamples || split.nanos * units > kAloneCandidateNanos) return false;
+    const CpuExecutable::Timing alone = dispatch.executable->GroupTiming(dispatch.entry_point, /*alone=*/true);
+    if (alone.samples < kWarmupSamples) return true;
+    const uint32_t faster = std::min(alone.nanos, split.nanos), slower = std::max(alone.nanos, split.nanos);
+    *explore = count % (slower > uint64_t{2} * faster ? 16 * kExploreEvery : kExploreEvery) == 0;
+    return (alone.nanos < split.nanos) != *explore;
   }
 
   // The commands between two barriers (one alone, or several that may run
@@ -488,25 +485,25 @@ class TaskQueue final : public CpuQueue {
     // split as RunsAlone says, and times itself in one group of
     // kMeasureEvery, when exploring, or while the way it takes is not yet
     // measured (16 ns a clock read).
-    const CpuCommandBuffer::DispatchCommand* single =
+    const CpuCommandBuffer::DispatchCommand* lead =
         group[0].kind == CpuCommandBuffer::Kind::kDispatch ? &group[0].dispatch : nullptr;
     const uint64_t units = starts_end[-1];
     // (A group of one unit runs on this thread whichever way; it is not timed.)
     bool explore = false;
-    const bool alone = single && (units == 1 || RunsAlone(*single, units, count, &explore));
-    const bool timed = single && units > 1 &&
+    const bool alone = lead && (units == 1 || RunsAlone(*lead, units, count, &explore));
+    const bool timed = lead && units > 1 &&
                        (count % kMeasureEvery == 0 || explore ||
-                        single->executable->WorkgroupSamples(single->entry_point, alone) < kWarmupSamples);
+                        lead->executable->GroupTiming(lead->entry_point, alone).samples < kWarmupSamples);
     const auto clock_begin = timed ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
     if (alone) {
-      run(0, starts_end[-1]);
+      run(0, units);
     } else {
-      team.ParallelFor(uint64_t{0}, starts_end[-1], run);
+      team.ParallelFor(uint64_t{0}, units, run);
     }
     if (error.failed()) return error.Take();
     if (timed) {
       const auto nanos = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - clock_begin);
-      single->executable->RecordWorkgroups(single->entry_point, alone, units, static_cast<uint64_t>(nanos.count()));
+      lead->executable->RecordGroupTiming(lead->entry_point, alone, units, static_cast<uint64_t>(nanos.count()));
     }
     for (size_t i = 0; i < whole.size(); ++i) {
       if (!whole[i]) CpuCommandBuffer::TraceCommand(tracer, group[i], group_begin);
