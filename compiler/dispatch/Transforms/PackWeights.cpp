@@ -18,10 +18,10 @@
 // residual add) are rewritten to work on the expanded shape too, so that
 // dispatch formation keeps them in the contraction's kernel.
 //
-// n0 is 64, 32 or 16 elements, the largest that divides N (N a multiple of
-// 16, and at least two strips), or with 256-bit vectors the register tile's
-// width (stripWidth); the CPU code generator tiles n0 by whole vector
-// registers and splits the kernel along N / n0.
+// n0 is the width of the code generator's register tile, or a narrower one
+// of 32 and 16 elements that divides N with at least two strips (N a
+// multiple of 16; stripWidth); the CPU code generator tiles n0 by whole
+// vector registers and splits the kernel along N / n0.
 //
 // A 2-D NHWC convolution with a large constant filter (filterPacking: over
 // 1 MiB, ResNet's last layers' 3 x 3 x 512 x 512; with 256-bit vectors over
@@ -57,19 +57,27 @@ namespace {
 constexpr llvm::StringLiteral kPackedAttr = "flow.packed";
 
 /// The strip width of a matmul with M rows and N columns for a target with
-/// `vectorBits`-bit vectors: the widest candidate that divides N with at
-/// least two strips. With AVX-512 64, 32 or 16. With 256-bit vectors
-/// (AVX2) the width of the register tile, so that a tile reads each row of
-/// its strip whole and the weights stream in order: 2 registers (16 f32
-/// columns) once M fills more than 2 rows, 4 for 1 or 2 rows (a
-/// matrix-vector product widens its tile to 4 registers). Strips of 64 read
-/// in 16-column pieces a cache line out of every 256 bytes, and BERT at
-/// sequence 16, whose weights come from memory on every call, ran in 17 to
-/// 24 ms on a Zen 3 core where strips of 16 took 10 to 20 (interleaved).
+/// `vectorBits`-bit vectors: the width of the CPU code generator's register
+/// tile, so that a tile reads each row of its strip whole and the weights
+/// stream in order: 2 registers once M fills more than 2 rows, 4 for 1 or
+/// 2 rows (a matrix-vector product widens its tile to 4 registers); or the
+/// next narrower one that leaves at least two strips.
+///
+/// Strips wider than the tile read in pieces (a 32-column tile over a strip
+/// of 64 takes 128 bytes out of every 256) stream worse: with AVX-512 and
+/// strips of 64, BERT at sequence 16 took 3.80 ms a call on a Sapphire
+/// Rapids core, GPT-2 0.52, the sample MLP at batch 32 0.30 and ResNet-18
+/// 21.5; with tile-wide strips of 32 3.21, 0.43, 0.28 and 20.8 (two rounds
+/// interleaved), while the MLP at batch 1 kept its strips of 64 (with 32,
+/// 20.4 became 24.1 us on two threads). With 256-bit vectors (AVX2) the
+/// same: BERT, whose weights come from memory on every call, ran in 17 to 24
+/// ms on a Zen 3 core with strips of 64 and 10 to 20 with strips of 16.
 /// Other widths keep 64, 32 or 16 (not measured with tile-wide strips).
 int64_t stripWidth(int64_t n, int64_t m, int64_t vectorBits) {
   SmallVector<int64_t> widths = {64, 32, 16};
-  if (vectorBits == 256)
+  if (vectorBits == 512 && m > 2)
+    widths = {32, 16};
+  else if (vectorBits == 256)
     widths = m <= 2 ? SmallVector<int64_t>{32, 16} : SmallVector<int64_t>{16};
   for (int64_t width : widths)
     if (n % width == 0 && n / width >= 2)

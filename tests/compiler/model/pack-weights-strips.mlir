@@ -1,8 +1,8 @@
-// strata-pack-weights with 256-bit vectors (AVX2): strips as wide as the
-// register tile, so that a tile reads each row of its strip whole: 2
-// registers (16 f32 columns) for more than 2 rows, 4 (32) for a
-// matrix-vector product. With 512-bit vectors (the default) the widest of
-// 64, 32 and 16 with at least two strips.
+// strata-pack-weights: strips as wide as the register tile, so that a tile
+// reads each row of its strip whole: 2 registers for more than 2 rows, 4
+// for a matrix-vector product; with 256-bit vectors (AVX2) 16 and 32 f32
+// columns, with 512-bit vectors (the default, WIDE) 32 and 64, or 16 where
+// the tile's width would leave fewer than two strips.
 // RUN: strata-opt %s --strata-pack-weights="vector-bits=256" | FileCheck %s
 // RUN: strata-opt %s --strata-pack-weights | FileCheck %s --check-prefix=WIDE
 
@@ -17,6 +17,20 @@ func.func @rows(%x: tensor<16x8xf32>, %w: tensor<8x64xf32>) -> tensor<16x64xf32>
   %f = linalg.fill ins(%z : f32) outs(%e : tensor<16x64xf32>) -> tensor<16x64xf32>
   %m = linalg.matmul ins(%x, %c : tensor<16x8xf32>, tensor<8x64xf32>) outs(%f : tensor<16x64xf32>) -> tensor<16x64xf32>
   return %m : tensor<16x64xf32>
+}
+
+// 128 columns of 16 rows: strips of 16 (AVX2) or 32 (AVX-512), not 64.
+// CHECK-LABEL: func.func @wide
+// CHECK: linalg.transpose ins(%{{.*}} : tensor<8x8x16xf32>) outs(%{{.*}} : tensor<8x8x16xf32>)
+// WIDE-LABEL: func.func @wide
+// WIDE: linalg.transpose ins(%{{.*}} : tensor<8x4x32xf32>) outs(%{{.*}} : tensor<4x8x32xf32>)
+func.func @wide(%x: tensor<16x8xf32>) -> tensor<16x128xf32> {
+  %c = arith.constant dense<1.0> : tensor<8x128xf32>
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<16x128xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<16x128xf32>) -> tensor<16x128xf32>
+  %m = linalg.matmul ins(%x, %c : tensor<16x8xf32>, tensor<8x128xf32>) outs(%f : tensor<16x128xf32>) -> tensor<16x128xf32>
+  return %m : tensor<16x128xf32>
 }
 
 // CHECK-LABEL: func.func @vector
