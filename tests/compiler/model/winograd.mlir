@@ -4,8 +4,12 @@
 // filter transformed at compile time (U = G g G^T), and one output transform
 // that writes every 2 x 2 block, and computes the elementwise op that reads
 // the convolution, if it is the only reader. Strided convolutions, non-constant filters,
-// few channels and outputs that do not start at zero are left alone.
-// RUN: strata-opt %s --split-input-file --strata-winograd | FileCheck %s
+// few channels and outputs that do not start at zero are left alone, and by
+// default images of fewer than 32 blocks of 2 x 2 (SMALL; the cases below
+// are smaller, min-blocks=1 takes them).
+// RUN: strata-opt %s --split-input-file --strata-winograd="min-blocks=1" | FileCheck %s
+// RUN: strata-opt %s --split-input-file --strata-winograd | FileCheck %s --check-prefix=SMALL
+// SMALL-NOT: linalg.matmul
 
 // CHECK-DAG:   #[[D00:.*]] = affine_map<(d0, d1, d2) -> (0, d0 * 2, d1 * 2, d2)>
 // CHECK-DAG:   #[[D02:.*]] = affine_map<(d0, d1, d2) -> (0, d0 * 2, d1 * 2 + 2, d2)>
