@@ -264,9 +264,12 @@ compileModel(ModuleOp module, const ModelCompileOptions &options) {
 
   // dispatch
   if (failed(runner.timed(Phase::kDispatch, [&] {
-        return runner.runPasses(Phase::kDispatch, [](OpPassManager &pm) {
+        return runner.runPasses(Phase::kDispatch, [&](OpPassManager &pm) {
           pm.addPass(flow::createAssertShapesPass());
-          pm.addPass(flow::createFormDispatchesPass());
+          flow::FormDispatchesOptions dispatches;
+          dispatches.padsIntoWindows = options.cpuTarget && !options.vulkanTarget &&
+                                       !options.cudaTarget && !options.rocmTarget;
+          pm.addPass(flow::createFormDispatchesPass(dispatches));
           pm.addPass(createCanonicalizerPass());
           pm.addPass(createCSEPass());
         });

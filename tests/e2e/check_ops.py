@@ -1069,6 +1069,62 @@ def conv_families():
                 cases.append(Case(name, "%s*%dx%d s%d%d d%d%d" % (shape_name(x_shape), k[0], k[1], s[0], s[1],
                                                                    d[0], d[1]), make))
             fams.append(family("linalg." + opname, functions, cases))
+
+    # A pad read only by a convolution or pooling, which the CPU code generator
+    # reads through a window per workgroup: images of several workgroups and
+    # of one, strides 1 and 2, asymmetric padding, a batch of 2, channels that
+    # are not whole vector registers, and max pooling padded with -inf.
+    # (kind, (N, H, W, C), (KH, KW), F, stride, low (H, W), high (H, W))
+    padded = [("depthwise_conv_2d_nhwc_hwc", (1, 40, 23, 32), (3, 3), 0, (1, 1), (1, 1), (1, 1)),
+              ("depthwise_conv_2d_nhwc_hwc", (1, 33, 32, 48), (3, 3), 0, (2, 2), (1, 1), (1, 1)),
+              ("depthwise_conv_2d_nhwc_hwc", (2, 6, 5, 3), (3, 3), 0, (1, 1), (1, 1), (1, 1)),
+              ("conv_2d_nhwc_hwcf", (1, 19, 11, 5), (3, 3), 7, (1, 1), (2, 1), (0, 2)),
+              ("conv_2d_nhwc_hwcf", (1, 30, 30, 16), (3, 3), 32, (2, 2), (1, 1), (1, 1)),
+              ("pooling_nhwc_max", (1, 31, 31, 20), (3, 3), 0, (2, 2), (1, 1), (1, 1))]
+    functions, cases = [], []
+    for index, (opname, xs, k, f, s, low, high) in enumerate(padded):
+        n, h, w, c = xs
+        ps = (n, h + low[0] + high[0], w + low[1] + high[1], c)
+        oh, ow = out_size(ps[1], k[0], s[0], 1), out_size(ps[2], k[1], s[1], 1)
+        pool = opname.startswith("pooling")
+        if opname == "conv_2d_nhwc_hwcf":
+            w_shape, o_shape = (k[0], k[1], c, f), (n, oh, ow, f)
+        else:
+            w_shape, o_shape = k if pool else (k[0], k[1], c), (n, oh, ow, c)
+        xt, pt, wt, ot = (tensor_type(sh, "f32") for sh in (xs, ps, w_shape, o_shape))
+        padding = NEG_INF if pool else "0.0"
+        name = "padded_%s_%d" % (opname, index)
+        body = ["%%p = arith.constant %s : f32" % padding,
+                "%%padded = tensor.pad %%x low[0, %d, %d, 0] high[0, %d, %d, 0] {" % (low + high),
+                "^bb0(%i: index, %j: index, %k: index, %l: index):",
+                "  tensor.yield %p : f32",
+                "} : %s to %s" % (xt, pt)]
+        body += init("o", o_shape, NEG_INF if pool else "0.0")
+        if pool:
+            body += init("w", k)
+        body.append("%%r = linalg.%s %s ins(%%padded, %%w : %s, %s) outs(%%o : %s) -> %s" % (
+            opname, conv_attrs(s, (1, 1)), pt, wt, ot, ot))
+        args = [("x", xt)] + ([] if pool else [("w", wt)])
+        functions.append(function(name, args, [("%r", ot)], body))
+
+        def make(rng, opname=opname, xs=xs, w_shape=w_shape, s=s, low=low, high=high, pool=pool, k=k):
+            x = rand(xs, rng)
+            widths = [(0, 0), (low[0], high[0]), (low[1], high[1]), (0, 0)]
+            if pool:
+                a = np.pad(x.astype(np.float64), widths, constant_values=-np.inf)
+                return [x], [Expected(pool_nhwc(a, k[0], k[1], s, (1, 1), np.max), np.float32)]
+            wgt = rand(w_shape, rng)
+            a, b = f64(np.pad(x, widths), wgt)
+            if opname == "conv_2d_nhwc_hwcf":
+                ref = lambda u, v: conv_nhwc_hwcf(u, v, s, (1, 1))
+                count = k[0] * k[1] * xs[3]
+            else:
+                ref = lambda u, v: depthwise_nhwc_hwcm(u, v[..., None], s, (1, 1))[..., 0]
+                count = k[0] * k[1]
+            return [x, wgt], [summed(ref(a, b), ref(np.abs(a), np.abs(b)), count)]
+        cases.append(Case(name, "%s pad %s %s *%dx%d s%d%d" % (shape_name(xs), list(low), list(high), k[0],
+                                                              k[1], s[0], s[1]), make))
+    fams.append(family("padded convolutions and poolings", functions, cases))
     return fams
 
 

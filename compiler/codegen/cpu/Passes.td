@@ -99,6 +99,52 @@ def CPUCopiesToLinalgPass : Pass<"strata-cpu-copies-to-linalg",
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def CPUWindowPaddedInputsPass : Pass<"strata-cpu-window-padded-inputs",
+                                     "::mlir::func::FuncOp"> {
+  let summary = "Replaces a padded temporary that one op reads by a "
+                "placeholder view of the input";
+  let description = [{
+    A static temporary written by one `linalg.copy` of a whole buffer into a
+    box of it and by `linalg.fill`s of one constant into boxes that with the
+    copy's cover it exactly, and read whole by one linalg op after them as an
+    input (a pad before a convolution, see CPUComputeInDestinations), is
+    replaced by `memref.reinterpret_cast` of the copied buffer to the
+    temporary's shape, marked `strata_cpu.padding = {low = array<i64: ...>,
+    value = v}` (the copy's offsets and the fill value). Nothing writes the
+    placeholder, so the kernel is split across workgroups like one that
+    reads its input directly; strata-cpu-materialize-padded-windows then
+    gives each tile of the reader the window of padded input it reads. A
+    temporary over 8 MiB is left alone (a reader that is not split reads its
+    window whole, from the thread's local memory).
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+}
+
+def CPUMaterializePaddedWindowsPass : Pass<"strata-cpu-materialize-padded-windows",
+                                           "::mlir::func::FuncOp"> {
+  let summary = "Gives each read of a padding placeholder a window of the "
+                "padded input in local memory";
+  let description = [{
+    For each op reading a placeholder of strata-cpu-window-padded-inputs
+    (through views of unit strides, as its workgroup tile does after
+    strata-cpu-distribute-to-workgroups), allocates a buffer of the read
+    box's shape (the upper bound of a dynamic size) marked
+    `strata_cpu.local_memory`, fills the part of the box outside the input
+    with the padding value and copies the rest from the input, right before
+    the op, and makes the op read it. The fills and the copy get vector tiles
+    of one register (`vector-bits`) along the innermost dimension. Any other
+    use of a placeholder is an error.
+  }];
+  let options = [
+    Option<"vectorBits", "vector-bits", "int64_t", /*default=*/"512",
+           "Width of the target's vector registers in bits">,
+  ];
+  let dependentDialects = ["::mlir::affine::AffineDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
 def CPUScratchToBindingPass : Pass<"strata-cpu-scratch-to-binding",
                                    "::mlir::ModuleOp"> {
   let summary = "Moves temporaries too large for the stack into a scratch "

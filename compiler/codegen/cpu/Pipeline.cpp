@@ -21,7 +21,8 @@ using namespace mlir;
 namespace strata::cpu {
 
 void buildKernelBufferizationPipeline(OpPassManager &pm,
-                                      unsigned maxStackAllocationBytes) {
+                                      unsigned maxStackAllocationBytes,
+                                      bool windowPaddedInputs) {
   pm.addPass(createCPUVerifyKernelsPass());
   // Integer powers with constant exponents (GELU's x^3) become products,
   // which vectorize (GPU kernels cannot call the helpers below at all).
@@ -58,6 +59,8 @@ void buildKernelBufferizationPipeline(OpPassManager &pm,
   // self-copies, which canonicalization erases; left in, they would also
   // keep the pad from being split across workgroups (a read of its result).
   pm.addPass(createCanonicalizerPass());
+  if (windowPaddedInputs)
+    pm.addNestedPass<func::FuncOp>(createCPUWindowPaddedInputsPass());
   // Static temporaries too large for the stack go to a scratch binding.
   pm.addPass(createCPUScratchToBindingPass());
   // Again, on what bufferization made: dynamically sized allocations.
@@ -66,7 +69,8 @@ void buildKernelBufferizationPipeline(OpPassManager &pm,
 
 void buildCPUCodegenPipeline(OpPassManager &pm,
                              const CPUCodegenPipelineOptions &options) {
-  buildKernelBufferizationPipeline(pm, options.maxStackAllocationBytes);
+  buildKernelBufferizationPipeline(pm, options.maxStackAllocationBytes,
+                                   /*windowPaddedInputs=*/true);
 
   // Workgroups, then register tiles as vector code.
   CPUSelectTileSizesPassOptions tileSizes;
@@ -80,6 +84,10 @@ void buildCPUCodegenPipeline(OpPassManager &pm,
   tileSizes.dynamicExtent = options.dynamicExtent;
   pm.addNestedPass<func::FuncOp>(createCPUSelectTileSizesPass(tileSizes));
   pm.addPass(createCPUDistributeToWorkgroupsPass());
+  CPUMaterializePaddedWindowsPassOptions windows;
+  if (options.vectorBits != 0)
+    windows.vectorBits = options.vectorBits;
+  pm.addNestedPass<func::FuncOp>(createCPUMaterializePaddedWindowsPass(windows));
   CPUTileAndVectorizePassOptions vectorize;
   vectorize.peel = options.peel;
   pm.addNestedPass<func::FuncOp>(createCPUTileAndVectorizePass(vectorize));

@@ -73,9 +73,12 @@ struct CPUCodegenPipelineOptions
 /// builtin.module of kernels): checks the kernel contract, computes results in
 /// output bindings and bufferizes, temporaries up to
 /// `maxStackAllocationBytes` on the stack and larger static ones in a scratch
-/// binding.
+/// binding. With `windowPaddedInputs` (the CPU's), a pad that one op reads
+/// becomes a placeholder of strata-cpu-window-padded-inputs rather than a
+/// temporary.
 void buildKernelBufferizationPipeline(mlir::OpPassManager &pm,
-                                      unsigned maxStackAllocationBytes);
+                                      unsigned maxStackAllocationBytes,
+                                      bool windowPaddedInputs = false);
 
 /// Adds the pipeline to `pm`, which must run on a builtin.module.
 void buildCPUCodegenPipeline(mlir::OpPassManager &pm,

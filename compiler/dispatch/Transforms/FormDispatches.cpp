@@ -17,6 +17,10 @@
 //        compute in place over it (same type, identity map: the op's init
 //        becomes the value), or it is small enough to stay on the kernel's
 //        stack.
+//    With pads-into-windows (modules for CPUs only), a pad whose only use
+//    is the input of a 2-D NHWC convolution or pooling is not a region of its
+//    own: the convolution joins it (the CPU code generator reads the pad
+//    through windows, strata-cpu-window-padded-inputs).
 // 2. Each region becomes a kernel: values it reads from outside become
 //    arguments (tensors: bindings; index, i32, i64, f32: push constants), except
 //    scalar and splat constants, tensor.empty ops and linalg.fill ops of
@@ -174,6 +178,8 @@ private:
             break;
           }
       }
+      if (!target && options.padsIntoWindows)
+        target = padRegionOf(&op, regionOf);
       if (!target) {
         regions.push_back(std::make_unique<Region_>());
         target = regions.back().get();
@@ -198,6 +204,26 @@ private:
         return failure();
     }
     return success();
+  }
+
+  /// The region of the pad that `op`, a 2-D NHWC convolution or pooling,
+  /// reads as its input, when the pad is alone there and `op` is its only
+  /// user; null otherwise.
+  static Region_ *padRegionOf(Operation *op,
+                              const DenseMap<Operation *, Region_ *> &regionOf) {
+    if (!isa<linalg::Conv2DNhwcHwcfOp, linalg::DepthwiseConv2DNhwcHwcOp,
+             linalg::PoolingNhwcMaxOp, linalg::PoolingNhwcMinOp,
+             linalg::PoolingNhwcSumOp>(op))
+      return nullptr;
+    auto pad = cast<linalg::LinalgOp>(op)
+                   .getDpsInputOperand(0)
+                   ->get()
+                   .getDefiningOp<tensor::PadOp>();
+    if (!pad || !pad->hasOneUse() || !pad.getConstantPaddingValue() ||
+        !pad.getResultType().hasStaticShape())
+      return nullptr;
+    Region_ *region = regionOf.lookup(pad);
+    return region && region->size() == 1 ? region : nullptr;
   }
 
   /// A fill of an empty tensor whose uses all initialise outputs of compute
@@ -459,7 +485,11 @@ struct FormDispatchesPass
     : PassWrapper<FormDispatchesPass, OperationPass<ModuleOp>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(FormDispatchesPass)
 
-  FormDispatchesPass(FormDispatchesOptions options = {}) : options(options) {}
+  FormDispatchesPass(FormDispatchesOptions options = {}) : options(options) {
+    padsIntoWindows = options.padsIntoWindows;
+  }
+  FormDispatchesPass(const FormDispatchesPass &other)
+      : PassWrapper(other), options(other.options) {}
   StringRef getArgument() const override { return "strata-form-dispatches"; }
   StringRef getDescription() const override {
     return "Groups compute ops into dispatch regions and outlines kernels";
@@ -476,6 +506,7 @@ struct FormDispatchesPass
     for (auto function : module.getOps<func::FuncOp>())
       if (!function->hasAttr(kKernelAttr) && !function.isExternal())
         hosts.push_back(function);
+    options.padsIntoWindows = padsIntoWindows;
     for (func::FuncOp function : hosts) {
       DispatchFormer former(function, module, options, kernelsByBody, counter);
       if (failed(former.run()))
@@ -484,6 +515,11 @@ struct FormDispatchesPass
   }
 
   FormDispatchesOptions options;
+  Option<bool> padsIntoWindows{
+      *this, "pads-into-windows",
+      llvm::cl::desc("Put a pad that only a 2-D NHWC convolution or pooling "
+                     "reads into that op's kernel (CPU-only modules)"),
+      llvm::cl::init(false)};
 };
 
 } // namespace

@@ -23,6 +23,11 @@ struct FormDispatchesOptions {
   /// consumer cannot compute in place over it; it lives on the kernel's
   /// stack, so larger ones end the region instead.
   int64_t maxInternalBytes = 32 * 1024;
+  /// A pad whose only use is the input of a 2-D NHWC convolution or pooling
+  /// joins that op's kernel, where the CPU code generator reads it through
+  /// per-workgroup windows (strata-cpu-window-padded-inputs); the GPU code
+  /// generators keep it a kernel of its own.
+  bool padsIntoWindows = false;
 };
 
 std::unique_ptr<mlir::Pass>
