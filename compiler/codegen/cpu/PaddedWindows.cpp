@@ -305,11 +305,13 @@ LogicalResult materialize(IRRewriter &rewriter, const WindowRead &read, Value in
     windowSizes.push_back(size);
   }
 
-  // One register of lanes along the innermost dimension, 1 elsewhere.
+  // One register of lanes along the innermost dimension (no more than it
+  // has: 3 channels of an RGB image take 3), 1 elsewhere.
   TileSizes sizes;
   sizes.workgroup.assign(rank, 0);
   sizes.vector.assign(rank, 1);
-  sizes.vector.back() = std::max<int64_t>(1, vectorBits / std::max(1u, element.getIntOrFloatBitWidth()));
+  sizes.vector.back() = std::min(std::max<int64_t>(1, vectorBits / std::max(1u, element.getIntOrFloatBitWidth())),
+                                 shape.back());
   Value padding = arith::ConstantOp::create(rewriter, loc, value);
   auto fillBox = [&](ArrayRef<OpFoldResult> offsets, ArrayRef<OpFoldResult> extents) {
     Value slab = memref::SubViewOp::create(rewriter, loc, window, offsets, extents, ones);

@@ -18,7 +18,8 @@
 //
 // A ResNet then runs channels-last from the first convolution to the global
 // pooling, with one transpose at each edge (the input image and the pooled
-// features). Every rewrite keeps the values the same; only their layout in
+// features). 3. Last, a pad that ended up before a transpose that cancelled
+// nothing (the input image's) moves back after it, next to its convolution. Every rewrite keeps the values the same; only their layout in
 // memory changes.
 //
 //===----------------------------------------------------------------------===//
@@ -355,6 +356,34 @@ struct PadInSourceLayout : OpRewritePattern<tensor::PadOp> {
   }
 };
 
+/// transpose(pad(z), perm) = pad'(transpose(z, perm)), the pad amounts
+/// permuted, once nothing is left to cancel: z is not a transpose. The input
+/// image of an NCHW model is then transposed unpadded and padded right
+/// before the first convolution, whose kernel takes the pad in on the CPU
+/// (strata-form-dispatches' pads-into-windows), instead of padded in NCHW
+/// and transposed, two kernels writing the image.
+struct PadAfterTranspose : OpRewritePattern<linalg::TransposeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(linalg::TransposeOp op,
+                                PatternRewriter &rewriter) const override {
+    auto pad = op.getInput().getDefiningOp<tensor::PadOp>();
+    if (!pad || !pad->hasOneUse() || pad.getNofold() || !pad.getConstantPaddingValue() ||
+        pad.getSource().getDefiningOp<linalg::TransposeOp>())
+      return failure();
+    ArrayRef<int64_t> perm = op.getPermutation();
+    SmallVector<OpFoldResult> low = pad.getMixedLowPad(), high = pad.getMixedHighPad();
+    SmallVector<OpFoldResult> permutedLow, permutedHigh;
+    for (int64_t k : perm) {
+      permutedLow.push_back(low[k]);
+      permutedHigh.push_back(high[k]);
+    }
+    Value transposed = transpose(rewriter, op.getLoc(), pad.getSource(), perm);
+    rewriter.replaceOpWithNewOp<tensor::PadOp>(op, op.getResult()[0].getType(), transposed, permutedLow,
+                                               permutedHigh, pad.getConstantPaddingValue());
+    return success();
+  }
+};
+
 /// transpose(fill(v, init)) = fill(v, transpose(init)), and
 /// transpose(empty) = empty of the transposed shape.
 struct TransposeOfFillOrEmpty : OpRewritePattern<linalg::TransposeOp> {
@@ -422,6 +451,10 @@ struct ChannelsLastPass : PassWrapper<ChannelsLastPass, OperationPass<>> {
           return expand && expand.getSrc().getDefiningOp<linalg::LinalgOp>();
         });
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      return signalPassFailure();
+    RewritePatternSet padsLast(context);
+    padsLast.add<PadAfterTranspose>(context);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(padsLast))))
       signalPassFailure();
   }
 };

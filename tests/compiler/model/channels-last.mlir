@@ -1,7 +1,8 @@
 // strata-channels-last: NCHW convolutions and poolings become NHWC ones
 // with HWCF filters, and the activation transposes move through elementwise
 // ops, pads and fills until they cancel: a conv -> bias+relu -> pad -> conv
-// -> residual add -> max pool chain keeps one transpose at each edge.
+// -> residual add -> max pool chain keeps one transpose at each edge; the
+// input's pad comes after its transpose.
 // RUN: strata-opt %s --strata-channels-last --strata-const-eval --canonicalize | FileCheck %s
 
 #nchw = affine_map<(n, c, h, w) -> (n, c, h, w)>
@@ -9,9 +10,10 @@
 
 // CHECK-LABEL: func.func @resnet_block
 // CHECK-SAME: (%[[X:.*]]: tensor<1x4x8x8xf32>)
-// The padded image goes to NHWC once.
-// CHECK: %[[P:.*]] = tensor.pad %[[X]] low[0, 0, 1, 1] high[0, 0, 1, 1]
-// CHECK: %[[IN:.*]] = linalg.transpose ins(%[[P]] : tensor<1x4x10x10xf32>) {{.*}} permutation = [0, 2, 3, 1]
+// The image goes to NHWC once, and is padded there, right before the
+// convolution (a pad before the transpose would cancel nothing).
+// CHECK: %[[T:.*]] = linalg.transpose ins(%[[X]] : tensor<1x4x8x8xf32>) {{.*}} permutation = [0, 2, 3, 1]
+// CHECK: %[[IN:.*]] = tensor.pad %[[T]] low[0, 1, 1, 0] high[0, 1, 1, 0]
 // CHECK: linalg.conv_2d_nhwc_hwcf {{.*}} ins(%[[IN]], {{.*}} tensor<3x3x4x4xf32>) outs({{.*}} : tensor<1x8x8x4xf32>)
 // The bias is read along the channels, now the last loop.
 // CHECK: linalg.generic {indexing_maps = [#[[ID:.*]], #[[LAST:.*]], #[[ID]]]
