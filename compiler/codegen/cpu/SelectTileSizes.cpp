@@ -393,7 +393,12 @@ struct CPUSelectTileSizesPass
     unsigned rootLoop = *distributedLoop(root);
     SmallVector<int64_t> ranges = root.getStaticLoopRanges();
     ranges.erase(ranges.begin() + rootLoop);
-    int64_t perRow = iterationCount(ranges, dynamicExtent);
+    // An iteration writes each output once: a Winograd input transform's 16
+    // outputs are 16 times the work of an elementwise op's one (in a
+    // 65536-iteration workgroup, its 28 x 28 x 64 blocks were one workgroup,
+    // which a second thread could not share).
+    int64_t perRow = iterationCount(ranges, dynamicExtent) *
+                     std::max<int64_t>(1, root.getNumDpsInits());
     int64_t tile =
         std::max<int64_t>(1, (workgroupIterations + perRow - 1) / perRow);
     // A matmul large enough to be blocked for the caches (TileAndVectorize)

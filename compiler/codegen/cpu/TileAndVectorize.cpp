@@ -941,7 +941,82 @@ struct CPUTileAndVectorizePass
     // types from uninitialized scalable flags (seen with MLIR 22 release
     // builds on 1-element vectors).
     SmallVector<bool> scalable(vectorSizes.size(), false);
+    if (auto generic = dyn_cast<linalg::GenericOp>(op.getOperation()))
+      viewPointReads(rewriter, generic);
     vectorizeIfSupported(rewriter, op, vectorSizes, scalable);
+  }
+
+  /// A tile whose loops are of extent 1 except the vectorized ones reads
+  /// some inputs at affine functions of those loops that are not a loop
+  /// itself (a Winograd input transform's d[0][2 th + i][2 tw + j], tiled by
+  /// 1 along th and tw): each such dimension is one position of the operand,
+  /// which a rank-reducing view takes (offset by the function's value, size
+  /// 1, dropped), the map reading the other dimensions. The maps are then
+  /// projected permutations, which linalg's vectorizer takes (it rejects
+  /// constants, even a batch index 0); before, such tiles stayed scalar.
+  /// Leaves `op` alone when any such function depends on a longer loop.
+  static void viewPointReads(IRRewriter &rewriter, linalg::GenericOp op) {
+    if (!op.hasPureBufferSemantics())
+      return;
+    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    MLIRContext *context = op.getContext();
+    SmallVector<AffineExpr> zeros(op.getNumLoops(), getAffineConstantExpr(0, context));
+    struct PointRead {
+      OpOperand *operand;
+      SmallVector<int64_t> positions; // -1: the dimension stays whole
+      AffineMap map;
+    };
+    SmallVector<PointRead> reads;
+    for (OpOperand *input : op.getDpsInputOperands()) {
+      AffineMap map = op.getMatchingIndexingMap(input);
+      if (map.isProjectedPermutation(/*allowZeroInResults=*/true) || !isa<MemRefType>(input->get().getType()))
+        continue;
+      PointRead read{input, {}, {}};
+      SmallVector<AffineExpr> results;
+      for (AffineExpr result : map.getResults()) {
+        bool point = !isa<AffineDimExpr>(result);
+        result.walk([&](AffineExpr e) {
+          if (auto dim = dyn_cast<AffineDimExpr>(e))
+            point &= ranges[dim.getPosition()] == 1;
+        });
+        if (!point) {
+          if (!isa<AffineDimExpr>(result))
+            return;
+          read.positions.push_back(-1);
+          results.push_back(result);
+          continue;
+        }
+        auto value = dyn_cast<AffineConstantExpr>(simplifyAffineExpr(result.replaceDims(zeros), 0, 0));
+        if (!value)
+          return;
+        read.positions.push_back(value.getValue());
+      }
+      read.map = AffineMap::get(map.getNumDims(), 0, results, context);
+      reads.push_back(std::move(read));
+    }
+    if (reads.empty())
+      return;
+    SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+    rewriter.setInsertionPoint(op);
+    for (PointRead &read : reads) {
+      Value source = read.operand->get();
+      SmallVector<OpFoldResult> sizes = memref::getMixedSizes(rewriter, op.getLoc(), source);
+      SmallVector<OpFoldResult> offsets, strides(sizes.size(), rewriter.getIndexAttr(1));
+      SmallVector<int64_t> kept;
+      for (auto [position, size] : llvm::zip(read.positions, sizes)) {
+        offsets.push_back(rewriter.getIndexAttr(std::max<int64_t>(position, 0)));
+        if (position >= 0)
+          size = rewriter.getIndexAttr(1);
+        else
+          kept.push_back(getConstantIntValue(size).value_or(ShapedType::kDynamic));
+      }
+      auto viewType = memref::SubViewOp::inferRankReducedResultType(
+          kept, cast<MemRefType>(source.getType()), offsets, sizes, strides);
+      Value view = memref::SubViewOp::create(rewriter, op.getLoc(), viewType, source, offsets, sizes, strides);
+      rewriter.modifyOpInPlace(op, [&] { read.operand->set(view); });
+      maps[read.operand->getOperandNumber()] = read.map;
+    }
+    rewriter.modifyOpInPlace(op, [&] { op.setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(maps)); });
   }
 
   /// Replaces `op` by vector code when linalg's vectorizer takes it (with

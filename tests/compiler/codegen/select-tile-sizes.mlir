@@ -339,3 +339,18 @@ func.func @packed_conv(%in: memref<1x9x9x512xf32>, %f: memref<16x3x3x512x32xf32>
   }
   return
 }
+
+// An op with two outputs counts each iteration twice: 2 x 1000 iterations a
+// row, so ceil(1024 / 2000) = 1 row per workgroup with the smaller share.
+// SMALL-LABEL: func.func @two_outputs
+// SMALL: linalg.generic {{.*}}strata_cpu.tile_sizes = {vector = array<i64: 1, 16>, workgroup = array<i64: 1, 0>}
+func.func @two_outputs(%a: memref<13x1000xf32>, %o1: memref<13x1000xf32>, %o2: memref<13x1000xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%a : memref<13x1000xf32>) outs(%o1, %o2 : memref<13x1000xf32>, memref<13x1000xf32>) {
+  ^bb0(%x: f32, %y: f32, %z: f32):
+    %n = arith.negf %x : f32
+    linalg.yield %x, %n : f32, f32
+  }
+  return
+}

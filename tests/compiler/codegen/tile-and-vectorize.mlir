@@ -336,3 +336,28 @@ func.func @packed_many_rows(%a: memref<64x64xf32>, %b: memref<4x64x16xf32>, %c: 
   }
   return
 }
+
+// A tile of 1 x 1 x 16 that reads its inputs at (0, 2 i + 1, 2 j + 1, c) and
+// (0, 2 i, 2 j, c), a Winograd input transform's block values: each tile
+// reads one 16-lane vector of each at its position and writes one.
+// CHECK-LABEL: func.func @point_reads
+// CHECK-NOT: linalg.generic
+// CHECK: scf.for %[[I:.*]] =
+// CHECK: scf.for %[[J:.*]] =
+// CHECK-DAG: vector.transfer_read %arg0[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}], %{{.*}} {in_bounds = [true]} : memref<1x10x66x16xf32>, vector<16xf32>
+// CHECK-DAG: vector.transfer_read %arg0[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}], %{{.*}} {in_bounds = [true]} : memref<1x10x66x16xf32>, vector<16xf32>
+// CHECK: arith.subf {{.*}} : vector<16xf32>
+// CHECK: vector.transfer_write {{.*}} : vector<16xf32>, memref<4x32x16xf32>
+func.func @point_reads(%a: memref<1x10x66x16xf32>, %o: memref<4x32x16xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(i, j, c) -> (0, i * 2 + 1, j * 2 + 1, c)>,
+                                   affine_map<(i, j, c) -> (0, i * 2, j * 2, c)>,
+                                   affine_map<(i, j, c) -> (i, j, c)>],
+                  iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%a, %a : memref<1x10x66x16xf32>, memref<1x10x66x16xf32>) outs(%o : memref<4x32x16xf32>)
+      attrs = {strata_cpu.tile_sizes = {vector = array<i64: 1, 1, 16>, workgroup = array<i64: 0, 0, 0>}} {
+  ^bb0(%x: f32, %w: f32, %y: f32):
+    %s = arith.subf %x, %w : f32
+    linalg.yield %s : f32
+  }
+  return
+}

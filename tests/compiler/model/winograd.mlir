@@ -1,6 +1,6 @@
 // strata-winograd: a 3x3 stride-1 convolution with a constant filter
-// becomes Winograd F(2x2, 3x3): 16 input transforms (signed sums of the
-// input at the offsets of B^T's non-zero entries), 16 matmuls with the
+// becomes Winograd F(2x2, 3x3): an input transform with 16 results (signed
+// sums of the 16 values of each input block), 16 matmuls with the
 // filter transformed at compile time (U = G g G^T), and one output transform
 // that writes every 2 x 2 block, and computes the elementwise op that reads
 // the convolution, if it is the only reader. Strided convolutions, non-constant filters,
@@ -12,19 +12,20 @@
 // SMALL-NOT: linalg.matmul
 
 // CHECK-DAG:   #[[D00:.*]] = affine_map<(d0, d1, d2) -> (0, d0 * 2, d1 * 2, d2)>
-// CHECK-DAG:   #[[D02:.*]] = affine_map<(d0, d1, d2) -> (0, d0 * 2, d1 * 2 + 2, d2)>
-// CHECK-DAG:   #[[D20:.*]] = affine_map<(d0, d1, d2) -> (0, d0 * 2 + 2, d1 * 2, d2)>
-// CHECK-DAG:   #[[D22:.*]] = affine_map<(d0, d1, d2) -> (0, d0 * 2 + 2, d1 * 2 + 2, d2)>
+// CHECK-DAG:   #[[D33:.*]] = affine_map<(d0, d1, d2) -> (0, d0 * 2 + 3, d1 * 2 + 3, d2)>
+// CHECK-DAG:   #[[ID:.*]] = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
 // CHECK-LABEL: func.func @even
 // U_00 = g[0][0]: the identity.
 // CHECK-DAG:     %[[U00:.*]] = arith.constant dense<"0x0000803F000000000000
-// The input transform of (a, b) = (0, 0): d00 - d02 - d20 + d22.
-// CHECK:         linalg.generic {indexing_maps = [#[[D00]], #[[D02]], #[[D20]], #[[D22]],
-// CHECK:           arith.subf
-// CHECK:           arith.subf
-// CHECK:           arith.addf
-// CHECK:         } -> tensor<2x2x16xf32>
-// CHECK:         tensor.collapse_shape {{.*}} : tensor<2x2x16xf32> into tensor<4x16xf32>
+// The input transform: one generic reading the 16 values d_ij of each 4 x 4
+// block and writing the 16 V_ab, B applied to the columns, then B^T to the
+// rows: 32 additions and subtractions.
+// CHECK:         %[[V:.*]]:16 = linalg.generic {indexing_maps = [#[[D00]], {{.*}}, #[[D33]], #[[ID]], {{.*}}, #[[ID]]]
+// CHECK-COUNT-32:  arith.{{addf|subf}}
+// CHECK-NOT:       arith.negf
+// CHECK:           linalg.yield {{.*}} : f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32
+// CHECK:         } -> (tensor<2x2x16xf32>,
+// CHECK:         tensor.collapse_shape %[[V]]#0 {{.*}} : tensor<2x2x16xf32> into tensor<4x16xf32>
 // CHECK:         linalg.matmul ins(%{{.*}}, %[[U00]] : tensor<4x16xf32>, tensor<16x16xf32>)
 // CHECK-COUNT-15: linalg.matmul
 // CHECK:         linalg.generic
