@@ -371,9 +371,16 @@ struct CPUSelectTileSizesPass
     return m <= kBlockedRows && n * k >= 256 * 256 ? columns : 0;
   }
 
+  /// What a transcendental function or a division in an op's body costs,
+  /// in iterations of a simple elementwise op (an approximated exp is about
+  /// 15 vector instructions, a division's throughput a fraction of an
+  /// add's).
+  static constexpr int64_t kExpensiveOpCost = 8;
+
   /// The rows of the distributed loop one workgroup gets: about
-  /// `workgroupIterations` iterations of the op with the most (the root), no
-  /// more rows than the longest op has, and a whole number of the root's
+  /// `workgroupIterations` iterations of work (the ops' iterations, weighted
+  /// by their outputs and expensive operations), no more rows than the
+  /// longest op has, and a whole number of the root's
   /// vector tiles, so that its tiles are not split between workgroups.
   int64_t
   workgroupTile(ArrayRef<linalg::LinalgOp> ops,
@@ -391,14 +398,30 @@ struct CPUSelectTileSizesPass
         longest = std::max(longest, extent);
     }
     unsigned rootLoop = *distributedLoop(root);
-    SmallVector<int64_t> ranges = root.getStaticLoopRanges();
-    ranges.erase(ranges.begin() + rootLoop);
-    // An iteration writes each output once: a Winograd input transform's 16
-    // outputs are 16 times the work of an elementwise op's one (in a
-    // 65536-iteration workgroup, its 28 x 28 x 64 blocks were one workgroup,
-    // which a second thread could not share).
-    int64_t perRow = iterationCount(ranges, dynamicExtent) *
-                     std::max<int64_t>(1, root.getNumDpsInits());
+    auto iterationsPerRow = [&](linalg::LinalgOp op) {
+      SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+      ranges.erase(ranges.begin() + *distributedLoop(op));
+      return iterationCount(ranges, dynamicExtent);
+    };
+    // The work of a row: each op's iterations, counted once per output (a
+    // Winograd input transform's 16 outputs are 16 times the work of an
+    // elementwise op's one: in a 65536-iteration workgroup, its 28 x 28 x 64
+    // blocks were one workgroup, which a second thread could not share) and
+    // kExpensiveOpCost times more for each transcendental function or
+    // division (a softmax's exponentials over 4 x 128 x 128 scores were one
+    // workgroup of 90 us).
+    int64_t perRow = 0;
+    for (linalg::LinalgOp op : ops) {
+      int64_t expensive = 0;
+      op->walk([&](Operation *inner) {
+        if (inner->getDialect() && inner->getDialect()->getNamespace() == "math")
+          ++expensive;
+        else if (isa<arith::DivFOp, arith::RemFOp>(inner))
+          ++expensive;
+      });
+      perRow += iterationsPerRow(op) *
+                (std::max<int64_t>(1, op.getNumDpsInits()) + kExpensiveOpCost * expensive);
+    }
     int64_t tile =
         std::max<int64_t>(1, (workgroupIterations + perRow - 1) / perRow);
     // A matmul large enough to be blocked for the caches (TileAndVectorize)
@@ -407,7 +430,7 @@ struct CPUSelectTileSizesPass
     FailureOr<linalg::ContractionDimensions> dims =
         linalg::inferContractionDims(root);
     if (succeeded(dims) && dims->m.size() == 1 &&
-        dims->m.front() == rootLoop && perRow >= 256 * 256) {
+        dims->m.front() == rootLoop && iterationsPerRow(root) >= 256 * 256) {
       int64_t rows = root.getStaticLoopRanges()[rootLoop];
       tile = std::max<int64_t>(tile, !ShapedType::isDynamic(rows) &&
                                              rows >= 4 * kLargeBlockedRows

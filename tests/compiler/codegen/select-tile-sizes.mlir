@@ -203,17 +203,18 @@ func.func @transpose_then_read(%a: memref<8x8xf32>, %t: memref<8x8xf32>, %c: mem
 // A pad as CPUComputeInDestinations writes it: a copy into the interior and
 // fills of the border, each through its own subview of the result, which no
 // op reads. The pieces are disjoint, so each op is split along its own
-// first dimension with work: 7 rows of the interior (7 x 112 x 96
-// iterations, about a workgroup's share), 7 columns of the top and bottom
-// rows, 7 rows of the left and right columns.
+// first dimension with work: 6 rows of the interior (a row's work is the
+// copy's 112 x 96 iterations and the fills' 96 to 114 x 96 together: 6
+// rows are about a workgroup's share), 6 columns of the top and bottom
+// rows, 6 rows of the left and right columns.
 // SMALL-LABEL: func.func @pad_pieces
 // SMALL: linalg.copy {{.*}}workgroup = array<i64: 0, 1, 0, 0>
 // CHECK-LABEL: func.func @pad_pieces
-// CHECK: linalg.copy {{.*}}workgroup = array<i64: 0, 7, 0, 0>
-// CHECK: linalg.fill {{.*}}workgroup = array<i64: 0, 0, 7, 0>
-// CHECK: linalg.fill {{.*}}workgroup = array<i64: 0, 0, 7, 0>
-// CHECK: linalg.fill {{.*}}workgroup = array<i64: 0, 7, 0, 0>
-// CHECK: linalg.fill {{.*}}workgroup = array<i64: 0, 7, 0, 0>
+// CHECK: linalg.copy {{.*}}workgroup = array<i64: 0, 6, 0, 0>
+// CHECK: linalg.fill {{.*}}workgroup = array<i64: 0, 0, 6, 0>
+// CHECK: linalg.fill {{.*}}workgroup = array<i64: 0, 0, 6, 0>
+// CHECK: linalg.fill {{.*}}workgroup = array<i64: 0, 6, 0, 0>
+// CHECK: linalg.fill {{.*}}workgroup = array<i64: 0, 6, 0, 0>
 func.func @pad_pieces(%in: memref<1x112x112x96xf32>, %out: memref<1x114x114x96xf32>) {
   %zero = arith.constant 0.0 : f32
   %interior = memref.subview %out[0, 1, 1, 0] [1, 112, 112, 96] [1, 1, 1, 1] : memref<1x114x114x96xf32> to memref<1x112x112x96xf32, strided<[1247616, 10944, 96, 1], offset: 11040>>
@@ -351,6 +352,22 @@ func.func @two_outputs(%a: memref<13x1000xf32>, %o1: memref<13x1000xf32>, %o2: m
   ^bb0(%x: f32, %y: f32, %z: f32):
     %n = arith.negf %x : f32
     linalg.yield %x, %n : f32, f32
+  }
+  return
+}
+
+// An exponential costs kExpensiveOpCost (8) iterations more: a softmax's
+// 4 x 128 x 128 exponentials are 4 workgroups of one head (9 x 16384
+// iterations each), not one of all four (4 x 16384 iterations).
+// CHECK-LABEL: func.func @exponentials
+// CHECK: linalg.generic {{.*}}workgroup = array<i64: 1, 0, 0>
+func.func @exponentials(%a: memref<4x128x128xf32>, %o: memref<4x128x128xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(h, i, j) -> (h, i, j)>, affine_map<(h, i, j) -> (h, i, j)>],
+                  iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%a : memref<4x128x128xf32>) outs(%o : memref<4x128x128xf32>) {
+  ^bb0(%x: f32, %y: f32):
+    %e = math.exp %x : f32
+    linalg.yield %e : f32
   }
   return
 }
