@@ -231,6 +231,11 @@ compileModel(ModuleOp module, const ModelCompileOptions &options) {
   if (options.compileTo == Phase::kInput)
     return std::vector<uint8_t>();
 
+  // What only the CPU code generator handles (Winograd's transforms, pads
+  // read through windows) is done in modules with no GPU executables.
+  const bool cpuOnly = options.cpuTarget && !options.vulkanTarget &&
+                       !options.cudaTarget && !options.rocmTarget;
+
   // global-opt
   if (failed(runner.timed(Phase::kGlobalOpt, [&] {
         return runner.runPasses(Phase::kGlobalOpt, [&](OpPassManager &pm) {
@@ -245,8 +250,7 @@ compileModel(ModuleOp module, const ModelCompileOptions &options) {
           // read a plain matmul's).
           // Fewer multiplies for the CPU's 3x3 convolutions; the GPU code
           // generators keep the direct ones.
-          if (options.winograd && options.cpuTarget && !options.vulkanTarget &&
-              !options.cudaTarget && !options.rocmTarget)
+          if (options.winograd && cpuOnly)
             pm.addPass(flow::createWinogradPass());
           if (options.packWeights && options.cpuTarget) {
             pm.addPass(flow::createPackWeightsPass(
@@ -267,8 +271,7 @@ compileModel(ModuleOp module, const ModelCompileOptions &options) {
         return runner.runPasses(Phase::kDispatch, [&](OpPassManager &pm) {
           pm.addPass(flow::createAssertShapesPass());
           flow::FormDispatchesOptions dispatches;
-          dispatches.padsIntoWindows = options.cpuTarget && !options.vulkanTarget &&
-                                       !options.cudaTarget && !options.rocmTarget;
+          dispatches.padsIntoWindows = cpuOnly;
           pm.addPass(flow::createFormDispatchesPass(dispatches));
           pm.addPass(createCanonicalizerPass());
           pm.addPass(createCSEPass());

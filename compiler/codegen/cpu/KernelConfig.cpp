@@ -134,6 +134,13 @@ matchPackedConvolution(linalg::LinalgOp op) {
   return PackedConvolution{dims->strides[1], dims->dilations[1]};
 }
 
+int64_t vectorLanes(Type type, int64_t vectorBits) {
+  Type element = getElementTypeOrSelf(type);
+  // Index values become 64-bit integers.
+  unsigned bits = element.isIntOrFloat() ? element.getIntOrFloatBitWidth() : 64;
+  return std::max<int64_t>(1, vectorBits / std::max(1u, bits));
+}
+
 Value getBufferRoot(Value memref) {
   while (auto view = memref.getDefiningOp<ViewLikeOpInterface>())
     memref = view.getViewSource();

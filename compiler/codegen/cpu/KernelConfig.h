@@ -123,6 +123,10 @@ mlir::LogicalResult checkDistributable(
         distributedLoop,
     bool emitErrors);
 
+/// Lanes of one `vectorBits`-bit vector register for `type`'s elements (an
+/// index is a 64-bit integer).
+int64_t vectorLanes(mlir::Type type, int64_t vectorBits);
+
 /// The buffer a memref value views: walks view-like ops up to a block
 /// argument or an allocation.
 mlir::Value getBufferRoot(mlir::Value memref);

@@ -310,8 +310,7 @@ LogicalResult materialize(IRRewriter &rewriter, const WindowRead &read, Value in
   TileSizes sizes;
   sizes.workgroup.assign(rank, 0);
   sizes.vector.assign(rank, 1);
-  sizes.vector.back() = std::min(std::max<int64_t>(1, vectorBits / std::max(1u, element.getIntOrFloatBitWidth())),
-                                 shape.back());
+  sizes.vector.back() = std::min(vectorLanes(element, vectorBits), shape.back());
   Value padding = arith::ConstantOp::create(rewriter, loc, value);
   auto fillBox = [&](ArrayRef<OpFoldResult> offsets, ArrayRef<OpFoldResult> extents) {
     Value slab = memref::SubViewOp::create(rewriter, loc, window, offsets, extents, ones);

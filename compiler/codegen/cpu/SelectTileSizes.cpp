@@ -23,14 +23,6 @@ namespace strata::cpu {
 
 namespace {
 
-/// Lanes of one vector register for `type`'s elements.
-int64_t vectorLanes(Type type, int64_t vectorBits) {
-  Type element = getElementTypeOrSelf(type);
-  // Index values become 64-bit integers.
-  unsigned bits = element.isIntOrFloat() ? element.getIntOrFloatBitWidth() : 64;
-  return std::max<int64_t>(1, vectorBits / std::max(1u, bits));
-}
-
 /// A product of extents, dynamic ones counted as `dynamicExtent`: the sizes
 /// only balance work, so a guess is as good as it gets.
 int64_t iterationCount(ArrayRef<int64_t> extents, int64_t dynamicExtent) {
