@@ -24,6 +24,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "compiler/codegen/PaddedWindows.h"
 #include "compiler/codegen/cpu/KernelConfig.h"
 #include "compiler/codegen/cpu/Passes.h"
 
@@ -50,11 +51,6 @@ namespace {
 
 /// On the placeholder: {low = array<i64>, value = the padding value}.
 constexpr llvm::StringLiteral kPaddingAttr = "strata_cpu.padding";
-
-/// The largest padded input replaced: a kernel that is not split reads it
-/// whole through one window, which must fit the local memory the runtime
-/// gives each thread (drivers/cpu/cpu_executable.h) beside a packed block.
-constexpr int64_t kMaxPaddedBytes = int64_t{8} << 20;
 
 /// A box of a buffer: static offsets and sizes.
 struct Box {
@@ -95,7 +91,7 @@ void windowPaddedInput(IRRewriter &rewriter, Operation *alloc) {
   Value padded = alloc->getResult(0);
   auto type = cast<MemRefType>(padded.getType());
   if (!type.hasStaticShape() || !type.getLayout().isIdentity() || !type.getElementType().isIntOrFloat() ||
-      volume(type.getShape()) * type.getElementTypeBitWidth() / 8 > kMaxPaddedBytes)
+      volume(type.getShape()) * type.getElementTypeBitWidth() / 8 > codegen::kMaxWindowedPadBytes)
     return;
   linalg::CopyOp copy;
   Box interior;

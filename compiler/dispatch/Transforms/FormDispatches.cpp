@@ -33,6 +33,7 @@
 
 #include "compiler/dispatch/Transforms/Passes.h"
 
+#include "compiler/codegen/PaddedWindows.h"
 #include "compiler/dispatch/IR/FlowOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -207,8 +208,9 @@ private:
   }
 
   /// The region of the pad that `op`, a 2-D NHWC convolution or pooling,
-  /// reads as its input, when the pad is alone there and `op` is its only
-  /// user; null otherwise.
+  /// reads as its input, when the pad is alone there, `op` is its only user
+  /// and the padded tensor is small enough for the CPU's windows
+  /// (codegen::kMaxWindowedPadBytes); null otherwise.
   static Region_ *padRegionOf(Operation *op,
                               const DenseMap<Operation *, Region_ *> &regionOf) {
     if (!isa<linalg::Conv2DNhwcHwcfOp, linalg::DepthwiseConv2DNhwcHwcOp,
@@ -220,7 +222,8 @@ private:
                    ->get()
                    .getDefiningOp<tensor::PadOp>();
     if (!pad || !pad->hasOneUse() || !pad.getConstantPaddingValue() ||
-        !pad.getResultType().hasStaticShape())
+        !pad.getResultType().hasStaticShape() ||
+        staticBytes(pad.getResultType()) > codegen::kMaxWindowedPadBytes)
       return nullptr;
     Region_ *region = regionOf.lookup(pad);
     return region && region->size() == 1 ? region : nullptr;

@@ -48,3 +48,23 @@ func.func @main(%x: tensor<1x8x8x16xf32>, %f: tensor<3x3x16xf32>) -> (tensor<1x8
       ins(%padded2, %f : tensor<1x10x10x16xf32>, tensor<3x3x16xf32>) outs(%init : tensor<1x8x8x16xf32>) -> tensor<1x8x8x16xf32>
   return %y2, %padded2 : tensor<1x8x8x16xf32>, tensor<1x10x10x16xf32>
 }
+
+// A padded tensor over the CPU's window limit (8 MiB: 1 x 1026 x 1026 x 4
+// f32 is 16.8 MB) stays a kernel of its own.
+// CHECK-LABEL: func.func @large(
+// CHECK-COUNT-2: flow.dispatch @
+// CHECK-NOT: flow.dispatch @
+// ALONE-LABEL: func.func @large(
+// ALONE-COUNT-2: flow.dispatch @
+func.func @large(%x: tensor<1x1024x1024x4xf32>, %f: tensor<3x3x4xf32>) -> tensor<1x1024x1024x4xf32> {
+  %zero = arith.constant 0.0 : f32
+  %padded = tensor.pad %x low[0, 1, 1, 0] high[0, 1, 1, 0] {
+  ^bb0(%a: index, %b: index, %c: index, %d: index):
+    tensor.yield %zero : f32
+  } : tensor<1x1024x1024x4xf32> to tensor<1x1026x1026x4xf32>
+  %e = tensor.empty() : tensor<1x1024x1024x4xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<1x1024x1024x4xf32>) -> tensor<1x1024x1024x4xf32>
+  %y = linalg.depthwise_conv_2d_nhwc_hwc {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>}
+      ins(%padded, %f : tensor<1x1026x1026x4xf32>, tensor<3x3x4xf32>) outs(%init : tensor<1x1024x1024x4xf32>) -> tensor<1x1024x1024x4xf32>
+  return %y : tensor<1x1024x1024x4xf32>
+}
