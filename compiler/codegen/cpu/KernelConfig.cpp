@@ -141,6 +141,20 @@ int64_t vectorLanes(Type type, int64_t vectorBits) {
   return std::max<int64_t>(1, vectorBits / std::max(1u, bits));
 }
 
+std::optional<StaticBox> staticBox(memref::SubViewOp view) {
+  if (!view.hasUnitStride() || ShapedType::isDynamicShape(view.getStaticOffsets()) ||
+      ShapedType::isDynamicShape(view.getStaticSizes()))
+    return std::nullopt;
+  return StaticBox{llvm::to_vector(view.getStaticOffsets()), llvm::to_vector(view.getStaticSizes())};
+}
+
+bool disjoint(const StaticBox &a, const StaticBox &b) {
+  for (auto [ao, as, bo, bs] : llvm::zip(a.offsets, a.sizes, b.offsets, b.sizes))
+    if (ao + as <= bo || bo + bs <= ao)
+      return true;
+  return false;
+}
+
 Value getBufferRoot(Value memref) {
   while (auto view = memref.getDefiningOp<ViewLikeOpInterface>())
     memref = view.getViewSource();
@@ -156,10 +170,7 @@ Value getBufferRoot(Value memref) {
 /// no element is written twice and none is read.
 static llvm::DenseSet<Value>
 writtenInPieces(ArrayRef<linalg::LinalgOp> ops) {
-  struct Piece {
-    SmallVector<int64_t> offsets, sizes;
-  };
-  llvm::DenseMap<Value, SmallVector<Piece>> candidates;
+  llvm::DenseMap<Value, SmallVector<StaticBox>> candidates;
   llvm::DenseSet<Value> rejected;
   for (linalg::LinalgOp op : ops) {
     for (OpOperand &operand : op->getOpOperands()) {
@@ -170,25 +181,15 @@ writtenInPieces(ArrayRef<linalg::LinalgOp> ops) {
       bool written = op.isDpsInit(&operand) &&
                      !op.payloadUsesValueFromOperand(&operand) &&
                      op.getMatchingIndexingMap(&operand).isPermutation();
-      if (!written || !view || view.getSource() != root ||
-          !view.hasUnitStride() ||
-          ShapedType::isDynamicShape(view.getStaticOffsets()) ||
-          ShapedType::isDynamicShape(view.getStaticSizes())) {
+      std::optional<StaticBox> box =
+          written && view && view.getSource() == root ? staticBox(view) : std::nullopt;
+      if (!box) {
         rejected.insert(root);
         continue;
       }
-      candidates[root].push_back(
-          {llvm::to_vector(view.getStaticOffsets()),
-           llvm::to_vector(view.getStaticSizes())});
+      candidates[root].push_back(std::move(*box));
     }
   }
-  auto disjoint = [](const Piece &a, const Piece &b) {
-    for (auto [ao, as, bo, bs] :
-         llvm::zip(a.offsets, a.sizes, b.offsets, b.sizes))
-      if (ao + as <= bo || bo + bs <= ao)
-        return true;
-    return false;
-  };
   llvm::DenseSet<Value> pieces;
   for (auto &[root, list] : candidates) {
     if (rejected.contains(root))

@@ -32,6 +32,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 
@@ -126,6 +127,18 @@ mlir::LogicalResult checkDistributable(
 /// Lanes of one `vectorBits`-bit vector register for `type`'s elements (an
 /// index is a 64-bit integer).
 int64_t vectorLanes(mlir::Type type, int64_t vectorBits);
+
+/// A box of a buffer: static offsets and sizes, one per dimension.
+struct StaticBox {
+  llvm::SmallVector<int64_t> offsets, sizes;
+};
+
+/// The box of the source that `view` covers, when its offsets and sizes are
+/// static and its strides 1.
+std::optional<StaticBox> staticBox(mlir::memref::SubViewOp view);
+
+/// Whether two boxes of one buffer share no element.
+bool disjoint(const StaticBox &a, const StaticBox &b);
 
 /// The buffer a memref value views: walks view-like ops up to a block
 /// argument or an allocation.

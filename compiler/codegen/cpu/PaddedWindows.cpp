@@ -52,36 +52,6 @@ namespace {
 /// On the placeholder: {low = array<i64>, value = the padding value}.
 constexpr llvm::StringLiteral kPaddingAttr = "strata_cpu.padding";
 
-/// A box of a buffer: static offsets and sizes.
-struct Box {
-  SmallVector<int64_t> offsets, sizes;
-};
-
-/// The box of `view`: static offsets and sizes, unit strides, no dimension
-/// dropped.
-std::optional<Box> staticBox(memref::SubViewOp view) {
-  if (view.getSourceType().getRank() != view.getType().getRank() ||
-      !llvm::all_of(view.getStaticStrides(), [](int64_t s) { return s == 1; }) ||
-      ShapedType::isDynamicShape(view.getStaticOffsets()) ||
-      ShapedType::isDynamicShape(view.getStaticSizes()))
-    return std::nullopt;
-  return Box{llvm::to_vector(view.getStaticOffsets()), llvm::to_vector(view.getStaticSizes())};
-}
-
-bool disjoint(const Box &a, const Box &b) {
-  for (auto [ao, as, bo, bs] : llvm::zip(a.offsets, a.sizes, b.offsets, b.sizes))
-    if (ao + as <= bo || bo + bs <= ao)
-      return true;
-  return false;
-}
-
-int64_t volume(ArrayRef<int64_t> sizes) {
-  int64_t product = 1;
-  for (int64_t size : sizes)
-    product *= size;
-  return product;
-}
-
 /// Replaces the padded temporary `alloc` by a placeholder when it is one:
 /// static, written only by one linalg.copy into a box of it and linalg.fills
 /// of one constant into boxes that with the copy's cover it exactly, and
@@ -91,12 +61,12 @@ void windowPaddedInput(IRRewriter &rewriter, Operation *alloc) {
   Value padded = alloc->getResult(0);
   auto type = cast<MemRefType>(padded.getType());
   if (!type.hasStaticShape() || !type.getLayout().isIdentity() || !type.getElementType().isIntOrFloat() ||
-      volume(type.getShape()) * type.getElementTypeBitWidth() / 8 > codegen::kMaxWindowedPadBytes)
+      computeProduct(type.getShape()) * type.getElementTypeBitWidth() / 8 > codegen::kMaxWindowedPadBytes)
     return;
   linalg::CopyOp copy;
-  Box interior;
+  StaticBox interior;
   SmallVector<Operation *> writers, erased;
-  SmallVector<Box> borders;
+  SmallVector<StaticBox> borders;
   Attribute value;
   OpOperand *read = nullptr;
   for (OpOperand &use : padded.getUses()) {
@@ -106,8 +76,8 @@ void windowPaddedInput(IRRewriter &rewriter, Operation *alloc) {
       continue;
     }
     if (auto view = dyn_cast<memref::SubViewOp>(user)) {
-      std::optional<Box> box = staticBox(view);
-      if (!box || !view->hasOneUse())
+      std::optional<StaticBox> box = staticBox(view);
+      if (!box || view.getSourceType().getRank() != view.getType().getRank() || !view->hasOneUse())
         return;
       Operation *writer = *view->getUsers().begin();
       auto fill = dyn_cast<linalg::FillOp>(writer);
@@ -138,14 +108,14 @@ void windowPaddedInput(IRRewriter &rewriter, Operation *alloc) {
   if (llvm::count(reader->getOperands(), padded) != 1)
     return;
   // The boxes cover the buffer exactly: pairwise disjoint, as many elements.
-  int64_t covered = volume(interior.sizes);
+  int64_t covered = computeProduct(interior.sizes);
   for (auto [i, border] : llvm::enumerate(borders)) {
     if (!disjoint(border, interior))
       return;
-    for (const Box &other : ArrayRef<Box>(borders).take_front(i))
+    for (const StaticBox &other : ArrayRef<StaticBox>(borders).take_front(i))
       if (!disjoint(border, other))
         return;
-    covered += volume(border.sizes);
+    covered += computeProduct(border.sizes);
   }
   if (covered != type.getNumElements())
     return;
