@@ -105,10 +105,9 @@ Status ChromeTrace::Write() {
   // By start, longer first, then in the order recorded.
   std::vector<const Event*> sorted;
   for (const Event& event : events_) sorted.push_back(&event);
-  std::sort(sorted.begin(), sorted.end(), [](const Event* a, const Event* b) {
+  std::stable_sort(sorted.begin(), sorted.end(), [](const Event* a, const Event* b) {
     if (a->begin_ns != b->begin_ns) return a->begin_ns < b->begin_ns;
-    if (a->end_ns != b->end_ns) return a->end_ns > b->end_ns;
-    return a < b;
+    return a->end_ns > b->end_ns;
   });
   std::string out = "{\"displayTimeUnit\": \"ns\", \"traceEvents\": [\n";
   out += StrCat("{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": 1, \"tid\": 1, \"args\": {\"name\": ",
