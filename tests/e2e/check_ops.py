@@ -1152,7 +1152,11 @@ def movement_families():
     items = []
     for index, (shape, perm) in enumerate([((7, 13), (1, 0)), ((1000, 13), (1, 0)), ((1, 1), (1, 0)),
                                            ((7, 1, 13), (2, 0, 1)), ((13, 7, 1000), (1, 2, 0)),
-                                           ((7, 13, 5), (0, 2, 1))]):
+                                           ((7, 13, 5), (0, 2, 1)),
+                                           # Short innermost outputs: NCHW to NHWC images
+                                           # (3 channels, 45 columns: a partial tile), and 2.
+                                           ((1, 3, 37, 45), (0, 2, 3, 1)), ((2, 4, 8, 16), (0, 2, 3, 1)),
+                                           ((2, 7, 33), (1, 2, 0))]):
         out = tuple(shape[p] for p in perm)
         items.append(unary_case(
             "transpose_%d" % index, "%s perm %s" % (shape_name(shape), list(perm)), shape, out,

@@ -134,6 +134,18 @@ matchPackedConvolution(linalg::LinalgOp op) {
   return PackedConvolution{dims->strides[1], dims->dilations[1]};
 }
 
+bool isPermutationCopy(linalg::LinalgOp op) {
+  if (op.getNumDpsInputs() != 1 || op.getNumDpsInits() != 1 || op.getNumReductionLoops() != 0 ||
+      !op.getMatchingIndexingMap(op.getDpsInitOperand(0)).isIdentity() ||
+      !op.getMatchingIndexingMap(op.getDpsInputOperand(0)).isPermutation())
+    return false;
+  if (isa<linalg::TransposeOp>(op.getOperation()))
+    return true;
+  Block &body = op->getRegion(0).front();
+  return body.getOperations().size() == 1 &&
+         body.getTerminator()->getOperand(0) == body.getArgument(0);
+}
+
 int64_t vectorLanes(Type type, int64_t vectorBits) {
   Type element = getElementTypeOrSelf(type);
   // Index values become 64-bit integers.

@@ -109,6 +109,12 @@ struct PackedConvolution {
 std::optional<PackedConvolution>
 matchPackedConvolution(mlir::linalg::LinalgOp op);
 
+/// Whether `op` copies its one input to its output in another order: a
+/// linalg.transpose, or a generic without reductions whose output map is
+/// the identity, whose input map is a permutation and whose body yields the
+/// input element.
+bool isPermutationCopy(mlir::linalg::LinalgOp op);
+
 /// Checks that splitting `kernel` along `distributedLoop(op)` of each of its
 /// linalg ops, with the same tile for all, keeps every workgroup to the data
 /// it writes itself: the body is one block of linalg ops, allocations (each

@@ -180,7 +180,9 @@ def CPUSelectTileSizesPass : Pass<"strata-cpu-select-tile-sizes",
     `vector-registers` hold (8 with 32 registers, 6 with the 16 of AVX2)
     unless given; other ops get one vector
     register (`vector-bits` / element bits) on the loop that walks the
-    innermost dimension of their largest operand, and 1 elsewhere.
+    innermost dimension of their largest operand, and 1 elsewhere; a copy
+    that permutes its input also takes its output's innermost dimension
+    whole when that is at most 4 long (an NCHW RGB image to NHWC).
 
     Workgroup tiles: a kernel is split along the loop of each op that walks
     the split dimension of its first output (its first dimension that is not
@@ -256,7 +258,10 @@ def CPUTileAndVectorizePass : Pass<"strata-cpu-tile-and-vectorize",
     the tile loops are peeled (innermost first), so that full tiles have
     static shapes and run without masks and only the last, partial tile of
     each loop is masked. Ops without tile sizes, and ops the vectorizer does
-    not handle, stay as scalar linalg ops (lowered to loops later).
+    not handle, stay as scalar linalg ops (lowered to loops later). The
+    tile of a copy that permutes its input is read in the input's order and
+    transposed in registers (shuffles), and written flat where it is
+    contiguous.
 
     Then, so that a contraction's output tile stays in registers across its
     reduction loop, transfers of subviews are folded into transfers of the

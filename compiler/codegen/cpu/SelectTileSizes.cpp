@@ -210,7 +210,29 @@ struct CPUSelectTileSizesPass
         loop = dim.getPosition();
     }
     tile[loop] = vectorLanes(largest->get().getType(), vectorBits);
+    // A permutation whose output's innermost dimension is short (an RGB
+    // image from NCHW to NHWC: 3 channels) takes that dimension whole as
+    // well: its tile reads one register along each of the few input rows
+    // and writes them interleaved as one contiguous piece (a transpose in
+    // registers, TileAndVectorize), where one register along the input
+    // alone wrote element by element (MobileNetV2's input: 56 to 42 us).
+    if (std::optional<unsigned> inner = shortPermutedOutput(op, loop))
+      tile[*inner] = op.getStaticLoopRanges()[*inner];
     return tile;
+  }
+
+  /// The loop along the innermost output dimension of a permutation copy
+  /// (isPermutationCopy), when it is not `inputLoop` and its static extent is
+  /// at most kMaxPermutedExtent.
+  static constexpr int64_t kMaxPermutedExtent = 4;
+  static std::optional<unsigned> shortPermutedOutput(linalg::LinalgOp op, unsigned inputLoop) {
+    if (!isPermutationCopy(op))
+      return std::nullopt;
+    unsigned inner = op.getNumLoops() - 1;
+    int64_t extent = op.getStaticLoopRanges()[inner];
+    if (inner == inputLoop || ShapedType::isDynamic(extent) || extent > kMaxPermutedExtent)
+      return std::nullopt;
+    return inner;
   }
 
   void runOnOperation() override {

@@ -302,6 +302,13 @@ struct CPUTileAndVectorizePass
                   TransferOfExpandShape<vector::TransferWriteOp>>(context);
     transferPatterns = std::move(transfers);
 
+    // A permutation copy's transfers (transposeInRegisters).
+    RewritePatternSet permutations(context);
+    vector::populateVectorTransferPermutationMapLoweringPatterns(permutations);
+    vector::populateVectorTransposeLoweringPatterns(permutations, vector::VectorTransposeLowering::Shuffle1D);
+    vector::populateFlattenVectorTransferPatterns(permutations);
+    permutationPatterns = std::move(permutations);
+
     RewritePatternSet contractions(context);
     vector::populateCastAwayVectorLeadingOneDimPatterns(contractions);
     vector::populateVectorContractLoweringPatterns(
@@ -923,6 +930,12 @@ struct CPUTileAndVectorizePass
     if (isa<linalg::ConvolutionOpInterface>(op.getOperation()) ||
         matchPackedConvolution(op))
       return;
+    // A permutation copy's tile seen through casts to dynamic sizes (a
+    // peeled loop's) reads its static views again, so that it vectorizes
+    // without masks and its transfers can be rewritten (transposeInRegisters).
+    const bool permutation = isPermutationCopy(op);
+    if (permutation)
+      (void)memref::foldMemRefCast(op);
     SmallVector<int64_t> vectorSizes = op.getStaticLoopRanges();
     bool masked = false;
     for (auto [loop, extent] : llvm::enumerate(vectorSizes)) {
@@ -943,7 +956,28 @@ struct CPUTileAndVectorizePass
     SmallVector<bool> scalable(vectorSizes.size(), false);
     if (auto generic = dyn_cast<linalg::GenericOp>(op.getOperation()))
       viewPointReads(rewriter, generic);
+    Operation *before = op->getPrevNode(), *after = op->getNextNode();
+    Block *block = op->getBlock();
     vectorizeIfSupported(rewriter, op, vectorSizes, scalable);
+    if (permutation)
+      transposeInRegisters(block, before, after);
+  }
+
+  /// The transfers of a vectorized permutation copy (between `before` and
+  /// `after` in `block`; null: its start or end), whose tile may take
+  /// several input rows (SelectTileSizes: an RGB image from NCHW to NHWC):
+  /// the permuted read becomes contiguous reads and a transpose in
+  /// registers (shuffles), and the write of the tile, contiguous in memory,
+  /// one flat write. Unrewritten, both went element by element.
+  void transposeInRegisters(Block *block, Operation *before, Operation *after) {
+    SmallVector<Operation *> transfers;
+    for (Operation *op = before ? before->getNextNode() : &block->front(); op && op != after;
+         op = op->getNextNode())
+      if (isa<vector::TransferReadOp, vector::TransferWriteOp>(op))
+        transfers.push_back(op);
+    GreedyRewriteConfig config;
+    config.setStrictness(GreedyRewriteStrictness::ExistingAndNewOps);
+    (void)applyOpPatternsGreedily(transfers, permutationPatterns, config);
   }
 
   /// A tile whose loops are of extent 1 except the vectorized ones reads
@@ -1036,6 +1070,7 @@ struct CPUTileAndVectorizePass
 
   FrozenRewritePatternSet canonicalizationPatterns;
   FrozenRewritePatternSet transferPatterns;
+  FrozenRewritePatternSet permutationPatterns;
   FrozenRewritePatternSet contractionPatterns;
 };
 

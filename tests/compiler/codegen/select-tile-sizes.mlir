@@ -371,3 +371,17 @@ func.func @exponentials(%a: memref<4x128x128xf32>, %o: memref<4x128x128xf32>) {
   }
   return
 }
+
+// An image from NCHW to NHWC: one register along the input's rows (w) and
+// the 3 channels whole, so that a tile reads 3 rows and writes them
+// interleaved (TileAndVectorize's transpose in registers); a permutation
+// whose output's innermost dimension is longer keeps one register.
+// CHECK-LABEL: func.func @channels_last_image
+// CHECK: linalg.transpose {{.*}}strata_cpu.tile_sizes = {vector = array<i64: 1, 1, 8, 3>
+// CHECK: linalg.transpose {{.*}}strata_cpu.tile_sizes = {vector = array<i64: 1, 1, 8, 1>
+func.func @channels_last_image(%a: memref<1x3x224x224xf32>, %o: memref<1x224x224x3xf32>,
+                               %b: memref<1x8x224x224xf32>, %p: memref<1x224x224x8xf32>) {
+  linalg.transpose ins(%a : memref<1x3x224x224xf32>) outs(%o : memref<1x224x224x3xf32>) permutation = [0, 2, 3, 1]
+  linalg.transpose ins(%b : memref<1x8x224x224xf32>) outs(%p : memref<1x224x224x8xf32>) permutation = [0, 2, 3, 1]
+  return
+}

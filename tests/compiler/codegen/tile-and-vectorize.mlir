@@ -361,3 +361,19 @@ func.func @point_reads(%a: memref<1x10x66x16xf32>, %o: memref<4x32x16xf32>) {
   }
   return
 }
+
+// Such a tile of a permutation copy, 16 pixels x 3 channels: one read of 3
+// rows of 16 (contiguous each), a transpose in registers (one shuffle of
+// the 48 lanes) and one contiguous write of the 48 interleaved values, where
+// the permuted read and the tile's write went element by element.
+// CHECK-LABEL: func.func @channels_last_image
+// CHECK: scf.for
+// CHECK: vector.transfer_read {{.*}} : memref<1x3x32x32xf32>, vector<3x1x16xf32>
+// CHECK: vector.shuffle {{.*}} [0, 16, 32, 1, 17, 33, {{.*}}, 15, 31, 47] : vector<48xf32>, vector<48xf32>
+// CHECK: vector.transfer_write {{.*}} : vector<48xf32>, memref<1x1x48xf32
+// CHECK-NOT: vector.transfer_write
+func.func @channels_last_image(%a: memref<1x3x32x32xf32>, %o: memref<1x32x32x3xf32>) {
+  linalg.transpose ins(%a : memref<1x3x32x32xf32>) outs(%o : memref<1x32x32x3xf32>) permutation = [0, 2, 3, 1]
+      {strata_cpu.tile_sizes = {vector = array<i64: 1, 1, 16, 3>, workgroup = array<i64: 0, 0, 0, 0>}}
+  return
+}
