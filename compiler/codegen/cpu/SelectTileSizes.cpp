@@ -34,13 +34,17 @@ int64_t iterationCount(ArrayRef<int64_t> extents, int64_t dynamicExtent) {
 }
 
 /// Rows per workgroup of a matmul blocked for the caches; kLargeBlockedRows
-/// when the matmul has at least 4 times as many (static): each workgroup
-/// packs every block of the right-hand side it reads (TileAndVectorize), and
-/// twice the rows halve the copies (SGEMM 2048: 217 to 235 GFLOP/s, 1024:
-/// 234 to 242), while smaller matmuls keep enough workgroups for the
-/// threads.
+/// when the matmul has at least 4 times as many (static), kHugeBlockedRows
+/// at least 4 times those: each workgroup packs every block of the
+/// right-hand side it reads (TileAndVectorize), and twice the rows halve the
+/// copies (SGEMM 2048: 217 to 235 GFLOP/s with 256 rows, 1024: 234 to 242;
+/// with 512 rows and blocks 512 deep, 2048 a further 103 to 96 ms), while
+/// smaller matmuls keep at least 4 workgroups for the threads (SGEMM 1024
+/// in 2 workgroups of 512 rows was 7 % faster on 2 cores, but would leave
+/// a third and fourth idle).
 constexpr int64_t kBlockedRows = 128;
 constexpr int64_t kLargeBlockedRows = 256;
+constexpr int64_t kHugeBlockedRows = 512;
 
 struct CPUSelectTileSizesPass
     : impl::CPUSelectTileSizesPassBase<CPUSelectTileSizesPass> {
@@ -446,10 +450,11 @@ struct CPUSelectTileSizesPass
     if (succeeded(dims) && dims->m.size() == 1 &&
         dims->m.front() == rootLoop && iterationsPerRow(root) >= 256 * 256) {
       int64_t rows = root.getStaticLoopRanges()[rootLoop];
-      tile = std::max<int64_t>(tile, !ShapedType::isDynamic(rows) &&
-                                             rows >= 4 * kLargeBlockedRows
-                                         ? kLargeBlockedRows
-                                         : kBlockedRows);
+      int64_t blocked = kBlockedRows;
+      for (int64_t larger : {kLargeBlockedRows, kHugeBlockedRows})
+        if (!ShapedType::isDynamic(rows) && rows >= 4 * larger)
+          blocked = larger;
+      tile = std::max<int64_t>(tile, blocked);
     }
     if (allStatic)
       tile = std::min(tile, std::max<int64_t>(1, longest));

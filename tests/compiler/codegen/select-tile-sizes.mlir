@@ -147,6 +147,13 @@ func.func @large_blocked_workgroup_rows(%a: memref<1024x512xf32>, %b: memref<512
   linalg.matmul ins(%a, %b : memref<1024x512xf32>, memref<512x512xf32>) outs(%c : memref<1024x512xf32>)
   return
 }
+// And 512 rows from 4 x 512 rows on.
+// CHECK-LABEL: func.func @huge_blocked_workgroup_rows
+// CHECK: linalg.matmul {strata_cpu.tile_sizes = {vector = array<i64: 8, 16, 1>, workgroup = array<i64: 512, 0, 0>}}
+func.func @huge_blocked_workgroup_rows(%a: memref<2048x512xf32>, %b: memref<512x512xf32>, %c: memref<2048x512xf32>) {
+  linalg.matmul ins(%a, %b : memref<2048x512xf32>, memref<512x512xf32>) outs(%c : memref<2048x512xf32>)
+  return
+}
 
 // With a row reduction after it (its 16 x 1 output has no columns to split),
 // the same matmul is split by rows; large enough to be blocked for the caches,

@@ -115,6 +115,17 @@ func.func @blocked_bounded_rows(%a: memref<1000x1024xf32>, %b: memref<1024x512xf
   return
 }
 
+// A workgroup of 512 rows or more (SelectTileSizes' largest) takes blocks
+// 512 deep.
+// CHECK-LABEL: func.func @deep_blocks
+// CHECK: scf.for %{{.*}} = %c0 to %c512 step %c256 {
+// CHECK:   scf.for %{{.*}} = %c0 to %c1024 step %c512 {
+func.func @deep_blocks(%a: memref<512x1024xf32>, %b: memref<1024x512xf32>, %c: memref<512x512xf32>) {
+  linalg.matmul {strata_cpu.tile_sizes = {vector = array<i64: 8, 32, 1>, workgroup = array<i64: 0, 0, 0>}}
+      ins(%a, %b : memref<512x1024xf32>, memref<1024x512xf32>) outs(%c : memref<512x512xf32>)
+  return
+}
+
 // Rows with no bound (a dynamic batch) are not blocked.
 // CHECK-LABEL: func.func @unbounded_rows
 // CHECK-NOT: memref.view
