@@ -137,7 +137,8 @@ matchPackedConvolution(linalg::LinalgOp op) {
 bool isPermutationCopy(linalg::LinalgOp op) {
   if (op.getNumDpsInputs() != 1 || op.getNumDpsInits() != 1 || op.getNumReductionLoops() != 0 ||
       !op.getMatchingIndexingMap(op.getDpsInitOperand(0)).isIdentity() ||
-      !op.getMatchingIndexingMap(op.getDpsInputOperand(0)).isPermutation())
+      !op.getMatchingIndexingMap(op.getDpsInputOperand(0)).isPermutation() ||
+      op.getMatchingIndexingMap(op.getDpsInputOperand(0)).isIdentity())
     return false;
   if (isa<linalg::TransposeOp>(op.getOperation()))
     return true;

@@ -111,8 +111,8 @@ matchPackedConvolution(mlir::linalg::LinalgOp op);
 
 /// Whether `op` copies its one input to its output in another order: a
 /// linalg.transpose, or a generic without reductions whose output map is
-/// the identity, whose input map is a permutation and whose body yields the
-/// input element.
+/// the identity, whose input map is another permutation and whose body
+/// yields the input element.
 bool isPermutationCopy(mlir::linalg::LinalgOp op);
 
 /// Checks that splitting `kernel` along `distributedLoop(op)` of each of its
