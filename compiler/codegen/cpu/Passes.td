@@ -342,6 +342,24 @@ def CPUWrapKernelABIPass : Pass<"strata-cpu-wrap-kernel-abi",
                            "::mlir::cf::ControlFlowDialect"];
 }
 
+def CPUTreeReductionsPass : Pass<"strata-cpu-tree-reductions",
+                                 "::mlir::func::FuncOp"> {
+  let summary = "Float reductions of the innermost vector dimension as halving trees";
+  let description = [{
+    Rewrites each unmasked `vector.multi_reduction` of floats of kind add,
+    maxnumf, minnumf, maximumf or minimumf that reduces only the innermost
+    dimension, of 2^n lanes, into n steps that combine that dimension's two
+    halves lane by lane (one vector op over all the other dimensions), then
+    the accumulator. Upstream's lowering makes it one scalar step per lane in
+    a single dependency chain (for maximumf each a max plus the compares and
+    blends of its NaN and signed-zero rules). The min/max kinds are
+    associative and commutative, so their results are the same; sums are
+    regrouped as a tree, as tiling already regroups them.
+  }];
+  let dependentDialects = ["::mlir::vector::VectorDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 def CPULowerChecksPass : Pass<"strata-cpu-lower-checks", "::mlir::ModuleOp"> {
   let summary = "Makes a failed `cf.assert` in a kernel return its check's "
                 "code instead of aborting";

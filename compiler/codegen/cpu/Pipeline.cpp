@@ -98,6 +98,7 @@ void buildCPUCodegenPipeline(OpPassManager &pm,
 
   // Vector and loop code down to the LLVM dialect.
   pm.addNestedPass<func::FuncOp>(vector::createLowerVectorMaskPass());
+  pm.addNestedPass<func::FuncOp>(createCPUTreeReductionsPass());
   pm.addNestedPass<func::FuncOp>(vector::createLowerVectorMultiReductionPass());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   pm.addPass(createCanonicalizerPass());
