@@ -354,7 +354,11 @@ def CPUTreeReductionsPass : Pass<"strata-cpu-tree-reductions",
     a single dependency chain (for maximumf each a max plus the compares and
     blends of its NaN and signed-zero rules). The min/max kinds are
     associative and commutative, so their results are the same; sums are
-    regrouped as a tree, as tiling already regroups them.
+    regrouped as a tree, as tiling already regroups them. First, a loop
+    that reduces one register of a row per step into its running value
+    carries the register's lanes instead (one lane-by-lane op per step),
+    starting from the running value broadcast (min/max) or zeros (sums, which
+    add it at the end), and reduces the lanes once after the loop.
   }];
   let dependentDialects = ["::mlir::vector::VectorDialect",
                            "::mlir::arith::ArithDialect"];

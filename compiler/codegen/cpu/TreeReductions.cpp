@@ -1,4 +1,4 @@
-//===- TreeReductions.cpp - Float min/max reductions as halving trees -----===//
+//===- TreeReductions.cpp - Float reductions as halving trees -------------===//
 //
 // strata-cpu-tree-reductions: see Passes.td. Lowered by upstream, a
 // reduction of a register's lanes into one value is one scalar step per
@@ -10,6 +10,7 @@
 
 #include "compiler/codegen/cpu/Passes.h"
 
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -74,11 +75,107 @@ struct TreeReduction : OpRewritePattern<vector::MultiDimReductionOp> {
   }
 };
 
+/// The kinds TreeReduction rewrites.
+bool isTreeKind(vector::CombiningKind kind) {
+  using vector::CombiningKind;
+  return kind == CombiningKind::ADD || kind == CombiningKind::MAXNUMF || kind == CombiningKind::MINNUMF ||
+         kind == CombiningKind::MAXIMUMF || kind == CombiningKind::MINIMUMF;
+}
+
+/// A loop whose step reduces one register of a row into the running value
+/// (scf.for carrying %acc: %r = vector.multi_reduction %v, %acc [last];
+/// yield %r) carries a register of lanes instead: each step combines %v
+/// into it lane by lane, and the lanes are reduced once after the loop
+/// (TreeReduction), where each step made a tree of its own, one after the
+/// other. The register starts as the running value broadcast (min and max:
+/// taking it again changes nothing) or as zeros (a sum, which adds the
+/// running value after the loop).
+struct LoopCarriedLanes : OpRewritePattern<scf::ForOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(scf::ForOp loop, PatternRewriter &rewriter) const override {
+    auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
+    for (auto [index, carried] : llvm::enumerate(loop.getRegionIterArgs())) {
+      auto reduction = yield.getOperand(index).getDefiningOp<vector::MultiDimReductionOp>();
+      if (!reduction || reduction.getAcc() != carried || !carried.hasOneUse() ||
+          !reduction->getResult(0).hasOneUse() || !isTreeKind(reduction.getKind()) ||
+          reduction->getParentOfType<vector::MaskOp>())
+        continue;
+      VectorType source = reduction.getSourceVectorType();
+      const int64_t rank = source.getRank();
+      if (source.isScalable() || !isa<FloatType>(source.getElementType()))
+        continue;
+      SmallVector<bool> reduced = reduction.getReductionMask();
+      bool innermostOnly = true;
+      for (int64_t d = 0; d < rank; ++d)
+        innermostOnly &= reduced[d] == (d == rank - 1);
+      if (!innermostOnly || reduction.getDestType() != carried.getType())
+        continue;
+      rewriter.replaceOp(loop, carryLanes(rewriter, loop, index, reduction, source));
+      return success();
+    }
+    return failure();
+  }
+
+  static SmallVector<Value> carryLanes(PatternRewriter &rewriter, scf::ForOp loop, unsigned index,
+                                       vector::MultiDimReductionOp reduction, VectorType lanes) {
+    Location loc = reduction.getLoc();
+    const bool sum = reduction.getKind() == vector::CombiningKind::ADD;
+    Value init = loop.getInitArgs()[index];
+    rewriter.setInsertionPoint(loop);
+    // The running value (a scalar, or rows made rows x 1) broadcast along
+    // the lanes.
+    Value start;
+    if (sum) {
+      start = arith::ConstantOp::create(rewriter, loc, lanes, rewriter.getZeroAttr(lanes));
+    } else if (lanes.getRank() == 1) {
+      start = vector::BroadcastOp::create(rewriter, loc, lanes, init);
+    } else {
+      SmallVector<int64_t> columnShape(lanes.getShape());
+      columnShape.back() = 1;
+      auto column = VectorType::get(columnShape, lanes.getElementType());
+      start = vector::BroadcastOp::create(rewriter, loc, lanes,
+                                          vector::ShapeCastOp::create(rewriter, loc, column, init));
+    }
+    SmallVector<Value> inits(loop.getInitArgs());
+    inits[index] = start;
+    auto widened = scf::ForOp::create(rewriter, loop.getLoc(), loop.getLowerBound(), loop.getUpperBound(),
+                                      loop.getStep(), inits);
+    // The body, moved over, the step's reduction now a lane-by-lane one.
+    Block *body = widened.getBody();
+    if (!body->empty() && body->back().hasTrait<OpTrait::IsTerminator>())
+      rewriter.eraseOp(&body->back());
+    SmallVector<Value> arguments = {widened.getInductionVar()};
+    llvm::append_range(arguments, widened.getRegionIterArgs());
+    rewriter.mergeBlocks(loop.getBody(), body, arguments);
+    auto yield = cast<scf::YieldOp>(body->getTerminator());
+    rewriter.setInsertionPoint(reduction);
+    Value combined = vector::makeArithReduction(rewriter, loc, reduction.getKind(), reduction.getSource(),
+                                                widened.getRegionIterArgs()[index]);
+    rewriter.modifyOpInPlace(yield, [&] { yield->setOperand(index, combined); });
+    rewriter.eraseOp(reduction);
+    // After the loop: the lanes reduced into the running value.
+    rewriter.setInsertionPointAfter(widened);
+    SmallVector<bool> innermost(lanes.getRank(), false);
+    innermost.back() = true;
+    Value result = vector::MultiDimReductionOp::create(rewriter, loc, widened.getResult(index), init, innermost,
+                                                       reduction.getKind());
+    SmallVector<Value> results(widened.getResults());
+    results[index] = result;
+    return results;
+  }
+};
+
 struct CPUTreeReductionsPass : impl::CPUTreeReductionsPassBase<CPUTreeReductionsPass> {
   void runOnOperation() override {
-    RewritePatternSet patterns(&getContext());
-    patterns.add<TreeReduction>(&getContext());
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+    // Loops first, so that each step's reduction is still whole when its
+    // loop is matched; then the remaining reductions, the loops' new ones
+    // included.
+    RewritePatternSet loops(&getContext()), trees(&getContext());
+    loops.add<LoopCarriedLanes>(&getContext());
+    trees.add<TreeReduction>(&getContext());
+    if (failed(applyPatternsGreedily(getOperation(), std::move(loops))) ||
+        failed(applyPatternsGreedily(getOperation(), std::move(trees))))
       signalPassFailure();
   }
 };

@@ -52,3 +52,41 @@ func.func @untouched(%a: vector<4x16xf32>, %aacc: vector<16xf32>, %b: vector<12x
   %3 = vector.multi_reduction <mul>, %d, %f [0] : vector<16xf32> to f32
   return %0, %1, %2, %3 : vector<16xf32>, f32, i32, f32
 }
+
+// A loop that reduces one register of a row per step into its running
+// value carries the 16 lanes instead (one lane-by-lane max per step), and
+// reduces them once after the loop; the register starts as the running
+// value broadcast. A sum's starts as zeros and adds the running value at
+// the end.
+// CHECK-LABEL: func.func @row_loop
+// CHECK-SAME: (%[[M:.*]]: memref<128xf32>, %[[INIT:.*]]: vector<1xf32>, %[[SINIT:.*]]: f32)
+// CHECK-DAG: %[[ZEROS:.*]] = arith.constant dense<0.000000e+00> : vector<16xf32>
+// CHECK-DAG: %[[START:.*]] = vector.broadcast %[[INIT]] : vector<1xf32> to vector<1x16xf32>
+// CHECK: %[[LANES:.*]] = scf.for {{.*}} iter_args(%[[ACC:.*]] = %[[START]]) -> (vector<1x16xf32>)
+// CHECK:   %[[STEP:.*]] = arith.maximumf %{{.*}}, %[[ACC]] : vector<1x16xf32>
+// CHECK:   scf.yield %[[STEP]]
+// CHECK: vector.extract_strided_slice %[[LANES]] {offsets = [0, 0], sizes = [1, 8]
+// CHECK: arith.maximumf {{.*}}, %[[INIT]] : vector<1xf32>
+// CHECK: scf.for {{.*}} iter_args(%{{.*}} = %[[ZEROS]]) -> (vector<16xf32>)
+// CHECK:   arith.addf {{.*}} : vector<16xf32>
+// CHECK: %[[SUM:.*]] = vector.extract %{{.*}}[0] : f32 from vector<1xf32>
+// CHECK: arith.addf %[[SUM]], %[[SINIT]] : f32
+// CHECK-NOT: vector.multi_reduction
+func.func @row_loop(%m: memref<128xf32>, %init: vector<1xf32>, %sinit: f32) -> (vector<1xf32>, f32) {
+  %c0 = arith.constant 0 : index
+  %c16 = arith.constant 16 : index
+  %c128 = arith.constant 128 : index
+  %p = ub.poison : f32
+  %r = scf.for %i = %c0 to %c128 step %c16 iter_args(%acc = %init) -> (vector<1xf32>) {
+    %v = vector.transfer_read %m[%i], %p {in_bounds = [true]} : memref<128xf32>, vector<16xf32>
+    %b = vector.broadcast %v : vector<16xf32> to vector<1x16xf32>
+    %x = vector.multi_reduction <maximumf>, %b, %acc [1] : vector<1x16xf32> to vector<1xf32>
+    scf.yield %x : vector<1xf32>
+  }
+  %s = scf.for %i = %c0 to %c128 step %c16 iter_args(%acc = %sinit) -> (f32) {
+    %v = vector.transfer_read %m[%i], %p {in_bounds = [true]} : memref<128xf32>, vector<16xf32>
+    %x = vector.multi_reduction <add>, %v, %acc [0] : vector<16xf32> to f32
+    scf.yield %x : f32
+  }
+  return %r, %s : vector<1xf32>, f32
+}
