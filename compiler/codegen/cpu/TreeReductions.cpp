@@ -25,6 +25,25 @@ namespace strata::cpu {
 
 namespace {
 
+/// Whether `op` is an unmasked float reduction of a kind these rewrites
+/// handle (add, or min/max of either NaN rule) that reduces the innermost
+/// dimension of a fixed-length vector and no other.
+bool reducesInnermostOnly(vector::MultiDimReductionOp op) {
+  using vector::CombiningKind;
+  CombiningKind kind = op.getKind();
+  VectorType type = op.getSourceVectorType();
+  if ((kind != CombiningKind::ADD && kind != CombiningKind::MAXNUMF && kind != CombiningKind::MINNUMF &&
+       kind != CombiningKind::MAXIMUMF && kind != CombiningKind::MINIMUMF) ||
+      type.getRank() == 0 || type.isScalable() || !isa<FloatType>(type.getElementType()) ||
+      op->getParentOfType<vector::MaskOp>())
+    return false;
+  SmallVector<bool> reduced = op.getReductionMask();
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    if (reduced[d] != (d == type.getRank() - 1))
+      return false;
+  return true;
+}
+
 /// A vector.multi_reduction of floats (add, or min/max of either NaN rule)
 /// over the innermost dimension only, of 2^n lanes (static, unmasked): the
 /// two halves of that dimension combined lane by lane n times (one vector op
@@ -37,21 +56,11 @@ struct TreeReduction : OpRewritePattern<vector::MultiDimReductionOp> {
 
   LogicalResult matchAndRewrite(vector::MultiDimReductionOp op,
                                 PatternRewriter &rewriter) const override {
-    using vector::CombiningKind;
-    CombiningKind kind = op.getKind();
-    if (kind != CombiningKind::ADD && kind != CombiningKind::MAXNUMF &&
-        kind != CombiningKind::MINNUMF && kind != CombiningKind::MAXIMUMF &&
-        kind != CombiningKind::MINIMUMF)
+    if (!reducesInnermostOnly(op))
       return failure();
+    vector::CombiningKind kind = op.getKind();
     VectorType type = op.getSourceVectorType();
     const int64_t rank = type.getRank();
-    if (rank == 0 || type.isScalable() || !isa<FloatType>(type.getElementType()) ||
-        op->getParentOfType<vector::MaskOp>())
-      return failure();
-    SmallVector<bool> reduced = op.getReductionMask();
-    for (int64_t d = 0; d < rank; ++d)
-      if (reduced[d] != (d == rank - 1))
-        return failure();
     const int64_t lanes = type.getShape().back();
     if (lanes < 2 || !llvm::isPowerOf2_64(lanes))
       return failure();
@@ -75,13 +84,6 @@ struct TreeReduction : OpRewritePattern<vector::MultiDimReductionOp> {
   }
 };
 
-/// The kinds TreeReduction rewrites.
-bool isTreeKind(vector::CombiningKind kind) {
-  using vector::CombiningKind;
-  return kind == CombiningKind::ADD || kind == CombiningKind::MAXNUMF || kind == CombiningKind::MINNUMF ||
-         kind == CombiningKind::MAXIMUMF || kind == CombiningKind::MINIMUMF;
-}
-
 /// A loop whose step reduces one register of a row into the running value
 /// (scf.for carrying %acc: %r = vector.multi_reduction %v, %acc [last];
 /// yield %r) carries a register of lanes instead: each step combines %v
@@ -98,20 +100,10 @@ struct LoopCarriedLanes : OpRewritePattern<scf::ForOp> {
     for (auto [index, carried] : llvm::enumerate(loop.getRegionIterArgs())) {
       auto reduction = yield.getOperand(index).getDefiningOp<vector::MultiDimReductionOp>();
       if (!reduction || reduction.getAcc() != carried || !carried.hasOneUse() ||
-          !reduction->getResult(0).hasOneUse() || !isTreeKind(reduction.getKind()) ||
-          reduction->getParentOfType<vector::MaskOp>())
+          !reduction->getResult(0).hasOneUse() || !reducesInnermostOnly(reduction) ||
+          reduction.getDestType() != carried.getType())
         continue;
-      VectorType source = reduction.getSourceVectorType();
-      const int64_t rank = source.getRank();
-      if (source.isScalable() || !isa<FloatType>(source.getElementType()))
-        continue;
-      SmallVector<bool> reduced = reduction.getReductionMask();
-      bool innermostOnly = true;
-      for (int64_t d = 0; d < rank; ++d)
-        innermostOnly &= reduced[d] == (d == rank - 1);
-      if (!innermostOnly || reduction.getDestType() != carried.getType())
-        continue;
-      rewriter.replaceOp(loop, carryLanes(rewriter, loop, index, reduction, source));
+      rewriter.replaceOp(loop, carryLanes(rewriter, loop, index, reduction, reduction.getSourceVectorType()));
       return success();
     }
     return failure();
