@@ -1073,13 +1073,17 @@ def conv_families():
             fams.append(family("linalg." + opname, functions, cases))
 
     # A pad read only by a convolution or pooling, which the CPU code generator
-    # reads through a window per workgroup: images of several workgroups and
-    # of one, strides 1 and 2, asymmetric padding, a batch of 2, channels that
-    # are not whole vector registers, and max pooling padded with -inf.
+    # reads through a window per workgroup (depthwise convolutions: in place,
+    # each vector read guarded): images of several workgroups and of one,
+    # strides 1 and 2, asymmetric padding, a batch of 2, channels that are not
+    # whole vector registers, 5 x 5 filters, and max pooling padded with -inf.
     # (kind, (N, H, W, C), (KH, KW), F, stride, low (H, W), high (H, W))
     padded = [("depthwise_conv_2d_nhwc_hwc", (1, 40, 23, 32), (3, 3), 0, (1, 1), (1, 1), (1, 1)),
               ("depthwise_conv_2d_nhwc_hwc", (1, 33, 32, 48), (3, 3), 0, (2, 2), (1, 1), (1, 1)),
               ("depthwise_conv_2d_nhwc_hwc", (2, 6, 5, 3), (3, 3), 0, (1, 1), (1, 1), (1, 1)),
+              ("depthwise_conv_2d_nhwc_hwc", (1, 9, 20, 20), (3, 3), 0, (1, 1), (2, 0), (0, 2)),
+              ("depthwise_conv_2d_nhwc_hwc", (1, 16, 16, 24), (3, 3), 0, (2, 2), (0, 0), (1, 1)),
+              ("depthwise_conv_2d_nhwc_hwc", (1, 14, 14, 32), (5, 5), 0, (1, 1), (2, 2), (2, 2)),
               ("conv_2d_nhwc_hwcf", (1, 19, 11, 5), (3, 3), 7, (1, 1), (2, 1), (0, 2)),
               ("conv_2d_nhwc_hwcf", (1, 30, 30, 16), (3, 3), 32, (2, 2), (1, 1), (1, 1)),
               ("pooling_nhwc_max", (1, 31, 31, 20), (3, 3), 0, (2, 2), (1, 1), (1, 1))]

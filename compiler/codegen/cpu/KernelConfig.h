@@ -33,6 +33,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/PatternMatch.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 
@@ -159,6 +160,25 @@ mlir::LogicalResult moveIntoArgument(mlir::func::FuncOp kernel,
                                      llvm::ArrayRef<mlir::Operation *> allocations,
                                      llvm::ArrayRef<int64_t> offsets, int64_t bytes,
                                      llvm::StringRef marker);
+
+/// Padded inputs read in place (PaddedWindows.cpp). A depthwise convolution
+/// does 9 FMAs per input element it reads: copying its rows into a window
+/// (strata-cpu-materialize-padded-windows) cost more than the convolution,
+/// so it reads the input itself, through the placeholder, and each of its
+/// vector reads is guarded after vectorization (guardPaddedReads).
+bool readsPaddedInputInPlace(mlir::linalg::LinalgOp reader,
+                             llvm::ArrayRef<int64_t> low,
+                             llvm::ArrayRef<int64_t> paddedShape,
+                             mlir::MemRefType input);
+
+/// Rewrites each vector.transfer_read of a padded input's placeholder in
+/// `func` (all its uses must be such reads, with subviews folded into their
+/// indices) into a read of the input when the box it reads lies inside it,
+/// and otherwise one row of the innermost dimension at a time, each the
+/// input's or the padding value: the padding is never materialized. Fails,
+/// reporting on the placeholder, on any other use.
+mlir::LogicalResult guardPaddedReads(mlir::RewriterBase &rewriter,
+                                     mlir::func::FuncOp func);
 
 } // namespace strata::cpu
 

@@ -360,6 +360,8 @@ struct CPUTileAndVectorizePass
 
     (void)applyPatternsGreedily(func, transferPatterns);
     (void)applyPatternsGreedily(func, canonicalizationPatterns);
+    if (failed(guardPaddedReads(rewriter, func)))
+      return signalPassFailure();
     // A 1-D convolution's contractions carry unit batch and channel
     // dimensions; without them they are outer products (FMAs over whole
     // registers) rather than element-by-element arithmetic.
