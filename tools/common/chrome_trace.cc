@@ -1,6 +1,7 @@
 #include "tools/common/chrome_trace.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 
@@ -73,12 +74,34 @@ StatusOr<std::unique_ptr<ChromeTrace>> ChromeTrace::Create(const std::string& pa
   return std::unique_ptr<ChromeTrace>(new ChromeTrace(path, file, std::move(process_name)));
 }
 
+namespace {
+std::atomic<uint64_t> next_trace_id{1};
+}  // namespace
+
 ChromeTrace::ChromeTrace(std::string path, FILE* file, std::string process_name)
     : path_(std::move(path)),
       file_(file),
       process_name_(std::move(process_name)),
-      origin_ns_(Now()) {
-  threads_.emplace(std::this_thread::get_id(), 1);
+      origin_ns_(Now()),
+      id_(next_trace_id.fetch_add(1, std::memory_order_relaxed)) {
+  ThisThread();
+}
+
+ChromeTrace::ThreadEvents& ChromeTrace::ThisThread() {
+  struct Cache {
+    uint64_t id = 0;
+    ThreadEvents* events = nullptr;
+  };
+  thread_local Cache cache;
+  if (cache.id == id_) return *cache.events;
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::unique_ptr<ThreadEvents>& slot = threads_[std::this_thread::get_id()];
+  if (!slot) {
+    slot = std::make_unique<ThreadEvents>();
+    slot->thread = static_cast<uint32_t>(threads_.size());
+  }
+  cache = {id_, slot.get()};
+  return *slot;
 }
 
 ChromeTrace::~ChromeTrace() {
@@ -92,19 +115,24 @@ void ChromeTrace::Record(const TraceEvent& event) {
                    arg.is_text ? JsonString(arg.text) : std::to_string(arg.number));
   }
   args += "}";
-  std::lock_guard<std::mutex> lock(mutex_);
-  const uint32_t thread =
-      threads_.emplace(std::this_thread::get_id(), static_cast<uint32_t>(threads_.size() + 1)).first->second;
-  events_.push_back({std::string(event.category), std::string(event.name), std::move(args), event.begin_ns,
-                     event.end_ns, thread});
+  ThreadEvents& mine = ThisThread();
+  std::lock_guard<std::mutex> lock(mine.mutex);
+  mine.events.push_back({std::string(event.category), std::string(event.name), std::move(args), event.begin_ns,
+                         event.end_ns, mine.thread});
 }
 
 Status ChromeTrace::Write() {
   std::lock_guard<std::mutex> lock(mutex_);
   if (!file_) return FailedPreconditionError("the trace '", path_, "' was already written");
-  // By start, longer first, then in the order recorded.
+  // By start, longer first, then by thread and in the order recorded.
   std::vector<const Event*> sorted;
-  for (const Event& event : events_) sorted.push_back(&event);
+  std::vector<ThreadEvents*> buffers(threads_.size());
+  for (auto& [id, buffer] : threads_) buffers[buffer->thread - 1] = buffer.get();
+  std::vector<std::unique_lock<std::mutex>> locks;
+  for (ThreadEvents* buffer : buffers) {
+    locks.emplace_back(buffer->mutex);
+    for (const Event& event : buffer->events) sorted.push_back(&event);
+  }
   std::stable_sort(sorted.begin(), sorted.end(), [](const Event* a, const Event* b) {
     if (a->begin_ns != b->begin_ns) return a->begin_ns < b->begin_ns;
     return a->end_ns > b->end_ns;
