@@ -1076,7 +1076,8 @@ def conv_families():
     # reads through a window per workgroup (depthwise convolutions: in place,
     # each vector read guarded): images of several workgroups and of one,
     # strides 1 and 2, asymmetric padding, a batch of 2, channels that are not
-    # whole vector registers, 5 x 5 filters, and max pooling padded with -inf.
+    # whole vector registers, 5 x 5 filters, and poolings (max padded with
+    # -inf, min with +inf, sum with 0; also read in place).
     # (kind, (N, H, W, C), (KH, KW), F, stride, low (H, W), high (H, W))
     padded = [("depthwise_conv_2d_nhwc_hwc", (1, 40, 23, 32), (3, 3), 0, (1, 1), (1, 1), (1, 1)),
               ("depthwise_conv_2d_nhwc_hwc", (1, 33, 32, 48), (3, 3), 0, (2, 2), (1, 1), (1, 1)),
@@ -1086,7 +1087,10 @@ def conv_families():
               ("depthwise_conv_2d_nhwc_hwc", (1, 14, 14, 32), (5, 5), 0, (1, 1), (2, 2), (2, 2)),
               ("conv_2d_nhwc_hwcf", (1, 19, 11, 5), (3, 3), 7, (1, 1), (2, 1), (0, 2)),
               ("conv_2d_nhwc_hwcf", (1, 30, 30, 16), (3, 3), 32, (2, 2), (1, 1), (1, 1)),
-              ("pooling_nhwc_max", (1, 31, 31, 20), (3, 3), 0, (2, 2), (1, 1), (1, 1))]
+              ("pooling_nhwc_max", (1, 31, 31, 20), (3, 3), 0, (2, 2), (1, 1), (1, 1)),
+              ("pooling_nhwc_max", (1, 12, 20, 16), (3, 3), 0, (1, 1), (2, 0), (0, 2)),
+              ("pooling_nhwc_min", (1, 17, 15, 24), (3, 3), 0, (2, 2), (1, 1), (1, 1)),
+              ("pooling_nhwc_sum", (1, 9, 21, 32), (3, 3), 0, (1, 1), (1, 1), (1, 1))]
     functions, cases = [], []
     for index, (opname, xs, k, f, s, low, high) in enumerate(padded):
         n, h, w, c = xs
@@ -1098,14 +1102,15 @@ def conv_families():
         else:
             w_shape, o_shape = k if pool else (k[0], k[1], c), (n, oh, ow, c)
         xt, pt, wt, ot = (tensor_type(sh, "f32") for sh in (xs, ps, w_shape, o_shape))
-        padding = NEG_INF if pool else "0.0"
+        identity = {"pooling_nhwc_max": NEG_INF, "pooling_nhwc_min": POS_INF}.get(opname, "0.0")
+        padding = identity
         name = "padded_%s_%d" % (opname, index)
         body = ["%%p = arith.constant %s : f32" % padding,
                 "%%padded = tensor.pad %%x low[0, %d, %d, 0] high[0, %d, %d, 0] {" % (low + high),
                 "^bb0(%i: index, %j: index, %k: index, %l: index):",
                 "  tensor.yield %p : f32",
                 "} : %s to %s" % (xt, pt)]
-        body += init("o", o_shape, NEG_INF if pool else "0.0")
+        body += init("o", o_shape, identity)
         if pool:
             body += init("w", k)
         body.append("%%r = linalg.%s %s ins(%%padded, %%w : %s, %s) outs(%%o : %s) -> %s" % (
@@ -1116,9 +1121,14 @@ def conv_families():
         def make(rng, opname=opname, xs=xs, w_shape=w_shape, s=s, low=low, high=high, pool=pool, k=k):
             x = rand(xs, rng)
             widths = [(0, 0), (low[0], high[0]), (low[1], high[1]), (0, 0)]
+            if opname == "pooling_nhwc_sum":
+                a = np.pad(x.astype(np.float64), widths)
+                values = pool_nhwc(a, k[0], k[1], s, (1, 1), np.sum)
+                return [x], [summed(values, pool_nhwc(np.abs(a), k[0], k[1], s, (1, 1), np.sum), k[0] * k[1])]
             if pool:
-                a = np.pad(x.astype(np.float64), widths, constant_values=-np.inf)
-                return [x], [Expected(pool_nhwc(a, k[0], k[1], s, (1, 1), np.max), np.float32)]
+                fill, reduce = (-np.inf, np.max) if opname == "pooling_nhwc_max" else (np.inf, np.min)
+                a = np.pad(x.astype(np.float64), widths, constant_values=fill)
+                return [x], [Expected(pool_nhwc(a, k[0], k[1], s, (1, 1), reduce), np.float32)]
             wgt = rand(w_shape, rng)
             a, b = f64(np.pad(x, widths), wgt)
             if opname == "conv_2d_nhwc_hwcf":

@@ -162,10 +162,11 @@ mlir::LogicalResult moveIntoArgument(mlir::func::FuncOp kernel,
                                      llvm::StringRef marker);
 
 /// Padded inputs read in place (PaddedWindows.cpp). A depthwise convolution
-/// does 9 FMAs per input element it reads: copying its rows into a window
-/// (strata-cpu-materialize-padded-windows) cost more than the convolution,
-/// so it reads the input itself, through the placeholder, and each of its
-/// vector reads is guarded after vectorization (guardPaddedReads).
+/// does 9 FMAs per input element it reads, a pooling 9 compares or adds:
+/// copying its rows into a window (strata-cpu-materialize-padded-windows)
+/// cost more than the op, so it reads the input itself, through the
+/// placeholder, and each of its vector reads is guarded after vectorization
+/// (guardPaddedReads).
 bool readsPaddedInputInPlace(mlir::linalg::LinalgOp reader,
                              llvm::ArrayRef<int64_t> low,
                              llvm::ArrayRef<int64_t> paddedShape,

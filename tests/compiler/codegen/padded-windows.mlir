@@ -50,31 +50,15 @@ func.func @depthwise(%x: memref<1x16x16x32xf32>, %f: memref<3x3x32xf32>, %out: m
 
 // -----
 
-// Max pooling padded with -inf, split by output rows, one a workgroup: each
-// reads 3 rows (stride 2) and 17 columns of the padded input through a
-// window in local memory. The rows outside the input (the first workgroup's
-// top row) and the left column are filled with the padding; the right one
-// is not read; the rest is copied; the output's fill stays next to the
-// pooling.
+// Max pooling padded with -inf reads in place too (one compare per element
+// read).
 // CHECK-LABEL: func.func @max_pooling
 // CHECK: memref.reinterpret_cast {{.*}} {strata_cpu.padding = {low = array<i64: 0, 1, 1, 0>, value = 0xFF800000 : f32}}
 // WINDOW-LABEL: func.func @max_pooling
-// WINDOW-SAME: (%[[X:[^:]*]]: memref<1x16x16x32xf32>
-// WINDOW-SAME: strata_cpu.distribution = {extent = 8 : i64, tile = 1 : i64}
-// WINDOW: scf.for %[[ROW:.*]] =
-// WINDOW: %[[WIN:.*]] = memref.alloca() {alignment = 64 : i64, strata_cpu.local_memory} : memref<1x3x17x32xf32>
-// WINDOW: %[[TOP:.*]] = memref.subview %[[WIN]][0, 0, 0, 0] [1, %{{.*}}, 17, 32]
-// WINDOW: linalg.fill {strata_cpu.tile_sizes = {vector = array<i64: 1, 1, 1, 16>, workgroup = array<i64: 0, 0, 0, 0>}} ins(%{{.*}} : f32) outs(%[[TOP]]
-// WINDOW: linalg.fill
-// WINDOW: %[[LEFT:.*]] = memref.subview %[[WIN]][0, 0, 0, 0] [1, 3, 1, 32]
-// WINDOW: linalg.fill {{.*}} outs(%[[LEFT]]
-// WINDOW: linalg.fill
-// WINDOW: %[[FROM:.*]] = memref.subview %[[X]][0, %{{.*}}, 0, 0] [1, %{{.*}}, 16, 32]
-// WINDOW: %[[TO:.*]] = memref.subview %[[WIN]][0, %{{.*}}, 1, 0] [1, %{{.*}}, 16, 32]
-// WINDOW: linalg.copy {strata_cpu.tile_sizes = {vector = array<i64: 1, 1, 1, 16>, workgroup = array<i64: 0, 0, 0, 0>}} ins(%[[FROM]] {{.*}} outs(%[[TO]]
-// WINDOW-NEXT: linalg.fill
-// WINDOW-NEXT: linalg.pooling_nhwc_max {{.*}} ins(%[[WIN]], %{{.*}} : memref<1x3x17x32xf32>, memref<3x3xf32>)
-// WINDOW-NOT: memref.reinterpret_cast
+// WINDOW: %[[V:.*]] = memref.reinterpret_cast {{.*}} {strata_cpu.padding = {low = array<i64: 0, 1, 1, 0>, value = 0xFF800000 : f32}}
+// WINDOW-NOT: memref.alloca
+// WINDOW: %[[TILE:.*]] = memref.subview %[[V]][0, %{{.*}}, 0, 0] [1, 3, 17, 32]
+// WINDOW-NEXT: linalg.pooling_nhwc_max {{.*}} ins(%[[TILE]], %{{.*}} : memref<1x3x17x32xf32, strided<[10368, 576, 32, 1], offset: ?>>, memref<3x3xf32>)
 func.func @max_pooling(%x: memref<1x16x16x32xf32>, %k: memref<3x3xf32>, %out: memref<1x8x8x32xf32>) {
   %low = arith.constant 0xFF800000 : f32
   %padded = memref.alloc() {alignment = 64 : i64} : memref<1x18x18x32xf32>
@@ -91,6 +75,52 @@ func.func @max_pooling(%x: memref<1x16x16x32xf32>, %k: memref<3x3xf32>, %out: me
   linalg.fill ins(%low : f32) outs(%out : memref<1x8x8x32xf32>)
   linalg.pooling_nhwc_max {dilations = dense<1> : vector<2xi64>, strides = dense<2> : vector<2xi64>}
       ins(%padded, %k : memref<1x18x18x32xf32>, memref<3x3xf32>) outs(%out : memref<1x8x8x32xf32>)
+  return
+}
+
+// -----
+
+// A convolution (3 x 3 x 32 x 16, stride 2), split by output rows, one a
+// workgroup: each reads 3 rows and 17 columns of the padded input through a
+// window in local memory. The rows outside the input (the first
+// workgroup's top row) and the left column are filled with the padding; the
+// right one is not read; the rest is copied; the output's fill stays next
+// to the convolution.
+// CHECK-LABEL: func.func @convolution
+// CHECK: memref.reinterpret_cast {{.*}} {strata_cpu.padding = {low = array<i64: 0, 1, 1, 0>, value = 0.000000e+00 : f32}}
+// WINDOW-LABEL: func.func @convolution
+// WINDOW-SAME: (%[[X:[^:]*]]: memref<1x16x16x32xf32>
+// WINDOW-SAME: strata_cpu.distribution = {extent = 8 : i64, tile = 1 : i64}
+// WINDOW: scf.for %[[ROW:.*]] =
+// WINDOW: %[[WIN:.*]] = memref.alloca() {alignment = 64 : i64, strata_cpu.local_memory} : memref<1x3x17x32xf32>
+// WINDOW: %[[TOP:.*]] = memref.subview %[[WIN]][0, 0, 0, 0] [1, %{{.*}}, 17, 32]
+// WINDOW: linalg.fill {strata_cpu.tile_sizes = {vector = array<i64: 1, 1, 1, 16>, workgroup = array<i64: 0, 0, 0, 0>}} ins(%{{.*}} : f32) outs(%[[TOP]]
+// WINDOW: linalg.fill
+// WINDOW: %[[LEFT:.*]] = memref.subview %[[WIN]][0, 0, 0, 0] [1, 3, 1, 32]
+// WINDOW: linalg.fill {{.*}} outs(%[[LEFT]]
+// WINDOW: linalg.fill
+// WINDOW: %[[FROM:.*]] = memref.subview %[[X]][0, %{{.*}}, 0, 0] [1, %{{.*}}, 16, 32]
+// WINDOW: %[[TO:.*]] = memref.subview %[[WIN]][0, %{{.*}}, 1, 0] [1, %{{.*}}, 16, 32]
+// WINDOW: linalg.copy {strata_cpu.tile_sizes = {vector = array<i64: 1, 1, 1, 16>, workgroup = array<i64: 0, 0, 0, 0>}} ins(%[[FROM]] {{.*}} outs(%[[TO]]
+// WINDOW-NEXT: linalg.fill
+// WINDOW-NEXT: linalg.conv_2d_nhwc_hwcf {{.*}} ins(%[[WIN]], %{{.*}} : memref<1x3x17x32xf32>, memref<3x3x32x16xf32>)
+// WINDOW-NOT: memref.reinterpret_cast
+func.func @convolution(%x: memref<1x16x16x32xf32>, %f: memref<3x3x32x16xf32>, %out: memref<1x8x8x16xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %padded = memref.alloc() {alignment = 64 : i64} : memref<1x18x18x32xf32>
+  %interior = memref.subview %padded[0, 1, 1, 0] [1, 16, 16, 32] [1, 1, 1, 1] : memref<1x18x18x32xf32> to memref<1x16x16x32xf32, strided<[10368, 576, 32, 1], offset: 608>>
+  linalg.copy ins(%x : memref<1x16x16x32xf32>) outs(%interior : memref<1x16x16x32xf32, strided<[10368, 576, 32, 1], offset: 608>>)
+  %top = memref.subview %padded[0, 0, 0, 0] [1, 1, 18, 32] [1, 1, 1, 1] : memref<1x18x18x32xf32> to memref<1x1x18x32xf32, strided<[10368, 576, 32, 1]>>
+  linalg.fill ins(%zero : f32) outs(%top : memref<1x1x18x32xf32, strided<[10368, 576, 32, 1]>>)
+  %bottom = memref.subview %padded[0, 17, 0, 0] [1, 1, 18, 32] [1, 1, 1, 1] : memref<1x18x18x32xf32> to memref<1x1x18x32xf32, strided<[10368, 576, 32, 1], offset: 9792>>
+  linalg.fill ins(%zero : f32) outs(%bottom : memref<1x1x18x32xf32, strided<[10368, 576, 32, 1], offset: 9792>>)
+  %left = memref.subview %padded[0, 1, 0, 0] [1, 16, 1, 32] [1, 1, 1, 1] : memref<1x18x18x32xf32> to memref<1x16x1x32xf32, strided<[10368, 576, 32, 1], offset: 576>>
+  linalg.fill ins(%zero : f32) outs(%left : memref<1x16x1x32xf32, strided<[10368, 576, 32, 1], offset: 576>>)
+  %right = memref.subview %padded[0, 1, 17, 0] [1, 16, 1, 32] [1, 1, 1, 1] : memref<1x18x18x32xf32> to memref<1x16x1x32xf32, strided<[10368, 576, 32, 1], offset: 1120>>
+  linalg.fill ins(%zero : f32) outs(%right : memref<1x16x1x32xf32, strided<[10368, 576, 32, 1], offset: 1120>>)
+  linalg.fill ins(%zero : f32) outs(%out : memref<1x8x8x16xf32>)
+  linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : vector<2xi64>, strides = dense<2> : vector<2xi64>}
+      ins(%padded, %f : memref<1x18x18x32xf32>, memref<3x3x32x16xf32>) outs(%out : memref<1x8x8x16xf32>)
   return
 }
 
