@@ -166,11 +166,13 @@ mlir::LogicalResult moveIntoArgument(mlir::func::FuncOp kernel,
 /// copying its rows into a window (strata-cpu-materialize-padded-windows)
 /// cost more than the op, so it reads the input itself, through the
 /// placeholder, and each of its vector reads is guarded after vectorization
-/// (guardPaddedReads).
+/// (guardPaddedReads). Only an op whose every tile will be vectorized: with
+/// `peeled` tiles (TileAndVectorize's `peel`), or tile sizes that divide its
+/// extents; a partial tile left scalar would read the placeholder itself.
 bool readsPaddedInputInPlace(mlir::linalg::LinalgOp reader,
                              llvm::ArrayRef<int64_t> low,
                              llvm::ArrayRef<int64_t> paddedShape,
-                             mlir::MemRefType input);
+                             mlir::MemRefType input, bool peeled);
 
 /// Rewrites each vector.transfer_read of a padded input's placeholder in
 /// `func` (all its uses must be such reads, with subviews folded into their

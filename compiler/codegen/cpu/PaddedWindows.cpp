@@ -357,7 +357,7 @@ struct CPUMaterializePaddedWindowsPass
       bool inPlace = false;
       for (const WindowRead &read : reads) {
         if (readsPaddedInputInPlace(cast<linalg::LinalgOp>(read.operand->getOwner()), low.asArrayRef(),
-                                    type.getShape(), inputType)) {
+                                    type.getShape(), inputType, peel)) {
           inPlace = true;
           continue;
         }
@@ -383,7 +383,7 @@ struct CPUMaterializePaddedWindowsPass
 } // namespace
 
 bool readsPaddedInputInPlace(linalg::LinalgOp reader, ArrayRef<int64_t> low, ArrayRef<int64_t> paddedShape,
-                             MemRefType input) {
+                             MemRefType input, bool peeled) {
   // The channels (innermost) and the batch are not padded: a guarded read's
   // slow path reads whole rows of channels, each the input's or padding.
   if (!isa<linalg::DepthwiseConv2DNhwcHwcOp, linalg::PoolingNhwcMaxOp, linalg::PoolingNhwcMinOp,
@@ -395,7 +395,14 @@ bool readsPaddedInputInPlace(linalg::LinalgOp reader, ArrayRef<int64_t> low, Arr
     if (low[d] != 0 || paddedShape[d] != input.getDimSize(d))
       return false;
   FailureOr<std::optional<TileSizes>> sizes = readTileSizes(reader);
-  return succeeded(sizes) && sizes->has_value();
+  if (failed(sizes) || !sizes->has_value())
+    return false;
+  if (peeled)
+    return true;
+  for (auto [size, extent] : llvm::zip((*sizes)->vector, reader.getStaticLoopRanges()))
+    if (size != 0 && (ShapedType::isDynamic(extent) || extent % size != 0))
+      return false;
+  return true;
 }
 
 /// Replaces `read`, of the placeholder of `input` padded by `low` with

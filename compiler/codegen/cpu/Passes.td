@@ -133,11 +133,17 @@ def CPUMaterializePaddedWindowsPass : Pass<"strata-cpu-materialize-padded-window
     with the padding value and copies the rest from the input, right before
     the op, and makes the op read it. The fills and the copy get vector tiles
     of one register (`vector-bits`) along the innermost dimension. Any other
-    use of a placeholder is an error.
+    use of a placeholder is an error. A depthwise convolution or NHWC
+    pooling whose tiles will vectorize reads the placeholder in place instead
+    (strata-cpu-tile-and-vectorize guards its reads): with `peel` (as
+    strata-cpu-tile-and-vectorize's) every tile does; without, only when its
+    tile sizes divide its extents.
   }];
   let options = [
     Option<"vectorBits", "vector-bits", "int64_t", /*default=*/"512",
            "Width of the target's vector registers in bits">,
+    Option<"peel", "peel", "bool", /*default=*/"true",
+           "Whether strata-cpu-tile-and-vectorize peels partial tiles">,
   ];
   let dependentDialects = ["::mlir::affine::AffineDialect",
                            "::mlir::arith::ArithDialect",

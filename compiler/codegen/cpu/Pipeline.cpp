@@ -87,6 +87,7 @@ void buildCPUCodegenPipeline(OpPassManager &pm,
   CPUMaterializePaddedWindowsPassOptions windows;
   if (options.vectorBits != 0)
     windows.vectorBits = options.vectorBits;
+  windows.peel = options.peel;
   pm.addNestedPass<func::FuncOp>(createCPUMaterializePaddedWindowsPass(windows));
   CPUTileAndVectorizePassOptions vectorize;
   vectorize.peel = options.peel;

@@ -3,10 +3,16 @@
 // placeholder into a read of the input when the box it reads lies inside the
 // input, and otherwise into one read per row of channels, at indices clamped
 // into the input, replaced by the padding value where they were outside it.
-// RUN: strata-opt %s --pass-pipeline="builtin.module(func.func(strata-cpu-window-padded-inputs,strata-cpu-select-tile-sizes{workgroup-iterations=2000}),strata-cpu-distribute-to-workgroups,func.func(strata-cpu-materialize-padded-windows{vector-bits=512},strata-cpu-tile-and-vectorize),canonicalize,cse)" | FileCheck %s
+// RUN: strata-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(strata-cpu-window-padded-inputs,strata-cpu-select-tile-sizes{workgroup-iterations=2000}),strata-cpu-distribute-to-workgroups,func.func(strata-cpu-materialize-padded-windows{vector-bits=512},strata-cpu-tile-and-vectorize),canonicalize,cse)" | FileCheck %s
+// Without peeling, a partial tile stays scalar, so an op with one keeps its
+// window; one whose tiles divide it still reads in place.
+// RUN: strata-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(strata-cpu-window-padded-inputs,strata-cpu-select-tile-sizes{workgroup-iterations=2000}),strata-cpu-distribute-to-workgroups,func.func(strata-cpu-materialize-padded-windows{vector-bits=512 peel=false},strata-cpu-tile-and-vectorize{peel=false}),canonicalize,cse)" | FileCheck %s --check-prefix=NOPEEL
 
 // Stride 2, padding 1: a register tile of 8 output columns reads 17 input
 // columns from 2 ow - 1 and, per filter row kh, input row 2 oh + kh - 1.
+// NOPEEL-LABEL: func.func @depthwise
+// NOPEEL-NOT: memref.alloca
+// NOPEEL: scf.if
 // CHECK-LABEL: func.func @depthwise
 // CHECK-SAME: (%[[X:[^:]*]]: memref<1x16x48x32xf32>
 // CHECK-NOT: memref.reinterpret_cast
@@ -57,5 +63,35 @@ func.func @depthwise(%x: memref<1x16x48x32xf32>, %f: memref<3x3x32xf32>, %out: m
   linalg.fill ins(%zero : f32) outs(%out : memref<1x8x24x32xf32>)
   linalg.depthwise_conv_2d_nhwc_hwc {dilations = dense<1> : vector<2xi64>, strides = dense<2> : vector<2xi64>}
       ins(%padded, %f : memref<1x18x50x32xf32>, memref<3x3x32xf32>) outs(%out : memref<1x8x24x32xf32>)
+  return
+}
+
+// -----
+
+// 15 output columns of 20 channels: tiles of 8 x 16 leave partial ones.
+// CHECK-LABEL: func.func @partial_tiles
+// CHECK-NOT: memref.alloca
+// CHECK: scf.if
+// NOPEEL-LABEL: func.func @partial_tiles
+// NOPEEL-SAME: memref<{{[0-9]+}}xi8> {strata_cpu.local_memory}
+// NOPEEL-NOT: memref.reinterpret_cast
+// NOPEEL: memref.view {{.*}} to memref<1x3x31x20xf32>
+// NOPEEL-NOT: memref.reinterpret_cast
+func.func @partial_tiles(%x: memref<1x16x30x20xf32>, %f: memref<3x3x20xf32>, %out: memref<1x8x15x20xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %padded = memref.alloc() {alignment = 64 : i64} : memref<1x18x32x20xf32>
+  %interior = memref.subview %padded[0, 1, 1, 0] [1, 16, 30, 20] [1, 1, 1, 1] : memref<1x18x32x20xf32> to memref<1x16x30x20xf32, strided<[11520, 640, 20, 1], offset: 660>>
+  linalg.copy ins(%x : memref<1x16x30x20xf32>) outs(%interior : memref<1x16x30x20xf32, strided<[11520, 640, 20, 1], offset: 660>>)
+  %top = memref.subview %padded[0, 0, 0, 0] [1, 1, 32, 20] [1, 1, 1, 1] : memref<1x18x32x20xf32> to memref<1x1x32x20xf32, strided<[11520, 640, 20, 1]>>
+  linalg.fill ins(%zero : f32) outs(%top : memref<1x1x32x20xf32, strided<[11520, 640, 20, 1]>>)
+  %bottom = memref.subview %padded[0, 17, 0, 0] [1, 1, 32, 20] [1, 1, 1, 1] : memref<1x18x32x20xf32> to memref<1x1x32x20xf32, strided<[11520, 640, 20, 1], offset: 10880>>
+  linalg.fill ins(%zero : f32) outs(%bottom : memref<1x1x32x20xf32, strided<[11520, 640, 20, 1], offset: 10880>>)
+  %left = memref.subview %padded[0, 1, 0, 0] [1, 16, 1, 20] [1, 1, 1, 1] : memref<1x18x32x20xf32> to memref<1x16x1x20xf32, strided<[11520, 640, 20, 1], offset: 640>>
+  linalg.fill ins(%zero : f32) outs(%left : memref<1x16x1x20xf32, strided<[11520, 640, 20, 1], offset: 640>>)
+  %right = memref.subview %padded[0, 1, 31, 0] [1, 16, 1, 20] [1, 1, 1, 1] : memref<1x18x32x20xf32> to memref<1x16x1x20xf32, strided<[11520, 640, 20, 1], offset: 1260>>
+  linalg.fill ins(%zero : f32) outs(%right : memref<1x16x1x20xf32, strided<[11520, 640, 20, 1], offset: 1260>>)
+  linalg.fill ins(%zero : f32) outs(%out : memref<1x8x15x20xf32>)
+  linalg.depthwise_conv_2d_nhwc_hwc {dilations = dense<1> : vector<2xi64>, strides = dense<2> : vector<2xi64>}
+      ins(%padded, %f : memref<1x18x32x20xf32>, memref<3x3x20xf32>) outs(%out : memref<1x8x15x20xf32>)
   return
 }
