@@ -430,18 +430,20 @@ static LogicalResult guardPaddedRead(RewriterBase &rewriter, vector::TransferRea
   for (auto [d, index] : llvm::enumerate(read.getIndices()))
     shifted.push_back(low[d] == 0 ? index : arith::SubIOp::create(rewriter, loc, index, constant(low[d])).getResult());
 
+  // `all` && 0 <= index <= last (`all` null: true).
+  Value zero = constant(0);
+  auto andWithin = [&](Value all, Value index, Value last) -> Value {
+    Value within = arith::AndIOp::create(
+        rewriter, loc, arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::sge, index, zero),
+        arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::sle, index, last));
+    return all ? arith::AndIOp::create(rewriter, loc, all, within).getResult() : within;
+  };
+
   // Fast: the box lies inside the input.
-  Value zero = constant(0), inside;
-  for (int64_t d = 0; d < rank; ++d) {
-    if (!isPadded(d))
-      continue;
-    int64_t extent = extents[d];
-    Value fits = arith::AndIOp::create(
-        rewriter, loc, arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::sge, shifted[d], zero),
-        arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::sle, shifted[d],
-                              constant(inputType.getDimSize(d) - extent)));
-    inside = inside ? arith::AndIOp::create(rewriter, loc, inside, fits).getResult() : fits;
-  }
+  Value inside;
+  for (int64_t d = 0; d < rank; ++d)
+    if (isPadded(d))
+      inside = andWithin(inside, shifted[d], constant(inputType.getDimSize(d) - extents[d]));
   SmallVector<bool> inBounds(vectorType.getRank(), true);
   if (!inside) {
     rewriter.replaceOpWithNewOp<vector::TransferReadOp>(read, vectorType, input, shifted, read.getPadding(), map,
@@ -476,10 +478,7 @@ static LogicalResult guardPaddedRead(RewriterBase &rewriter, vector::TransferRea
         index = arith::AddIOp::create(rewriter, loc, index, constant(step));
       if (isPadded(d)) {
         Value last = constant(inputType.getDimSize(d) - 1);
-        Value within = arith::AndIOp::create(
-            rewriter, loc, arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::sge, index, zero),
-            arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::sle, index, last));
-        valid = valid ? arith::AndIOp::create(rewriter, loc, valid, within).getResult() : within;
+        valid = andWithin(valid, index, last);
         index = arith::MinSIOp::create(rewriter, loc, arith::MaxSIOp::create(rewriter, loc, index, zero), last);
       }
       indices.push_back(index);
