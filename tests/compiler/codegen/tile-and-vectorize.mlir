@@ -206,12 +206,15 @@ func.func @columns_blocked_from_zero(%a: memref<64x64xf32>, %b: memref<64x512xf3
 }
 
 // With the reduction blocked for the caches, a tile is reduced in several
-// blocks, each starting from what the last one stored: the fill stays a
-// pass of its own before them.
+// blocks: the first (peeled out of the loop over them) takes the fill in,
+// its tiles starting from zero, and each later one starts from what the
+// last one stored. No pass of the fill over the output is left.
 // CHECK-LABEL: func.func @depth_blocked_from_zero
 // CHECK: %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : vector<8x32xf32>
-// CHECK: vector.transfer_write %[[ZERO]], %arg2
-// CHECK: scf.for %{{.*}} = %c0 to %c1024 step %c256 {
+// CHECK-NOT: vector.transfer_write %[[ZERO]]
+// CHECK: scf.for {{.*}} iter_args(%{{.*}} = %[[ZERO]])
+// CHECK: vector.transfer_write %{{.*}}, %arg2
+// CHECK: scf.for %{{.*}} = %c256 to %c1024 step %c256 {
 // CHECK:   %[[INIT:.*]] = vector.transfer_read %arg2
 // CHECK:   scf.for {{.*}} iter_args(%{{.*}} = %[[INIT]])
 func.func @depth_blocked_from_zero(%a: memref<64x1024xf32>, %b: memref<1024x64xf32>, %c: memref<64x64xf32>) {
