@@ -408,24 +408,25 @@ inline void PopFrame(Interp* ix, const FunctionInfo*& fn, uint64_t*& s, RefObjec
   const NativeModule::Function& nf = target.instance->native->function(target.ordinal);
   const uint8_t* arg_list = LIST(1);
   uint16_t argc = ReadLE<uint16_t>(arg_list);
+  // Between calls no element holds a ref, so the arguments are set in
+  // place (Value::SetSlot says why) and only a longer list constructs.
   auto& nargs = stack.native_args;
-  nargs.clear();
+  if (nargs.size() < argc) nargs.resize(argc);
   for (uint32_t k = 0; k < argc; ++k) {
     uint16_t reg = ReadLE<uint16_t>(arg_list + 2 + 2 * k);
     char type = nf.arg_types[k];
     // Refs are lent, not retained: the registers hold them across the call
     // (an atomic increment and decrement saved per ref argument).
-    nargs.push_back(type == 'r' ? Value::LendRef(r[reg & ~kRefTag])
-                                : Value::FromSlot(ValueTypeFromSignatureChar(type), s[reg]));
+    if (type == 'r') nargs[k].SetLentRef(r[reg & ~kRefTag]);
+    else nargs[k].SetSlot(ValueTypeFromSignatureChar(type), s[reg]);
   }
   Tracer* const tracer = ActiveTracer(ix->options->tracer);
   const uint64_t trace_begin = STRATA_UNLIKELY(tracer != nullptr) ? Tracer::Now() : 0;
-  Status status = CallNative(nf, nargs, &stack.native_results);
+  Status status = CallNative(nf, std::span<const Value>(nargs.data(), argc), &stack.native_results);
   if (STRATA_UNLIKELY(tracer != nullptr)) TraceNativeCall(tracer, *target.instance, nf, trace_begin);
-  for (Value& arg : nargs) {
-    if (arg.type() == ValueType::kRef) arg.ForgetLentRef();
+  for (uint32_t k = 0; k < argc; ++k) {
+    if (nargs[k].type() == ValueType::kRef) nargs[k].ForgetLentRef();
   }
-  nargs.clear();
   if (!status.ok()) {
     status.Annotate("in ", target.instance->module->name(), ".", nf.name, ": ");
     ix->status = std::move(status);

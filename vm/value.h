@@ -42,6 +42,18 @@ class Value {
   // object copies the Ref, which retains it.
   static Value LendRef(RefObject* object) { return FromRef(Ref<RefObject>::Adopt(object)); }
   void ForgetLentRef() { ref_.Detach(); }
+  // The same in place, on a Value that holds no ref (a default one): a
+  // Value built apart and copied in stores its type byte and then loads it
+  // within a 16-byte copy, which the core cannot forward from the store
+  // (in the interpreter's argument marshalling, half its time).
+  void SetSlot(ValueType type, uint64_t slot) {
+    type_ = type;
+    slot_ = slot;
+  }
+  void SetLentRef(RefObject* object) {
+    type_ = ValueType::kRef;
+    ref_ = Ref<RefObject>::Adopt(object);
+  }
   // Moves the ref out (its reference goes to the caller).
   RefObject* TakeRef() { return ref_.Detach(); }
 
