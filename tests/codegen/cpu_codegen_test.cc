@@ -456,6 +456,37 @@ TEST_CASE("the entry point checks the dispatch before touching memory") {
                  std::array<uint32_t, 3>{1, 1, 1}) == 2);
 }
 
+TEST_CASE("a slice at offsets from push constants is checked in the kernel") {
+  // The host program checks the offset before it dispatches; the kernel
+  // checks it again, so that an altered program cannot make it read outside
+  // its buffer (a fuzzed module passed offset 2^30 for an 8-element one).
+  const char* source = R"mlir(
+    func.func @slice(%a: tensor<8xf32>, %off: index) -> tensor<4xf32> {
+      %s = tensor.extract_slice %a[%off] [4] [1] : tensor<8xf32> to tensor<4xf32>
+      return %s : tensor<4xf32>
+    })mlir";
+  Loaded loaded = CompileAndLoad(source);
+  const EntryPointInfo& entry = loaded.Entry("slice");
+  REQUIRE(entry.checkMessages.size() == 1);
+  CHECK(entry.checkMessages[0].find("a slice of a kernel buffer reaches outside it") != std::string::npos);
+  std::vector<float> a = {0, 1, 2, 3, 4, 5, 6, 7}, out(4, -1.0f);
+  std::vector<uint32_t> constants(entry.constantCount, 0);
+  REQUIRE(!constants.empty());
+  auto run = [&](uint64_t offset) {
+    constants[0] = uint32_t(offset);
+    if (constants.size() > 1) constants[1] = uint32_t(offset >> 32);
+    return Dispatch(loaded, "slice", {a.data(), out.data()}, {Bytes(a), Bytes(out)}, constants);
+  };
+  CHECK(run(4) == 0);
+  CHECK(out == std::vector<float>{4, 5, 6, 7});
+  std::fill(out.begin(), out.end(), -1.0f);
+  for (uint64_t offset : {uint64_t{5}, uint64_t{8}, uint64_t{1} << 30, ~uint64_t{0}}) {
+    CAPTURE(offset);
+    CHECK(run(offset) == STRATA_CPU_KERNEL_CHECK_BASE);
+  }
+  CHECK(out == std::vector<float>(4, -1.0f));
+}
+
 TEST_CASE("tensor kernels: results become output bindings") {
   const char* source = R"mlir(
     func.func @dense_relu(%x: tensor<7x5xf32>, %w: tensor<5x13xf32>, %bias: tensor<13xf32>)

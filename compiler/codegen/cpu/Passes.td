@@ -86,6 +86,22 @@ def CPUResultsToBindingsPass : Pass<"strata-cpu-results-to-bindings",
                            "::mlir::memref::MemRefDialect"];
 }
 
+def CPUCheckViewsPass : Pass<"strata-cpu-check-views", "::mlir::func::FuncOp"> {
+  let summary = "Checks at run time that a kernel's views of its buffers fit them";
+  let description = [{
+    Before each `memref.subview` of a kernel whose offsets, sizes or strides
+    are dynamic (push constants, after bufferization of a slice), or whose
+    source has a dynamic size, asserts (`cf.assert`, a kernel check) that
+    every element it can reach lies inside its source. The host program
+    checks the same before it dispatches; the kernel no longer trusts it, so
+    that an altered program cannot make a kernel read or write outside its
+    buffers.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::cf::ControlFlowDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
 def CPUCopiesToLinalgPass : Pass<"strata-cpu-copies-to-linalg",
                                  "::mlir::func::FuncOp"> {
   let summary = "Rewrites memref.copy as linalg.copy";

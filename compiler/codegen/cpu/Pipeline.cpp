@@ -52,6 +52,9 @@ void buildKernelBufferizationPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(
       bufferization::createPromoteBuffersToStackPass(promote));
   pm.addNestedPass<func::FuncOp>(createCPUCopiesToLinalgPass());
+  // Views with offsets or sizes from push constants are checked in the
+  // kernel, not only by the host program.
+  pm.addNestedPass<func::FuncOp>(createCPUCheckViewsPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   // CSE makes the copies of a pad's border slabs onto themselves (one
