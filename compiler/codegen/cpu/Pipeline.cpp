@@ -22,7 +22,8 @@ namespace strata::cpu {
 
 void buildKernelBufferizationPipeline(OpPassManager &pm,
                                       unsigned maxStackAllocationBytes,
-                                      bool windowPaddedInputs) {
+                                      bool windowPaddedInputs,
+                                      bool checkViews) {
   pm.addPass(createCPUVerifyKernelsPass());
   // Integer powers with constant exponents (GELU's x^3) become products,
   // which vectorize (GPU kernels cannot call the helpers below at all).
@@ -54,7 +55,8 @@ void buildKernelBufferizationPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createCPUCopiesToLinalgPass());
   // Views with offsets or sizes from push constants are checked in the
   // kernel, not only by the host program.
-  pm.addNestedPass<func::FuncOp>(createCPUCheckViewsPass());
+  if (checkViews)
+    pm.addNestedPass<func::FuncOp>(createCPUCheckViewsPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   // CSE makes the copies of a pad's border slabs onto themselves (one
@@ -73,7 +75,8 @@ void buildKernelBufferizationPipeline(OpPassManager &pm,
 void buildCPUCodegenPipeline(OpPassManager &pm,
                              const CPUCodegenPipelineOptions &options) {
   buildKernelBufferizationPipeline(pm, options.maxStackAllocationBytes,
-                                   /*windowPaddedInputs=*/true);
+                                   /*windowPaddedInputs=*/true,
+                                   /*checkViews=*/true);
 
   // Workgroups, then register tiles as vector code.
   CPUSelectTileSizesPassOptions tileSizes;

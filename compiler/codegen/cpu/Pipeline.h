@@ -75,10 +75,13 @@ struct CPUCodegenPipelineOptions
 /// `maxStackAllocationBytes` on the stack and larger static ones in a scratch
 /// binding. With `windowPaddedInputs` (the CPU's), a pad that one op reads
 /// becomes a placeholder of strata-cpu-window-padded-inputs rather than a
-/// temporary.
+/// temporary. With `checkViews` (the CPU's), strata-cpu-check-views checks
+/// views at offsets from push constants in the kernel (the GPU code
+/// generators do not lower kernel checks inside distributed loops).
 void buildKernelBufferizationPipeline(mlir::OpPassManager &pm,
                                       unsigned maxStackAllocationBytes,
-                                      bool windowPaddedInputs = false);
+                                      bool windowPaddedInputs = false,
+                                      bool checkViews = false);
 
 /// Adds the pipeline to `pm`, which must run on a builtin.module.
 void buildCPUCodegenPipeline(mlir::OpPassManager &pm,
