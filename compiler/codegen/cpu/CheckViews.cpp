@@ -34,22 +34,18 @@ struct CPUCheckViewsPass : impl::CPUCheckViewsPassBase<CPUCheckViewsPass> {
     if (!isKernel(kernel))
       return;
     SmallVector<memref::SubViewOp> views;
-    kernel.walk([&](memref::SubViewOp view) {
-      if (!view.getSource().getType().hasStaticShape() ||
-          ShapedType::isDynamicShape(view.getStaticOffsets()) ||
-          ShapedType::isDynamicShape(view.getStaticSizes()) ||
-          ShapedType::isDynamicShape(view.getStaticStrides()))
-        views.push_back(view);
-    });
+    kernel.walk([&](memref::SubViewOp view) { views.push_back(view); });
     for (memref::SubViewOp view : views)
       check(view);
   }
 
-  /// Asserts, before `view`, that in every dimension d of its source it
-  /// takes no element (size 0), or offset < dim and the last element,
-  /// offset + (size - 1) * stride, is below dim: (size - 1) <= (dim - 1 -
-  /// offset) / stride, unsigned, so that a negative value reads as huge and
-  /// fails, and nothing overflows (a stride of 0 stays at the offset).
+  /// Asserts, before `view`, that in every dimension d of its source with a
+  /// dynamic offset, size, stride or extent (a static one the verifier
+  /// checked) it takes no element (size 0), or offset < dim and the last
+  /// element, offset + (size - 1) * stride, is below dim: (size - 1) <=
+  /// (dim - 1 - offset) / stride, unsigned, so that a negative value reads
+  /// as huge and fails, and nothing overflows (a stride of 0 stays at the
+  /// offset).
   static void check(memref::SubViewOp view) {
     OpBuilder b(view);
     Location loc = view.getLoc();
@@ -60,10 +56,17 @@ struct CPUCheckViewsPass : impl::CPUCheckViewsPassBase<CPUCheckViewsPass> {
       return arith::ConstantIndexOp::create(b, loc, v);
     };
     using P = arith::CmpIPredicate;
-    Value zero = constant(0), one = constant(1);
-    Value ok = arith::ConstantIntOp::create(b, loc, 1, 1);
+    MemRefType source = view.getSource().getType();
+    Value zero, one, ok;
     for (auto [d, offsetFold, sizeFold, strideFold] :
          llvm::enumerate(view.getMixedOffsets(), view.getMixedSizes(), view.getMixedStrides())) {
+      if (isa<Attribute>(offsetFold) && isa<Attribute>(sizeFold) && isa<Attribute>(strideFold) &&
+          !source.isDynamicDim(d))
+        continue;
+      if (!zero) {
+        zero = constant(0);
+        one = constant(1);
+      }
       Value dim = memref::DimOp::create(b, loc, view.getSource(), d);
       Value offset = value(offsetFold), size = value(sizeFold), stride = value(strideFold);
       Value empty = arith::CmpIOp::create(b, loc, P::eq, size, zero);
@@ -75,9 +78,11 @@ struct CPUCheckViewsPass : impl::CPUCheckViewsPassBase<CPUCheckViewsPass> {
       Value ends = arith::CmpIOp::create(
           b, loc, P::ule, arith::SubIOp::create(b, loc, size, one), steps);
       Value fits = arith::AndIOp::create(b, loc, starts, ends);
-      ok = arith::AndIOp::create(b, loc, ok,
-                                 arith::OrIOp::create(b, loc, empty, fits));
+      Value inside = arith::OrIOp::create(b, loc, empty, fits);
+      ok = ok ? arith::AndIOp::create(b, loc, ok, inside).getResult() : inside;
     }
+    if (!ok)
+      return;
     cf::AssertOp::create(
         b, loc, ok,
         "a slice of a kernel buffer reaches outside it (an offset, size or "
