@@ -662,12 +662,19 @@ struct CPUTileAndVectorizePass
     int64_t depth = rhsType.getDimSize(0), strips = rhsType.getDimSize(1) / width;
     Location loc = op.getLoc();
 
-    // The buffer, once per kernel, in local memory (moveToLocalMemory).
+    // The buffer, once per kernel, in local memory (moveToLocalMemory): its
+    // bytes, kPrefetchAheadBytes more than the strips take so that the
+    // register tiles' prefetches ahead (prefetchPackedRows) stay inside, and
+    // the strips as a view of them.
     rewriter.setInsertionPointToStart(&func.getBody().front());
-    Value packed = memref::AllocaOp::create(
-        rewriter, loc, MemRefType::get({strips, depth, width}, element),
+    const int64_t blockBytes = strips * depth * width * element.getIntOrFloatBitWidth() / 8;
+    Value bytes = memref::AllocaOp::create(
+        rewriter, loc, MemRefType::get({blockBytes + kPrefetchAheadBytes}, rewriter.getI8Type()),
         rewriter.getI64IntegerAttr(64));
-    packed.getDefiningOp()->setAttr(kLocalMemoryAttr, rewriter.getUnitAttr());
+    bytes.getDefiningOp()->setAttr(kLocalMemoryAttr, rewriter.getUnitAttr());
+    Value packed = memref::ViewOp::create(
+        rewriter, loc, MemRefType::get({strips, depth, width}, element), bytes,
+        arith::ConstantIndexOp::create(rewriter, loc, 0), ValueRange{});
 
     // The copy: each row of the block, a strip's width at a time.
     rewriter.setInsertionPoint(op);
@@ -742,64 +749,87 @@ struct CPUTileAndVectorizePass
     return cast<linalg::LinalgOp>(tiled->tiledOps.front());
   }
 
-  /// A register tile of a matmul over packed weights (strata-pack-weights:
-  /// C(m, n1, n0) += A(m, k) * Bp(n1, k, n0), Bp a kernel argument) reads
-  /// one row of strip n1 per step of k. With few rows, the first row tile of
-  /// a strip reads it from memory, where a layer's weights are when they do
-  /// not fit the caches, and the strip's other row tiles from L1, with the
-  /// memory idle:
-  /// GPT-2's 16 x 256 x 1024 feed-forward matmul streamed its 1 MB of
-  /// weights at half the rate the machine reads memory. So each step also
-  /// prefetches the same row of the next strip (n1 + 1, the one the next
-  /// workgroup reads: such kernels split by strips, contiguous shares per
-  /// thread), which then arrives while this strip's rows are computed.
+  /// A register tile of a matmul over packed strips (C(m, n1, n0) +=
+  /// A(m, k) * Bp(n1, k, n0)) reads one row of strip n1 per step of k, and
+  /// each step also prefetches a row it will read later, where the hardware's
+  /// own prefetchers arrive late:
+  ///
+  /// - Over constant weights packed at compile time (strata-pack-weights, a
+  ///   kernel argument) with few rows, the first row tile of a strip reads it
+  ///   from memory, where a layer's weights are when they do not fit the
+  ///   caches, and the strip's other row tiles from L1, with the memory idle:
+  ///   GPT-2's 16 x 256 x 1024 feed-forward matmul streamed its 1 MB of
+  ///   weights at half the rate the machine reads memory. So each step
+  ///   prefetches the same row of the next strip (n1 + 1, the one the next
+  ///   workgroup reads: such kernels split by strips, contiguous shares per
+  ///   thread), which then arrives while this strip's rows are computed.
+  /// - Over a cache block packed at run time (packBlock, in local memory),
+  ///   each row tile reads its strip from L2 (the other strips of the block
+  ///   pass through L1 between two reads of it), two cache lines every 8
+  ///   cycles with AVX-512, and the L1 prefetcher keeps only part of that
+  ///   in flight. So each step prefetches the bytes kPrefetchAheadBytes
+  ///   further on in the block, which packBlock leaves room for after its
+  ///   end, so that the address needs no clamp (a clamp in the loop cost
+  ///   more than the prefetch gained).
   static constexpr int64_t kPrefetchedStripBytes = 16 << 10;
   static constexpr int64_t kPrefetchedRows = 32;
-  static void prefetchNextStrip(IRRewriter &rewriter, linalg::LinalgOp tile) {
+  static constexpr int64_t kPrefetchAheadBytes = 1024;
+  static void prefetchPackedRows(IRRewriter &rewriter, linalg::LinalgOp tile) {
     auto generic = dyn_cast<linalg::GenericOp>(tile.getOperation());
     auto kernel = tile->getParentOfType<func::FuncOp>();
     if (!generic || !kernel || !isKernel(kernel) || generic.getNumDpsInputs() != 2 ||
         generic.getNumDpsInits() != 1 ||
         generic.getIndexingMapsArray() != codegen::packedMatmulMaps(generic.getContext()))
       return;
-    // The weights: a static kernel argument (a block packed at run time is
-    // in local memory, whose strips are already in cache), read through
-    // views of rank 3 with unit strides, the tile's one row of k of a strip.
-    Value weights = getBufferRoot(generic.getDpsInputs()[1]);
-    auto packed = dyn_cast<MemRefType>(weights.getType());
-    if (!isa<BlockArgument>(weights) || !packed || !packed.hasStaticShape() ||
-        packed.getRank() != 3 || packed.getDimSize(0) < 2 || !packed.getLayout().isIdentity())
-      return;
+    // The strips, read through views of rank 3 with unit strides, the tile's
+    // one row of k of a strip: a static kernel argument, or packBlock's view
+    // of its local-memory bytes.
     SmallVector<memref::SubViewOp> views;
-    for (Value view = generic.getDpsInputs()[1]; view != weights;) {
-      auto subview = view.getDefiningOp<memref::SubViewOp>();
-      if (!subview || subview.getType().getRank() != 3 ||
+    Value strips = generic.getDpsInputs()[1];
+    while (auto subview = strips.getDefiningOp<memref::SubViewOp>()) {
+      if (subview.getType().getRank() != 3 ||
           !llvm::all_of(subview.getStaticStrides(), [](int64_t stride) { return stride == 1; }))
         return;
       views.push_back(subview);
-      view = subview.getSource();
+      strips = subview.getSource();
     }
-    if (views.empty() || views.front().getStaticSizes()[0] != 1 ||
+    auto packed = dyn_cast<MemRefType>(strips.getType());
+    if (views.empty() || !packed || !packed.hasStaticShape() || packed.getRank() != 3 ||
+        !packed.getLayout().isIdentity() || views.front().getStaticSizes()[0] != 1 ||
         views.front().getStaticSizes()[1] != 1)
       return;
-    // Only strips that stay in L1 beside the next one (at most 16 KiB):
-    // the sample MLP's 784 x 16 strips (49 KiB), which its row tiles read
-    // from L2 anyway, lost 15 % to the prefetches pushing them out.
-    const int64_t stripBytes = packed.getDimSize(1) * packed.getDimSize(2) *
-                               packed.getElementTypeBitWidth() / 8;
-    if (stripBytes > kPrefetchedStripBytes)
-      return;
-    // And only for few rows (at most kPrefetchedRows, those of the
-    // left-hand side's buffer): a strip serves every row tile of the
-    // workgroup from L1, and with many (the sample encoder block's 128 rows,
-    // 21 tiles) the next strip arriving early took half of L1 from it (its
-    // 128 x 256 x 256 projections went from 200 to 270 us).
-    auto rows = dyn_cast<MemRefType>(getBufferRoot(generic.getDpsInputs()[0]).getType());
-    if (!rows || rows.getRank() != 2 || rows.isDynamicDim(0) ||
-        rows.getDimSize(0) > kPrefetchedRows)
-      return;
+    const int64_t rowBytes = packed.getDimSize(2) * packed.getElementTypeBitWidth() / 8;
+    const bool weights = isa<BlockArgument>(strips);
+    Value bytes;
+    if (weights) {
+      if (packed.getDimSize(0) < 2)
+        return;
+      // Only strips that stay in L1 beside the next one (at most 16 KiB):
+      // the sample MLP's 784 x 16 strips (49 KiB), which its row tiles read
+      // from L2 anyway, lost 15 % to the prefetches pushing them out.
+      if (packed.getDimSize(1) * rowBytes > kPrefetchedStripBytes)
+        return;
+      // And only for few rows (at most kPrefetchedRows, those of the
+      // left-hand side's buffer): a strip serves every row tile of the
+      // workgroup from L1, and with many (the sample encoder block's 128
+      // rows, 21 tiles) the next strip arriving early took half of L1 from
+      // it (its 128 x 256 x 256 projections went from 200 to 270 us).
+      auto rows = dyn_cast<MemRefType>(getBufferRoot(generic.getDpsInputs()[0]).getType());
+      if (!rows || rows.getRank() != 2 || rows.isDynamicDim(0) ||
+          rows.getDimSize(0) > kPrefetchedRows)
+        return;
+    } else {
+      auto view = strips.getDefiningOp<memref::ViewOp>();
+      auto block = view ? view.getSource().getDefiningOp<memref::AllocaOp>() : nullptr;
+      if (!block || !block->hasAttr(kLocalMemoryAttr) || !block.getType().hasStaticShape() ||
+          !matchPattern(view.getByteShift(), m_Zero()) ||
+          block.getType().getNumElements() < packed.getNumElements() * rowBytes /
+                                                   packed.getDimSize(2) + kPrefetchAheadBytes)
+        return;
+      bytes = block.getResult();
+    }
 
-    // The tile's offsets in the weights: the sums of its views' (the
+    // The tile's offsets in the strips: the sums of its views' (the
     // workgroup's strip, then the tile's row of k).
     OpBuilder::InsertionGuard guard(rewriter);
     rewriter.setInsertionPoint(generic);
@@ -810,13 +840,30 @@ struct CPUTileAndVectorizePass
         Value value = getValueOrCreateConstantIndexOp(rewriter, loc, offset);
         sum = sum ? arith::AddIOp::create(rewriter, loc, sum, value).getResult() : value;
       }
-    Value last = arith::ConstantIndexOp::create(rewriter, loc, packed.getDimSize(0) - 1);
-    Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
-    Value next = arith::MinUIOp::create(
-        rewriter, loc, arith::AddIOp::create(rewriter, loc, offsets[0], one), last);
-    memref::PrefetchOp::create(
-        rewriter, loc, weights, ValueRange{next, offsets[1], offsets[2]},
-        /*isWrite=*/false, /*localityHint=*/3, /*isDataCache=*/true);
+    auto index = [&](int64_t value) -> Value {
+      return arith::ConstantIndexOp::create(rewriter, loc, value);
+    };
+    auto prefetch = [&](Value memref, ValueRange indices) {
+      memref::PrefetchOp::create(rewriter, loc, memref, indices,
+                                 /*isWrite=*/false, /*localityHint=*/3, /*isDataCache=*/true);
+    };
+    if (weights) {
+      Value next = arith::MinUIOp::create(
+          rewriter, loc, arith::AddIOp::create(rewriter, loc, offsets[0], index(1)),
+          index(packed.getDimSize(0) - 1));
+      prefetch(strips, {next, offsets[1], offsets[2]});
+      return;
+    }
+    // Every cache line of the row kPrefetchAheadBytes on, as a byte offset
+    // into the block.
+    Value row = arith::AddIOp::create(
+        rewriter, loc, arith::MulIOp::create(rewriter, loc, offsets[0], index(packed.getDimSize(1))),
+        offsets[1]);
+    Value at = arith::AddIOp::create(rewriter, loc,
+                                     arith::MulIOp::create(rewriter, loc, row, index(rowBytes)),
+                                     index(kPrefetchAheadBytes));
+    for (int64_t line = 0; line < rowBytes; line += 64)
+      prefetch(bytes, {line ? arith::AddIOp::create(rewriter, loc, at, index(line)).getResult() : at});
   }
 
   /// Tiles `op` by its vector tile, then peels the tile loops from the
@@ -952,7 +999,7 @@ struct CPUTileAndVectorizePass
         return failure();
       tiled = *inner;
     }
-    prefetchNextStrip(rewriter, tiled);
+    prefetchPackedRows(rewriter, tiled);
 
     if (!peel)
       return success();

@@ -75,10 +75,13 @@ func.func @untiled(%a: memref<64xf32>, %b: memref<64xf32>) {
 // workgroup from L2. Each block of the right-hand side is copied into the
 // runtime's local memory (a new last argument) in strips of 32 columns, so
 // that a register tile reads one contiguous row of its strip per step of k;
-// then the 8 x 32 register tiles inside a block, over the strips.
+// then the 8 x 32 register tiles inside a block, over the strips. Each step
+// of k prefetches both cache lines of the row 1 KiB further on in the block,
+// whose bytes have 1 KiB to spare after the strips (256 KiB + 1 KiB).
 // CHECK-LABEL: func.func @blocked
-// CHECK-SAME: (%[[A:.*]]: memref<64x1024xf32>, %[[B:.*]]: memref<1024x512xf32>, %[[C:.*]]: memref<64x512xf32>, %[[LOCAL:.*]]: memref<262144xi8> {strata_cpu.local_memory})
-// CHECK: %[[PACKED:.*]] = memref.view %[[LOCAL]][%{{.*}}][] : memref<262144xi8> to memref<8x256x32xf32>
+// CHECK-SAME: (%[[A:.*]]: memref<64x1024xf32>, %[[B:.*]]: memref<1024x512xf32>, %[[C:.*]]: memref<64x512xf32>, %[[LOCAL:.*]]: memref<263168xi8> {strata_cpu.local_memory})
+// CHECK: %[[BYTES:.*]] = memref.view %[[LOCAL]][%{{.*}}][] : memref<263168xi8> to memref<263168xi8>
+// CHECK: %[[PACKED:.*]] = memref.view %[[BYTES]][%{{.*}}][] : memref<263168xi8> to memref<8x256x32xf32>
 // CHECK: scf.for %[[N0:.*]] = %c0 to %c512 step %c256 {
 // CHECK:   scf.for %[[K0:.*]] = %c0 to %c1024 step %c256 {
 // CHECK:     scf.for %[[K:.*]] = %c0 to %c256 step %c1 {
@@ -89,6 +92,12 @@ func.func @untiled(%a: memref<64xf32>, %b: memref<64xf32>) {
 // CHECK:       scf.for %[[S:.*]] = %c0 to %c8 step %c1 {
 // CHECK:         vector.transfer_read %[[C]][%[[I]], {{.*}} vector<8x32xf32>
 // CHECK:         scf.for %[[KK:.*]] = %c0 to %c256 step %c1 iter_args
+// CHECK:           %[[ROW:.*]] = arith.addi %{{.*}}, %[[KK]] : index
+// CHECK:           %[[AT:.*]] = arith.muli %[[ROW]], %c128 : index
+// CHECK:           %[[AHEAD:.*]] = arith.addi %[[AT]], %c1024 : index
+// CHECK:           memref.prefetch %[[BYTES]][%[[AHEAD]]], read, locality<3>, data : memref<263168xi8>
+// CHECK:           %[[SECOND:.*]] = arith.addi %[[AT]], %c1088 : index
+// CHECK:           memref.prefetch %[[BYTES]][%[[SECOND]]], read, locality<3>, data : memref<263168xi8>
 // CHECK:           vector.transfer_read %[[PACKED]][%[[S]], %[[KK]], %c0]
 // CHECK:           arith.addf {{.*}} : vector<8x1x32xf32>
 // CHECK:         vector.transfer_write {{.*}}, %[[C]][%[[I]], {{.*}} : vector<8x32xf32>
@@ -101,7 +110,7 @@ func.func @blocked(%a: memref<64x1024xf32>, %b: memref<1024x512xf32>, %c: memref
 // A workgroup's share of rows that its tile does not divide, min(128, rows
 // left), is dynamic but bounded: blocked and packed like a static one.
 // CHECK-LABEL: func.func @blocked_bounded_rows
-// CHECK-SAME: %{{.*}}: memref<262144xi8> {strata_cpu.local_memory}
+// CHECK-SAME: %{{.*}}: memref<263168xi8> {strata_cpu.local_memory}
 // CHECK: memref.view
 // CHECK: scf.for %{{.*}} = %c0 to %c512 step %c256 {
 // CHECK:   scf.for %{{.*}} = %c0 to %c1024 step %c256 {
