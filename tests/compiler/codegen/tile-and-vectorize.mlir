@@ -124,14 +124,15 @@ func.func @blocked_bounded_rows(%a: memref<1000x1024xf32>, %b: memref<1024x512xf
   return
 }
 
-// A workgroup of 512 rows or more (SelectTileSizes' largest) takes blocks
-// 512 deep.
+// A workgroup of 256 rows or more (SelectTileSizes' two largest) takes
+// blocks 512 deep.
 // CHECK-LABEL: func.func @deep_blocks
+// CHECK-SAME: memref<525312xi8> {strata_cpu.local_memory}
 // CHECK: scf.for %{{.*}} = %c0 to %c512 step %c256 {
 // CHECK:   scf.for %{{.*}} = %c0 to %c1024 step %c512 {
-func.func @deep_blocks(%a: memref<512x1024xf32>, %b: memref<1024x512xf32>, %c: memref<512x512xf32>) {
+func.func @deep_blocks(%a: memref<256x1024xf32>, %b: memref<1024x512xf32>, %c: memref<256x512xf32>) {
   linalg.matmul {strata_cpu.tile_sizes = {vector = array<i64: 8, 32, 1>, workgroup = array<i64: 0, 0, 0>}}
-      ins(%a, %b : memref<512x1024xf32>, memref<1024x512xf32>) outs(%c : memref<512x512xf32>)
+      ins(%a, %b : memref<256x1024xf32>, memref<1024x512xf32>) outs(%c : memref<256x512xf32>)
   return
 }
 
