@@ -49,19 +49,21 @@ const char* StatusCodeName(StatusCode code) {
 
 Status::Status(StatusCode code, std::string message) {
   if (code != StatusCode::kOk) {
-    state_ = std::make_unique<State>(State{code, std::move(message), {}});
+    state_.reset(new State{code, std::move(message), {}});
   }
 }
 
 Status::Status(const Status& other)
-    : state_(other.state_ ? std::make_unique<State>(*other.state_) : nullptr) {}
+    : state_(other.state_ ? new State(*other.state_) : nullptr) {}
 
 Status& Status::operator=(const Status& other) {
   if (this != &other) {
-    state_ = other.state_ ? std::make_unique<State>(*other.state_) : nullptr;
+    state_.reset(other.state_ ? new State(*other.state_) : nullptr);
   }
   return *this;
 }
+
+void Status::StateDeleter::operator()(State* state) const { delete state; }
 
 const std::string& Status::message() const {
   static const std::string kEmpty;

@@ -90,7 +90,12 @@ class [[nodiscard]] Status {
     std::string message;
     std::vector<std::string> backtrace;
   };
-  std::unique_ptr<State> state_;
+  // Deletes out of line, so that destroying an OK status (every call that
+  // succeeds returns one) is a test of the pointer and no call.
+  struct StateDeleter {
+    void operator()(State* state) const;
+  };
+  std::unique_ptr<State, StateDeleter> state_;
 };
 
 inline Status OkStatus() { return Status(); }
