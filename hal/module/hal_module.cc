@@ -246,9 +246,11 @@ StatusOr<Ref<Executable>> CreateExecutable(ModuleState& state, Device* device,
                              " but device '", device->info().name, "' runs ",
                              JoinNames(device->info().executable_formats, [](const std::string& f) { return f; }));
   };
+  // The slot by the name's address in the module, which the key holds: no
+  // hashing of its characters on every call.
   STRATA_ASSIGN_OR_RETURN(const ModuleState::Prepared* prepared,
                           state.executables.FindOrMake(std::make_tuple(static_cast<const Device*>(device), &owner, name),
-                                                       std::hash<std::string_view>()(name), prepare));
+                                                       reinterpret_cast<uintptr_t>(name.data()) >> 4, prepare));
   return prepared->executable;
 }
 

@@ -823,10 +823,11 @@ struct CPUTileAndVectorizePass
     } else {
       auto view = strips.getDefiningOp<memref::ViewOp>();
       auto block = view ? view.getSource().getDefiningOp<memref::AllocaOp>() : nullptr;
+      // packBlock's bytes, with the room after the strips it leaves.
+      const int64_t stripsBytes = packed.getDimSize(0) * packed.getDimSize(1) * rowBytes;
       if (!block || !block->hasAttr(kLocalMemoryAttr) || !block.getType().hasStaticShape() ||
           !matchPattern(view.getByteShift(), m_Zero()) ||
-          block.getType().getNumElements() < packed.getNumElements() * rowBytes /
-                                                   packed.getDimSize(2) + kPrefetchAheadBytes)
+          block.getType().getNumElements() < stripsBytes + kPrefetchAheadBytes)
         return;
       bytes = block.getResult();
     }
