@@ -136,6 +136,25 @@ StatusOr<void*> ThreadLocalMemory(uint64_t bytes, const hal::EntryPointInfo& ent
 
 }  // namespace
 
+Status CpuCommandBuffer::RunInOrder(Tracer* tracer, std::chrono::steady_clock::time_point deadline) const {
+  for (const Command& command : commands_) {
+    const uint64_t trace_begin = tracer ? Tracer::Now() : 0;
+    switch (command.kind) {
+      case Kind::kDispatch:
+        STRATA_RETURN_IF_ERROR(RunWorkgroups(command.dispatch, 0, WorkgroupTotal(command.dispatch), deadline));
+        break;
+      case Kind::kFill:
+      case Kind::kCopy:
+      case Kind::kUpdate:
+        RunTransfer(command, 0, TransferLength(command));
+        break;
+      case Kind::kBarrier: continue;
+    }
+    if (ActiveTracer(tracer)) TraceCommand(tracer, command, trace_begin);
+  }
+  return OkStatus();
+}
+
 Status CpuCommandBuffer::RunWorkgroups(const DispatchCommand& dispatch, uint64_t begin, uint64_t end,
                                        std::chrono::steady_clock::time_point deadline) const {
   const bool timed = deadline != std::chrono::steady_clock::time_point::max();

@@ -72,6 +72,11 @@ class CpuCommandBuffer final : public hal::CommandBuffer {
 
   std::span<const Command> commands() const { return commands_; }
 
+  // Runs every command on the calling thread, one after another (which
+  // already orders everything a barrier asks for), reporting each to
+  // `tracer` when it is not null; a dispatch stops between workgroups once
+  // `deadline` passes.
+  Status RunInOrder(Tracer* tracer, std::chrono::steady_clock::time_point deadline) const;
   // Runs the workgroups with linear ids [begin, end) of a dispatch (x fastest,
   // then y, then z). Fails with the first workgroup that returns nonzero,
   // and with DEADLINE_EXCEEDED before a workgroup that would start after

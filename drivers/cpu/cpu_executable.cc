@@ -169,24 +169,6 @@ CpuExecutable::CpuExecutable(std::string name, std::vector<hal::EntryPointInfo> 
     : Executable(&kCpuFamily, std::move(name), HostExecutableFormat(), std::move(entry_points)),
       library_(std::move(library)),
       kernels_(std::move(kernels)),
-      group_timing_(new std::atomic<uint64_t>[2 * kernels_.size()]) {
-  for (size_t i = 0; i < 2 * kernels_.size(); ++i) group_timing_[i].store(0, std::memory_order_relaxed);
-}
-
-void CpuExecutable::RecordGroupTiming(uint32_t entry_point, bool alone, uint64_t units, uint64_t nanos) const {
-  if (units == 0) return;
-  // At least 1 ns, so that a recorded entry point never reads as unmeasured.
-  const uint64_t sample = std::clamp<uint64_t>(nanos / units, 1, UINT32_MAX);
-  const Timing timing = GroupTiming(entry_point, alone);
-  const uint64_t old = timing.nanos;
-  // The first sample stands alone. A faster one pulls the average halfway
-  // down, a slower one an eighth of the way up: the slow outliers (a page
-  // fault of a first call, a preempted core) are what the average must not
-  // follow, and an early run inflated by them would otherwise keep a way
-  // from being chosen until it is tried again.
-  const uint64_t average = old == 0 ? sample : sample < old ? (old + sample) / 2 : (7 * old + sample) / 8;
-  group_timing_[2 * entry_point + alone].store(std::min<uint64_t>(timing.samples + 1, 255) << 32 | average,
-                                              std::memory_order_relaxed);
-}
+      group_timings_(new WayTimings[kernels_.size()]) {}
 
 }  // namespace strata::cpu

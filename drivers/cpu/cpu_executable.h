@@ -11,13 +11,13 @@
 // Ownership and thread safety: see hal/executable.h.
 #pragma once
 
-#include <atomic>
 #include <memory>
 #include <string_view>
 #include <vector>
 
 #include "drivers/cpu/elf_loader.h"
 #include "drivers/cpu/kernel_abi.h"
+#include "drivers/cpu/way_timings.h"
 #include "hal/executable.h"
 
 namespace strata::cpu {
@@ -48,21 +48,9 @@ class CpuExecutable final : public hal::Executable {
 
   // How long a unit of work (a workgroup, a transfer's chunk) took in the
   // barrier groups that `entry_point` leads, run by one thread alone or
-  // split over several: a running average of the measured runs in
-  // nanoseconds (0 until one is recorded) and how many runs it has seen (at
-  // most 255). cpu-task runs a small group the way that has been faster.
-  struct Timing {
-    uint32_t nanos;
-    uint32_t samples;
-  };
-  Timing GroupTiming(uint32_t entry_point, bool alone) const {
-    const uint64_t word = group_timing_[2 * entry_point + alone].load(std::memory_order_relaxed);
-    return {static_cast<uint32_t>(word), static_cast<uint32_t>(word >> 32)};
-  }
-  // Records that a group led by `entry_point`, of `units` units, run alone
-  // or split, took `nanos`. Any thread may record; a lost update only
-  // delays the average.
-  void RecordGroupTiming(uint32_t entry_point, bool alone, uint64_t units, uint64_t nanos) const;
+  // split over several (way_timings.h). cpu-task runs a small group the way
+  // that has been faster. Any thread may record.
+  WayTimings& GroupTimings(uint32_t entry_point) const { return group_timings_[entry_point]; }
 
  private:
   CpuExecutable(std::string name, std::vector<hal::EntryPointInfo> entry_points,
@@ -70,8 +58,7 @@ class CpuExecutable final : public hal::Executable {
 
   std::unique_ptr<ElfLibrary> library_;
   std::vector<strata_cpu_kernel_fn_t> kernels_;
-  // Per entry point and way: samples << 32 | average nanoseconds.
-  std::unique_ptr<std::atomic<uint64_t>[]> group_timing_;
+  std::unique_ptr<WayTimings[]> group_timings_;
 };
 
 }  // namespace strata::cpu

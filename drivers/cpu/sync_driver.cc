@@ -35,26 +35,7 @@ class SyncQueue final : public CpuQueue {
 
   Status ExecuteCommands(const CpuCommandBuffer& command_buffer, Tracer* tracer,
                          std::chrono::steady_clock::time_point deadline) override {
-    // One command after another: that already orders everything a barrier
-    // asks for.
-    using Kind = CpuCommandBuffer::Kind;
-    for (const CpuCommandBuffer::Command& command : command_buffer.commands()) {
-      const uint64_t trace_begin = tracer ? Tracer::Now() : 0;
-      switch (command.kind) {
-        case Kind::kDispatch:
-          STRATA_RETURN_IF_ERROR(command_buffer.RunWorkgroups(
-              command.dispatch, 0, CpuCommandBuffer::WorkgroupTotal(command.dispatch), deadline));
-          break;
-        case Kind::kFill:
-        case Kind::kCopy:
-        case Kind::kUpdate:
-          command_buffer.RunTransfer(command, 0, CpuCommandBuffer::TransferLength(command));
-          break;
-        case Kind::kBarrier: continue;
-      }
-      if (ActiveTracer(tracer)) CpuCommandBuffer::TraceCommand(tracer, command, trace_begin);
-    }
-    return OkStatus();
+    return command_buffer.RunInOrder(tracer, deadline);
   }
 };
 

@@ -14,7 +14,9 @@
 // concurrently, the workgroups of each dispatch are spread over the team's
 // threads in contiguous shares, and large fills and copies are split into
 // chunks. A failing workgroup stops its dispatch and command buffer at the
-// next check; the first failure is what the submission reports.
+// next check; the first failure is what the submission reports. A command
+// buffer that has run faster wholly on the submitting thread (small ones,
+// measured by their shape) runs there in order, as cpu-sync runs it.
 #include <tbb/global_control.h>
 #include <tbb/info.h>
 #include <tbb/task_arena.h>
@@ -368,6 +370,35 @@ class TaskQueue final : public CpuQueue {
 
   Status ExecuteCommands(const CpuCommandBuffer& command_buffer, Tracer* tracer,
                          std::chrono::steady_clock::time_point deadline) override {
+    // A small command buffer whose shape (ShapeTimings) has run faster with
+    // every command on this thread runs as cpu-sync runs it: each group's
+    // own choice (RunGroup) misses what a split costs outside the group,
+    // the helper's wake-up and the next groups reading on this core what the
+    // other core wrote (ViT at batch 1: 3 of its 85 groups split, each
+    // measured faster so, and a call on 2 threads took 1.07 times cpu-sync's
+    // time; 1.03 with this choice). Whole command buffers are timed and
+    // choose as groups do (RunsAlone), numbered by command_buffers_.
+    const uint64_t number = command_buffers_.load(std::memory_order_relaxed);
+    command_buffers_.store(number + 1, std::memory_order_relaxed);
+    WayTimings* shape = threads_ > 1 ? ShapeTimings(command_buffer.commands()) : nullptr;
+    bool explore = false;
+    const bool in_order = shape && RunsAlone(*shape, 1, kAloneCandidateCommandBufferNanos, number, &explore);
+    const bool timed =
+        shape && (number % kMeasureEvery == 0 || explore || shape->Get(in_order).samples < kWarmupSamples);
+    const auto clock_begin = timed ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
+    Status status = in_order ? command_buffer.RunInOrder(tracer, deadline) : RunGroups(command_buffer, tracer, deadline);
+    if (timed && status.ok()) {
+      shape->Record(in_order, static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                                        std::chrono::steady_clock::now() - clock_begin)
+                                                        .count()));
+    }
+    return status;
+  }
+
+ private:
+  // Runs the command buffer barrier group by barrier group (RunGroup).
+  Status RunGroups(const CpuCommandBuffer& command_buffer, Tracer* tracer,
+                   std::chrono::steady_clock::time_point deadline) {
     std::span<const CpuCommandBuffer::Command> commands = command_buffer.commands();
     Team team(threads_);
     // Groups are numbered across calls, so that the groups that time
@@ -392,7 +423,6 @@ class TaskQueue final : public CpuQueue {
     return status;
   }
 
- private:
   // The units of work of a command: its workgroups, or its transfer's chunks.
   static uint64_t Units(const CpuCommandBuffer::Command& command) {
     if (command.kind == CpuCommandBuffer::Kind::kDispatch) return CpuCommandBuffer::WorkgroupTotal(command.dispatch);
@@ -419,8 +449,9 @@ class TaskQueue final : public CpuQueue {
     return OkStatus();
   }
 
-  // Whether a group led by `dispatch`, of `units` units, runs on this
-  // thread alone rather than split over the team. Splitting a small
+  // Whether work of `units` units (a group led by a dispatch, a command
+  // buffer) runs on this thread alone rather than split over the team, by
+  // its `timings` (per unit). Splitting a small
   // dispatch can cost more than it saves: the fork and join, and the other
   // core reading the inputs from this core's cache and writing outputs this
   // core then reads
@@ -428,18 +459,18 @@ class TaskQueue final : public CpuQueue {
   // one thread, 0.19 on two). Which way is faster is not visible in the
   // dispatch: the sample MLP's layers at batch 1 take as little, yet split
   // they read their weights from two cores' L2 caches (3 times as fast). So
-  // it is measured: a dispatch runs split first, kWarmupSamples times, then,
-  // if that took less than kAloneCandidateNanos, alone as often, and from
-  // then on the way whose running average is lower; the other way again in
-  // one group of kExploreEvery (`count` is the group's number), or of 16
-  // times as many when it was over twice as slow, so that a clear loser
-  // costs little. `*explore` says whether this group tries the other way.
-  static bool RunsAlone(const CpuCommandBuffer::DispatchCommand& dispatch, uint64_t units, uint64_t count,
+  // it is measured: the work runs split first, kWarmupSamples times, then,
+  // if that took less than `candidate_nanos`, alone as often, and from then
+  // on the way whose running average is lower; the other way again once in
+  // kExploreEvery (`count` numbers the runs), or in 16 times as many when it
+  // was over twice as slow, so that a clear loser costs little. `*explore`
+  // says whether this run tries the other way.
+  static bool RunsAlone(const WayTimings& timings, uint64_t units, uint64_t candidate_nanos, uint64_t count,
                         bool* explore) {
     *explore = false;
-    const CpuExecutable::Timing split = dispatch.executable->GroupTiming(dispatch.entry_point, /*alone=*/false);
-    if (split.samples < kWarmupSamples || split.nanos * units > kAloneCandidateNanos) return false;
-    const CpuExecutable::Timing alone = dispatch.executable->GroupTiming(dispatch.entry_point, /*alone=*/true);
+    const WayTimings::Timing split = timings.Get(/*alone=*/false);
+    if (split.samples < kWarmupSamples || split.nanos * units > candidate_nanos) return false;
+    const WayTimings::Timing alone = timings.Get(/*alone=*/true);
     if (alone.samples < kWarmupSamples) return true;
     const uint32_t faster = std::min(alone.nanos, split.nanos), slower = std::max(alone.nanos, split.nanos);
     *explore = count % (slower > uint64_t{2} * faster ? 16 * kExploreEvery : kExploreEvery) == 0;
@@ -499,10 +530,10 @@ class TaskQueue final : public CpuQueue {
     const uint64_t units = starts_end[-1];
     // (A group of one unit runs on this thread whichever way; it is not timed.)
     bool explore = false;
-    const bool alone = lead && (units == 1 || RunsAlone(*lead, units, count, &explore));
-    const bool timed = lead && units > 1 &&
-                       (count % kMeasureEvery == 0 || explore ||
-                        lead->executable->GroupTiming(lead->entry_point, alone).samples < kWarmupSamples);
+    WayTimings* timings = lead ? &lead->executable->GroupTimings(lead->entry_point) : nullptr;
+    const bool alone = timings && (units == 1 || RunsAlone(*timings, units, kAloneCandidateGroupNanos, count, &explore));
+    const bool timed = timings && units > 1 &&
+                       (count % kMeasureEvery == 0 || explore || timings->Get(alone).samples < kWarmupSamples);
     const auto clock_begin = timed ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
     if (alone) {
       run(0, units);
@@ -512,7 +543,7 @@ class TaskQueue final : public CpuQueue {
     if (error.failed()) return error.Take();
     if (timed) {
       const auto nanos = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - clock_begin);
-      lead->executable->RecordGroupTiming(lead->entry_point, alone, units, static_cast<uint64_t>(nanos.count()));
+      timings->Record(alone, static_cast<uint64_t>(nanos.count()) / units);
     }
     for (size_t i = 0; i < whole.size(); ++i) {
       if (!whole[i]) CpuCommandBuffer::TraceCommand(tracer, group[i], group_begin);
@@ -522,12 +553,45 @@ class TaskQueue final : public CpuQueue {
 
   static constexpr uint64_t kMeasureEvery = 4;
   static constexpr uint64_t kExploreEvery = 64;
-  static constexpr uint64_t kAloneCandidateNanos = 50000;
+  static constexpr uint64_t kAloneCandidateGroupNanos = 50000;
+  static constexpr uint64_t kAloneCandidateCommandBufferNanos = 1000000;
   static constexpr uint32_t kWarmupSamples = 3;
+
+  // The timings of whole command buffers run with every group alone or as
+  // each group chooses, by the command buffer's shape: the executable and
+  // entry point of its first dispatch and its count of commands, which the
+  // command buffers one program function records on every call share. A
+  // shape has one slot of kShapeSlots by its hash; another shape hashing to
+  // the slot takes it over and starts measuring anew. Null for a command
+  // buffer with no dispatch.
+  WayTimings* ShapeTimings(std::span<const CpuCommandBuffer::Command> commands) {
+    const auto first = std::find_if(commands.begin(), commands.end(), [](const CpuCommandBuffer::Command& command) {
+      return command.kind == CpuCommandBuffer::Kind::kDispatch;
+    });
+    if (first == commands.end()) return nullptr;
+    uint64_t key = reinterpret_cast<uintptr_t>(first->dispatch.executable);
+    key = (key ^ first->dispatch.entry_point) * 0x9e3779b97f4a7c15u;
+    key = (key ^ commands.size()) * 0x9e3779b97f4a7c15u;
+    key |= 1;  // never 0, the empty slot's key
+    Shape& shape = shapes_[(key >> 32) % kShapeSlots];
+    if (shape.key.load(std::memory_order_relaxed) != key) {
+      shape.timings.Reset();
+      shape.key.store(key, std::memory_order_relaxed);
+    }
+    return &shape.timings;
+  }
+
+  static constexpr size_t kShapeSlots = 64;
+  struct Shape {
+    std::atomic<uint64_t> key{0};
+    WayTimings timings;
+  };
 
   const uint32_t threads_;
   std::unique_ptr<tbb::task_arena> arena_;
   std::atomic<uint64_t> groups_{0};
+  std::atomic<uint64_t> command_buffers_{0};
+  std::unique_ptr<Shape[]> shapes_ = std::make_unique<Shape[]>(kShapeSlots);
 };
 
 }  // namespace

@@ -563,8 +563,10 @@ TEST_CASE("conformance: commands between barriers may run at once") {
     CHECK(ReadBytes(*device, target.get(), 0, kCopyBytes) == pattern);
 
     // Submitted again and again (cpu-task runs a group split, then alone,
-    // then whichever way was faster, sometimes the other), with the results
-    // cleared before each submission, it computes them every time.
+    // then whichever way was faster, sometimes the other, and the whole
+    // command buffer so or in order on one thread, as it chooses likewise),
+    // with the results cleared before each submission, it computes them
+    // every time.
     for (int round = 0; round < 40; ++round) {
       for (size_t i = 0; i < std::size(shapes); ++i) Write(*device, c[i].get(), 0, std::vector<float>(shapes[i].first, -1.0f));
       Write(*device, d.get(), 0, std::vector<float>(1 << 16, -1.0f));

@@ -1,6 +1,8 @@
-// The driver registry and device specs, and the options of the CPU drivers.
+// The driver registry and device specs, and the options of the CPU drivers and
+// the timings cpu-task chooses by.
 #include <doctest/doctest.h>
 
+#include "drivers/cpu/way_timings.h"
 #include "drivers/registry.h"
 #include "tests/hal/hal_test_util.h"
 
@@ -131,6 +133,38 @@ TEST_CASE("registry: work moves between the two CPU drivers") {
   CHECK(Read<uint8_t>(*sync, buffer.get(), 0, 64) == std::vector<uint8_t>(64, 0x7F));
 }
 #endif  // STRATA_DRIVER_CPU_TASK
+
+TEST_CASE("cpu drivers: way timings") {
+  cpu::WayTimings timings;
+  CHECK(timings.Get(false).samples == 0);
+  CHECK(timings.Get(true).nanos == 0);
+  // The first run stands alone; a faster one pulls the average halfway
+  // down, a slower one an eighth of the way up; each way on its own.
+  timings.Record(/*alone=*/false, 800);
+  CHECK(timings.Get(false).nanos == 800);
+  CHECK(timings.Get(false).samples == 1);
+  timings.Record(false, 400);
+  CHECK(timings.Get(false).nanos == 600);
+  timings.Record(false, 1400);
+  CHECK(timings.Get(false).nanos == 700);
+  CHECK(timings.Get(false).samples == 3);
+  CHECK(timings.Get(true).samples == 0);
+  // A run of 0 ns counts as 1, so a measured way never reads as unmeasured;
+  // one too long for 32 bits is clamped.
+  timings.Record(true, 0);
+  CHECK(timings.Get(true).nanos == 1);
+  CHECK(timings.Get(true).samples == 1);
+  cpu::WayTimings slow;
+  slow.Record(true, uint64_t{1} << 40);
+  CHECK(slow.Get(true).nanos == UINT32_MAX);
+  // The count stops at 255.
+  for (int i = 0; i < 300; ++i) timings.Record(false, 700);
+  CHECK(timings.Get(false).samples == 255);
+  CHECK(timings.Get(false).nanos == 700);
+  timings.Reset();
+  CHECK(timings.Get(false).samples == 0);
+  CHECK(timings.Get(true).samples == 0);
+}
 
 }  // namespace
 }  // namespace strata::testing
