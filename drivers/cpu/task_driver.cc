@@ -1,15 +1,19 @@
-// cpu-task: submissions run on a oneTBB task arena of `threads` slots, one of
-// them reserved for the thread that runs the submission.
+// cpu-task: submissions run on the thread that makes them ready, helped by
+// the workers of a oneTBB task arena of `threads` slots, one of them
+// reserved for an application thread (which leaves threads - 1 to workers).
 //
-// A submission runs on the thread that makes it ready, inside the arena: the
-// submitting thread when it has no waits (a compiled program submits and
-// then waits at once), otherwise the thread whose signal met its last wait.
-// That thread takes the reserved slot and threads - 1 workers join it, so
-// exactly `threads` threads work and none waits idle beside them: handing
-// the submission to a worker instead cost a worker's wake-up, a second wake-
-// up for the waiter, and a waiter spinning on a core the workers needed (the
-// sample MLP at batch 1 on 2 threads: 38 -> 23 us). The threads - 1
-// helpers stay with the submission until it ends (Team). A command buffer
+// A submission runs on the thread that makes it ready: the submitting
+// thread when it has no waits (a compiled program submits and then waits at
+// once), otherwise the thread whose signal met its last wait. When a group
+// splits, threads - 1 workers join that thread, so exactly `threads` threads
+// work and none waits idle beside them: handing the submission to a worker
+// instead cost a worker's wake-up, a second wake-up for the waiter, and a
+// waiter spinning on a core the workers needed (the sample MLP at batch 1 on
+// 2 threads: 38 -> 23 us). The submitting thread does not enter the arena
+// itself: a command buffer that never splits then costs no more than on
+// cpu-sync (entering and leaving the arena was 2 % of the sample CNN's call,
+// 0.3 us). The threads - 1 helpers stay with the submission until it ends
+// (Team). A command buffer
 // runs barrier group by barrier group: the commands between two barriers run
 // concurrently, the workgroups of each dispatch are spread over the team's
 // threads in contiguous shares, and large fills and copies are split into
@@ -94,12 +98,13 @@ inline void SpinPause() {
 #endif
 }
 
-// The threads that run one submission: the thread that runs it and
-// threads - 1 helpers, tasks enqueued in the arena by its first split group
-// that spin between its dispatches until it ends. A worker woken for each
-// dispatch arrived too late for half of them: in a trace of ResNet-18 on 2
-// threads, 13 of 23 parallel dispatches ran wholly on the submitting thread,
-// which took the idle worker's share itself after finishing its own.
+// The threads that run one submission: the thread that runs it (outside the
+// arena) and threads - 1 helpers, tasks enqueued in the arena by its first
+// split group that spin between its dispatches until it ends. A worker
+// woken for each dispatch arrived too late for half of them: in a trace of
+// ResNet-18 on 2 threads, 13 of 23 parallel dispatches ran wholly on the
+// submitting thread, which took the idle worker's share itself after
+// finishing its own.
 //
 // ParallelFor splits [begin, end) into one contiguous share per thread, and
 // each thread of the team runs the same share of every dispatch (the
@@ -130,7 +135,7 @@ class Team {
   // waking a worker costs a system call, which a submission whose groups
   // all run on its own thread (RunGroup) does not pay (the sample CNN on 2
   // threads: 14.1 to 12.7 us a call).
-  explicit Team(uint32_t threads) : threads_(threads) {}
+  Team(tbb::task_arena& arena, uint32_t threads) : arena_(arena), threads_(threads) {}
   ~Team() {
     if (state_) state_->stop.store(true, std::memory_order_release);
   }
@@ -150,7 +155,7 @@ class Team {
     if (!state_) {
       state_ = std::make_shared<State>(static_cast<uint32_t>(threads_));
       for (uint64_t slot = 1; slot < threads_; ++slot) {
-        tbb::this_task_arena::enqueue(Handoff([state = state_, slot] { Help(*state, slot); }));
+        arena_.enqueue(Handoff([state = state_, slot] { Help(*state, slot); }));
       }
     }
     State& s = *state_;
@@ -269,6 +274,7 @@ class Team {
   }
 
   std::shared_ptr<State> state_;
+  tbb::task_arena& arena_;
   const uint64_t threads_;
   uint64_t generation_ = 0;
 };
@@ -306,8 +312,8 @@ class WorkerLimit {
 
  private:
   void Update() {
-    // The limit counts the application thread that runs a submission in the
-    // arena's reserved slot, beside its threads - 1 workers.
+    // The limit counts the application thread that runs a submission (the
+    // arena's reserved slot) beside its threads - 1 workers.
     size_t wanted = claims_.empty() ? 0 : size_t{*claims_.rbegin()};
     if (wanted <= static_cast<size_t>(tbb::info::default_concurrency())) wanted = 0;
     if (wanted == current_) return;
@@ -362,10 +368,10 @@ class TaskQueue final : public CpuQueue {
 
  protected:
   void Schedule(hal::HostSubmission* submission) override {
-    // Run here, in the arena; should its slot for this thread be taken
-    // (another thread submitting at once), TBB hands the work to a worker
-    // and this thread waits for it.
-    arena_->execute(Handoff([this, submission] { Run(submission); }));
+    // Run here; a split group enqueues the helpers into the arena (Team).
+    // Two threads submitting at once each run their own submission, and
+    // share the workers.
+    Run(submission);
   }
 
   Status ExecuteCommands(const CpuCommandBuffer& command_buffer, Tracer* tracer,
@@ -400,7 +406,7 @@ class TaskQueue final : public CpuQueue {
   Status RunGroups(const CpuCommandBuffer& command_buffer, Tracer* tracer,
                    std::chrono::steady_clock::time_point deadline) {
     std::span<const CpuCommandBuffer::Command> commands = command_buffer.commands();
-    Team team(threads_);
+    Team team(*arena_, threads_);
     // Groups are numbered across calls, so that the groups that time
     // themselves (RunGroup) or try the slower way (RunsAlone) rotate. The
     // count is read once and written back once a command buffer, not
@@ -563,7 +569,8 @@ class TaskQueue final : public CpuQueue {
   // command buffers one program function records on every call share. A
   // shape has one slot of kShapeSlots by its hash; another shape hashing to
   // the slot takes it over and starts measuring anew. Null for a command
-  // buffer with no dispatch.
+  // buffer with no dispatch and on a shape's first run, which then runs
+  // as the groups choose, untimed.
   WayTimings* ShapeTimings(std::span<const CpuCommandBuffer::Command> commands) {
     const auto first = std::find_if(commands.begin(), commands.end(), [](const CpuCommandBuffer::Command& command) {
       return command.kind == CpuCommandBuffer::Kind::kDispatch;
@@ -577,6 +584,12 @@ class TaskQueue final : public CpuQueue {
     if (shape.key.load(std::memory_order_relaxed) != key) {
       shape.timings.Reset();
       shape.key.store(key, std::memory_order_relaxed);
+      // The shape's first run pays for first touches (weights read from
+      // the module's pages, the heap growing, the other core's cache cold)
+      // and is not timed: a first split run of the sample MLP at batch 1
+      // counted 5 times its later runs, and it stayed on one thread at
+      // 4 times the time it takes split.
+      return nullptr;
     }
     return &shape.timings;
   }
