@@ -376,30 +376,25 @@ class TaskQueue final : public CpuQueue {
 
   Status ExecuteCommands(const CpuCommandBuffer& command_buffer, Tracer* tracer,
                          std::chrono::steady_clock::time_point deadline) override {
-    // A small command buffer whose shape (ShapeTimings) has run faster with
-    // every command on this thread runs as cpu-sync runs it: each group's
-    // own choice (RunGroup) misses what a split costs outside the group,
-    // the helper's wake-up and the next groups reading on this core what the
+    // A small command buffer whose shape has run faster with every command
+    // on this thread runs as cpu-sync runs it (ChooseWay): each group's own
+    // choice (RunGroup) misses what a split costs outside the group, the
+    // helper's wake-up and the next groups reading on this core what the
     // other core wrote (ViT at batch 1: 3 of its 85 groups split, each
     // measured faster so, and a call on 2 threads took 1.07 times cpu-sync's
-    // time; 1.03 with this choice). Whole command buffers are timed and
-    // choose as groups do (RunsAlone), numbered by command_buffers_.
-    const uint64_t number = command_buffers_.load(std::memory_order_relaxed);
-    command_buffers_.store(number + 1, std::memory_order_relaxed);
-    WayTimings* shape = threads_ > 1 ? ShapeTimings(command_buffer.commands()) : nullptr;
-    bool explore = false;
-    const bool in_order = shape && RunsAlone(*shape, 1, kAloneCandidateCommandBufferNanos, number, &explore);
-    const bool timed =
-        shape && (number % kMeasureEvery == 0 || explore || shape->Get(in_order).samples < kWarmupSamples);
-    const auto clock_begin = timed ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
-    Status status = in_order ? command_buffer.RunInOrder(tracer, deadline) : RunGroups(command_buffer, tracer, deadline);
-    if (timed && status.ok()) {
-      shape->Record(in_order, static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                                        std::chrono::steady_clock::now() - clock_begin)
-                                                        .count()));
+    // time; 1.03 with this choice).
+    const Choice choice = threads_ > 1 ? ChooseWay(command_buffer.commands()) : Choice{};
+    const auto clock_begin = choice.timings ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
+    Status status =
+        choice.in_order ? command_buffer.RunInOrder(tracer, deadline) : RunGroups(command_buffer, tracer, deadline);
+    if (choice.timings && status.ok()) {
+      choice.timings->Record(choice.in_order, static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                                                        std::chrono::steady_clock::now() - clock_begin)
+                                                                        .count()));
     }
     return status;
   }
+
 
  private:
   // Runs the command buffer barrier group by barrier group (RunGroup).
@@ -455,27 +450,25 @@ class TaskQueue final : public CpuQueue {
     return OkStatus();
   }
 
-  // Whether work of `units` units (a group led by a dispatch, a command
-  // buffer) runs on this thread alone rather than split over the team, by
-  // its `timings` (per unit). Splitting a small
-  // dispatch can cost more than it saves: the fork and join, and the other
-  // core reading the inputs from this core's cache and writing outputs this
-  // core then reads
-  // (ViT at batch 1, 85 dispatches of 1.5 us on average: 0.13 ms a call on
-  // one thread, 0.19 on two). Which way is faster is not visible in the
-  // dispatch: the sample MLP's layers at batch 1 take as little, yet split
-  // they read their weights from two cores' L2 caches (3 times as fast). So
-  // it is measured: the work runs split first, kWarmupSamples times, then,
-  // if that took less than `candidate_nanos`, alone as often, and from then
-  // on the way whose running average is lower; the other way again once in
-  // kExploreEvery (`count` numbers the runs), or in 16 times as many when it
-  // was over twice as slow, so that a clear loser costs little. `*explore`
-  // says whether this run tries the other way.
-  static bool RunsAlone(const WayTimings& timings, uint64_t units, uint64_t candidate_nanos, uint64_t count,
-                        bool* explore) {
+  // Whether a group of `units` units whose leading dispatch has `timings`
+  // (per unit) runs on this thread alone rather than split over the team.
+  // Splitting a small dispatch can cost more than it saves: the fork and
+  // join, and the other core reading the inputs from this core's cache and
+  // writing outputs this core then reads (ViT at batch 1, 85 dispatches of
+  // 1.5 us on average: 0.13 ms a call on one thread, 0.19 on two). Which way
+  // is faster is not visible in the dispatch: the sample MLP's layers at
+  // batch 1 take as little, yet split they read their weights from two
+  // cores' L2 caches (3 times as fast). So it is measured: a dispatch runs
+  // split first, kWarmupSamples times, then, if that took less than
+  // kAloneCandidateNanos, alone as often, and from then on the way whose
+  // running average is lower; the other way again in one group of
+  // kExploreEvery (`count` is the group's number), or of 16 times as many
+  // when it was over twice as slow, so that a clear loser costs little.
+  // `*explore` says whether this group tries the other way.
+  static bool RunsAlone(const WayTimings& timings, uint64_t units, uint64_t count, bool* explore) {
     *explore = false;
     const WayTimings::Timing split = timings.Get(/*alone=*/false);
-    if (split.samples < kWarmupSamples || split.nanos * units > candidate_nanos) return false;
+    if (split.samples < kWarmupSamples || split.nanos * units > kAloneCandidateNanos) return false;
     const WayTimings::Timing alone = timings.Get(/*alone=*/true);
     if (alone.samples < kWarmupSamples) return true;
     const uint32_t faster = std::min(alone.nanos, split.nanos), slower = std::max(alone.nanos, split.nanos);
@@ -537,7 +530,7 @@ class TaskQueue final : public CpuQueue {
     // (A group of one unit runs on this thread whichever way; it is not timed.)
     bool explore = false;
     WayTimings* timings = lead ? &lead->executable->GroupTimings(lead->entry_point) : nullptr;
-    const bool alone = timings && (units == 1 || RunsAlone(*timings, units, kAloneCandidateGroupNanos, count, &explore));
+    const bool alone = timings && (units == 1 || RunsAlone(*timings, units, count, &explore));
     const bool timed = timings && units > 1 &&
                        (count % kMeasureEvery == 0 || explore || timings->Get(alone).samples < kWarmupSamples);
     const auto clock_begin = timed ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
@@ -559,23 +552,46 @@ class TaskQueue final : public CpuQueue {
 
   static constexpr uint64_t kMeasureEvery = 4;
   static constexpr uint64_t kExploreEvery = 64;
-  static constexpr uint64_t kAloneCandidateGroupNanos = 50000;
-  static constexpr uint64_t kAloneCandidateCommandBufferNanos = 1000000;
+  static constexpr uint64_t kAloneCandidateNanos = 50000;
   static constexpr uint32_t kWarmupSamples = 3;
 
-  // The timings of whole command buffers run with every group alone or as
-  // each group chooses, by the command buffer's shape: the executable and
-  // entry point of its first dispatch and its count of commands, which the
+  // How a command buffer runs: in order on this thread or as its groups
+  // choose, and where to record its time (null: not timed).
+  struct Choice {
+    bool in_order = false;
+    WayTimings* timings = nullptr;
+  };
+
+  // Command buffers are told apart by their shape: the executable and entry
+  // point of their first dispatch and their count of commands, which the
   // command buffers one program function records on every call share. A
   // shape has one slot of kShapeSlots by its hash; another shape hashing to
-  // the slot takes it over and starts measuring anew. Null for a command
-  // buffer with no dispatch and on a shape's first run, which then runs
-  // as the groups choose, untimed.
-  WayTimings* ShapeTimings(std::span<const CpuCommandBuffer::Command> commands) {
+  // the slot takes it over and starts anew.
+  static constexpr size_t kShapeSlots = 64;
+  struct Shape {
+    std::atomic<uint64_t> key{0};
+    // Runs of the shape so far, and the way its present burst tries.
+    std::atomic<uint64_t> runs{0};
+    std::atomic<bool> burst_in_order{false};
+    WayTimings timings;
+  };
+
+  // Each way is timed in bursts of kBurst runs whose first is not timed:
+  // the shape's first run pays for first touches (weights read from the
+  // module's pages, the heap growing), a split after runs in order for the
+  // helper's wake-up, neither of which the next runs pay. (Timed singly,
+  // a first split run of the sample MLP at batch 1 counted 5 times its later
+  // runs, and it stayed in order at 4 times the time it takes split.) A
+  // shape runs split for a burst; then, if that took under
+  // kInOrderCandidateNanos, in order for a burst, and from then on the way
+  // whose running average is lower, timed once in kMeasureEvery runs, and
+  // the other way for a burst once in kExploreEvery runs (once in 16 times
+  // as many when it was over 1.25 times as slow).
+  Choice ChooseWay(std::span<const CpuCommandBuffer::Command> commands) {
     const auto first = std::find_if(commands.begin(), commands.end(), [](const CpuCommandBuffer::Command& command) {
       return command.kind == CpuCommandBuffer::Kind::kDispatch;
     });
-    if (first == commands.end()) return nullptr;
+    if (first == commands.end()) return {};
     uint64_t key = reinterpret_cast<uintptr_t>(first->dispatch.executable);
     key = (key ^ first->dispatch.entry_point) * 0x9e3779b97f4a7c15u;
     key = (key ^ commands.size()) * 0x9e3779b97f4a7c15u;
@@ -583,27 +599,34 @@ class TaskQueue final : public CpuQueue {
     Shape& shape = shapes_[(key >> 32) % kShapeSlots];
     if (shape.key.load(std::memory_order_relaxed) != key) {
       shape.timings.Reset();
+      shape.runs.store(0, std::memory_order_relaxed);
       shape.key.store(key, std::memory_order_relaxed);
-      // The shape's first run pays for first touches (weights read from
-      // the module's pages, the heap growing, the other core's cache cold)
-      // and is not timed: a first split run of the sample MLP at batch 1
-      // counted 5 times its later runs, and it stayed on one thread at
-      // 4 times the time it takes split.
-      return nullptr;
     }
-    return &shape.timings;
+    // Two threads running the shape at once may count a run once; that
+    // only shifts the rotation.
+    const uint64_t run = shape.runs.load(std::memory_order_relaxed);
+    shape.runs.store(run + 1, std::memory_order_relaxed);
+    auto timed = [&](bool in_order, bool measure) { return Choice{in_order, measure ? &shape.timings : nullptr}; };
+    const WayTimings::Timing split = shape.timings.Get(/*alone=*/false);
+    if (run < kBurst) return timed(false, run != 0);
+    if (split.nanos > kInOrderCandidateNanos) return timed(false, run % kMeasureEvery == 0);
+    if (run < 2 * kBurst) return timed(true, run != kBurst);
+    const WayTimings::Timing in_order = shape.timings.Get(/*alone=*/true);
+    const bool faster_in_order = in_order.nanos < split.nanos;
+    const uint64_t faster = std::min(in_order.nanos, split.nanos), slower = std::max(in_order.nanos, split.nanos);
+    const uint64_t period = 4 * slower > 5 * faster ? 16 * kExploreEvery : kExploreEvery;
+    const uint64_t phase = (run - 2 * kBurst) % period;
+    if (phase == 0) shape.burst_in_order.store(!faster_in_order, std::memory_order_relaxed);
+    if (phase < kBurst) return timed(shape.burst_in_order.load(std::memory_order_relaxed), phase != 0);
+    return timed(faster_in_order, run % kMeasureEvery == 0);
   }
 
-  static constexpr size_t kShapeSlots = 64;
-  struct Shape {
-    std::atomic<uint64_t> key{0};
-    WayTimings timings;
-  };
+  static constexpr uint64_t kBurst = 4;
+  static constexpr uint64_t kInOrderCandidateNanos = 1000000;
 
   const uint32_t threads_;
   std::unique_ptr<tbb::task_arena> arena_;
   std::atomic<uint64_t> groups_{0};
-  std::atomic<uint64_t> command_buffers_{0};
   std::unique_ptr<Shape[]> shapes_ = std::make_unique<Shape[]>(kShapeSlots);
 };
 
