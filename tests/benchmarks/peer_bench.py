@@ -19,8 +19,9 @@ NumPy reference of the samples) before it is timed.
 
 Timing: each figure is the median over --processes separate processes of each
 process's median over repetitions; microseconds per call (ms for the real models). The
-processes of the engines compared in one row alternate (Strata, ONNX Runtime, PyTorch,
-Strata, ...), so that a slow spell of the machine falls on all of them alike.
+processes of the engines compared in one row alternate (Strata, ONNX Runtime, PyTorch
+on 1 thread, the same on 2, Strata on 1 again, ...), so that a slow spell of the machine
+falls on all of them alike, Strata's own 1 and 2 threads included.
 Strata: benchmark-module on cpu-sync (1 thread) and cpu-task?threads=2. PyTorch:
 torch.set_num_threads(N), no_grad. ONNX Runtime: intra_op_num_threads=N, sequential.
 
@@ -240,11 +241,11 @@ class Bench:
         return {key: statistics.median(v) for key, v in values.items() if v}
 
     def measure(self, name, module, function, inputs, expected, spec, onnx):
-        """Returns {engine+threads: seconds or None}."""
-        row = {}
+        """Returns {engine+threads: seconds or None}. Every engine at every thread count runs in
+        each round, so that Strata's 2t/1t compares processes run side by side."""
+        timers = {}
         for threads in THREADS:
             device = "cpu-sync" if threads == 1 else "cpu-task?threads=%d" % threads
-            timers = {}
             try:
                 timers["strata%d" % threads] = self.strata(module, function, inputs, expected,
                                                            device)
@@ -256,8 +257,7 @@ class Bench:
                 timers["%s%d" % (engine, threads)] = self.peer(dict(
                     spec, engine=engine, threads=threads, inputs=inputs, expected=expected,
                     onnx=onnx, packages=self.packages))
-            row.update(self.interleaved(name, timers))
-        return row
+        return self.interleaved(name, timers)
 
     def samples(self):
         import numpy as np
@@ -360,16 +360,15 @@ class Bench:
             expected = os.path.join(self.work, "sgemm%d.expected.npy" % n)
             a, b = (np.load(p).astype(np.float64) for p in paths)
             np.save(expected, (a @ b).astype(np.float32))
-            row = {}
+            timers = {}
             for threads in THREADS:
                 device = "cpu-sync" if threads == 1 else "cpu-task?threads=%d" % threads
-                timers = {"strata%d" % threads: self.strata(module, "sgemm", paths, expected,
-                                                            device)}
+                timers["strata%d" % threads] = self.strata(module, "sgemm", paths, expected,
+                                                           device)
                 if have_dnnl:
                     timers["dnnl%d" % threads] = self.peer(dict(
                         engine="dnnl", n=n, threads=threads, inputs=paths, expected=expected))
-                row.update(self.interleaved("sgemm %d" % n, timers))
-            rows.append((n, row))
+            rows.append((n, self.interleaved("sgemm %d" % n, timers)))
         return rows, have_dnnl
 
 
