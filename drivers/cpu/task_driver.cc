@@ -395,7 +395,6 @@ class TaskQueue final : public CpuQueue {
     return status;
   }
 
-
  private:
   // Runs the command buffer barrier group by barrier group (RunGroup).
   Status RunGroups(const CpuCommandBuffer& command_buffer, Tracer* tracer,
@@ -583,10 +582,10 @@ class TaskQueue final : public CpuQueue {
   // a first split run of the sample MLP at batch 1 counted 5 times its later
   // runs, and it stayed in order at 4 times the time it takes split.) A
   // shape runs split for a burst; then, if that took under
-  // kInOrderCandidateNanos, in order for a burst, and from then on the way
-  // whose running average is lower, timed once in kMeasureEvery runs, and
-  // the other way for a burst once in kExploreEvery runs (once in 16 times
-  // as many when it was over 1.25 times as slow).
+  // kInOrderCandidateNanos on average, in order for a burst, and from then
+  // on the way whose running average is lower, timed once in kMeasureEvery
+  // runs, and the other way for a burst once in kExploreEvery runs (once in
+  // 16 times as many when it was over 1.25 times as slow).
   Choice ChooseWay(std::span<const CpuCommandBuffer::Command> commands) {
     const auto first = std::find_if(commands.begin(), commands.end(), [](const CpuCommandBuffer::Command& command) {
       return command.kind == CpuCommandBuffer::Kind::kDispatch;
@@ -612,6 +611,8 @@ class TaskQueue final : public CpuQueue {
     if (split.nanos > kInOrderCandidateNanos) return timed(false, run % kMeasureEvery == 0);
     if (run < 2 * kBurst) return timed(true, run != kBurst);
     const WayTimings::Timing in_order = shape.timings.Get(/*alone=*/true);
+    // (Not tried in order when its split runs were long: split for good.)
+    if (in_order.samples == 0) return timed(false, run % kMeasureEvery == 0);
     const bool faster_in_order = in_order.nanos < split.nanos;
     const uint64_t faster = std::min(in_order.nanos, split.nanos), slower = std::max(in_order.nanos, split.nanos);
     const uint64_t period = 4 * slower > 5 * faster ? 16 * kExploreEvery : kExploreEvery;
