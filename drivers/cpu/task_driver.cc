@@ -578,9 +578,10 @@ class TaskQueue final : public CpuQueue {
   // Each way is timed in bursts of kBurst runs whose first is not timed:
   // the shape's first run pays for first touches (weights read from the
   // module's pages, the heap growing), a split after runs in order for the
-  // helper's wake-up, neither of which the next runs pay. (Timed singly,
-  // a first split run of the sample MLP at batch 1 counted 5 times its later
-  // runs, and it stayed in order at 4 times the time it takes split.) A
+  // helper's wake-up, neither of which the next runs pay. (Timed run by
+  // run, the sample MLP at batch 1 stayed in order in 3 of 6 processes, at
+  // up to 4 times the time it takes split: its first call took 2 to 3 times
+  // its later ones.) A
   // shape runs split for a burst; then, if that took under
   // kInOrderCandidateNanos on average, in order for a burst, and from then
   // on the way whose running average is lower, timed once in kMeasureEvery
