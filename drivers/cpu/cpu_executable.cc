@@ -1,6 +1,5 @@
 #include "drivers/cpu/cpu_executable.h"
 
-#include <algorithm>
 #include <optional>
 
 #include "drivers/cpu/cpu_device.h"

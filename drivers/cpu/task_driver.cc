@@ -606,21 +606,21 @@ class TaskQueue final : public CpuQueue {
     // only shifts the rotation.
     const uint64_t run = shape.runs.load(std::memory_order_relaxed);
     shape.runs.store(run + 1, std::memory_order_relaxed);
-    auto timed = [&](bool in_order, bool measure) { return Choice{in_order, measure ? &shape.timings : nullptr}; };
+    auto choose = [&](bool in_order, bool timed) { return Choice{in_order, timed ? &shape.timings : nullptr}; };
+    if (run < kBurst) return choose(false, run != 0);
     const WayTimings::Timing split = shape.timings.Get(/*alone=*/false);
-    if (run < kBurst) return timed(false, run != 0);
-    if (split.nanos > kInOrderCandidateNanos) return timed(false, run % kMeasureEvery == 0);
-    if (run < 2 * kBurst) return timed(true, run != kBurst);
+    if (split.nanos > kInOrderCandidateNanos) return choose(false, run % kMeasureEvery == 0);
+    if (run < 2 * kBurst) return choose(true, run != kBurst);
     const WayTimings::Timing in_order = shape.timings.Get(/*alone=*/true);
     // (Not tried in order when its split runs were long: split for good.)
-    if (in_order.samples == 0) return timed(false, run % kMeasureEvery == 0);
+    if (in_order.samples == 0) return choose(false, run % kMeasureEvery == 0);
     const bool faster_in_order = in_order.nanos < split.nanos;
     const uint64_t faster = std::min(in_order.nanos, split.nanos), slower = std::max(in_order.nanos, split.nanos);
     const uint64_t period = 4 * slower > 5 * faster ? 16 * kExploreEvery : kExploreEvery;
     const uint64_t phase = (run - 2 * kBurst) % period;
     if (phase == 0) shape.burst_in_order.store(!faster_in_order, std::memory_order_relaxed);
-    if (phase < kBurst) return timed(shape.burst_in_order.load(std::memory_order_relaxed), phase != 0);
-    return timed(faster_in_order, run % kMeasureEvery == 0);
+    if (phase < kBurst) return choose(shape.burst_in_order.load(std::memory_order_relaxed), phase != 0);
+    return choose(faster_in_order, run % kMeasureEvery == 0);
   }
 
   static constexpr uint64_t kBurst = 4;
