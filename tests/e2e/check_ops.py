@@ -783,7 +783,9 @@ MATMUL_SHAPES = [(1, 1, 1), (7, 7, 7), (13, 13, 13), (1, 1000, 7), (13, 7, 1000)
                  # 128, 128 and 44), then blocks that do not divide N and K, read in place
                  (384, 512, 768), (300, 512, 768), (256, 320, 600),
                  # and from 2048 rows: workgroups of 512 rows, blocks 512 deep
-                 (2048, 256, 1024)]
+                 (2048, 256, 1024),
+                 # from 1024 rows and columns: workgroups of 512 x 512 tiles, 2 x 2 of them
+                 (1024, 1024, 600)]
 MT_SHAPES = [(1, 1, 1), (7, 13, 1), (13, 7, 1000), (1000, 13, 7), (1, 1000, 13)]
 
 

@@ -12,6 +12,12 @@
 // neighbours into its tiles), rather than each op sweeping all its rows
 // first.
 //
+// An op may also be tiled along a second loop (SelectTileSizes gives a large
+// matmul tiles of rows and columns): its tiles then form a static grid, rows
+// outer, and workgroup `id` takes grid tiles id, id + count, ... in that
+// order, so any count is still correct. Every op of such a kernel has the
+// same two tiles over the same grid.
+//
 //===----------------------------------------------------------------------===//
 
 #include "compiler/codegen/cpu/KernelConfig.h"
@@ -34,11 +40,13 @@ namespace strata::cpu {
 
 namespace {
 
-/// One op to distribute: its workgroup tile T on loop `loop`.
+/// One op to distribute: its workgroup tile T on loop `loop`, and on a
+/// second loop `columns` when it is tiled in two dimensions.
 struct Distributed {
   linalg::LinalgOp op;
   unsigned loop;
   int64_t tile;
+  std::optional<std::pair<unsigned, int64_t>> columns;
 };
 
 /// The kernel argument and dimension whose size is `op`'s extent along
@@ -79,12 +87,21 @@ struct CPUDistributeToWorkgroupsPass
       FailureOr<std::optional<TileSizes>> sizes = readTileSizes(op);
       if (failed(sizes))
         return WalkResult::interrupt();
-      if (*sizes)
-        for (auto [loop, tile] : llvm::enumerate((*sizes)->workgroup))
-          if (tile) {
-            ops.push_back({op, unsigned(loop), tile});
-            return WalkResult::advance();
-          }
+      if (*sizes) {
+        std::optional<Distributed> d;
+        for (auto [loop, tile] : llvm::enumerate((*sizes)->workgroup)) {
+          if (!tile)
+            continue;
+          if (d)
+            d->columns = std::make_pair(unsigned(loop), tile);
+          else
+            d = Distributed{op, unsigned(loop), tile, std::nullopt};
+        }
+        if (d) {
+          ops.push_back(*d);
+          return WalkResult::advance();
+        }
+      }
       undistributed = op;
       return WalkResult::advance();
     });
@@ -103,6 +120,25 @@ struct CPUDistributeToWorkgroupsPass
         return d.op->emitOpError()
                << "has workgroup tile " << d.tile << ", expected " << tile
                << " like the other ops of the kernel";
+    // Tiles in two dimensions: the same static grid for every op.
+    std::optional<std::pair<int64_t, int64_t>> grid;
+    if (ops.front().columns) {
+      FailureOr<std::pair<int64_t, int64_t>> first = gridOf(ops.front());
+      if (failed(first))
+        return failure();
+      grid = *first;
+      for (Distributed d : ops) {
+        FailureOr<std::pair<int64_t, int64_t>> other = gridOf(d);
+        if (failed(other))
+          return failure();
+        if (!d.columns || d.columns->second != ops.front().columns->second || *other != *grid)
+          return d.op->emitOpError()
+                 << "has workgroup tiles unlike the first op's: every op of a kernel tiled in "
+                    "two dimensions needs the same "
+                 << grid->first << " x " << grid->second << " grid of " << tile << " x "
+                 << ops.front().columns->second << " tiles";
+      }
+    }
     llvm::DenseMap<Operation *, unsigned> loops;
     for (Distributed d : ops)
       loops[d.op] = d.loop;
@@ -113,8 +149,19 @@ struct CPUDistributeToWorkgroupsPass
             },
             /*emitErrors=*/true)))
       return failure();
+    // ... and its column tiles read only the columns they wrote.
+    if (grid && failed(checkDistributable(
+                    kernel,
+                    [&](linalg::LinalgOp op) -> std::optional<unsigned> {
+                      for (Distributed d : ops)
+                        if (d.op == op)
+                          return d.columns->first;
+                      return std::nullopt;
+                    },
+                    /*emitErrors=*/true, /*splitColumns=*/1)))
+      return failure();
 
-    recordDistribution(kernel, ops, tile);
+    recordDistribution(kernel, ops, tile, grid);
 
     MLIRContext *context = kernel.getContext();
     Builder b(context);
@@ -138,19 +185,29 @@ struct CPUDistributeToWorkgroupsPass
       SmallVector<OpFoldResult> tileSizes(d.op.getNumLoops(),
                                           rewriter.getIndexAttr(0));
       tileSizes[d.loop] = rewriter.getIndexAttr(d.tile);
+      if (d.columns)
+        tileSizes[d.columns->first] = rewriter.getIndexAttr(d.columns->second);
       scf::SCFTilingOptions options;
       options.setLoopType(scf::SCFTilingOptions::LoopType::ForOp);
       options.setTileSizes(tileSizes);
       rewriter.setInsertionPoint(d.op);
       FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(
           rewriter, cast<TilingInterface>(d.op.getOperation()), options);
-      if (failed(tiled) || tiled->loops.size() != 1)
+      if (failed(tiled) || tiled->loops.size() != (d.columns ? 2u : 1u))
         return d.op->emitOpError("cannot be tiled along loop ")
-               << d.loop << " for workgroups";
+               << d.loop << (d.columns ? " and loop " + std::to_string(d.columns->first) : "")
+               << " for workgroups";
       rewriter.eraseOp(d.op);
 
-      // Workgroup `id` starts at tile `id` and strides over `count` tiles.
       auto loop = cast<scf::ForOp>(tiled->loops.front().getOperation());
+      if (d.columns) {
+        FailureOr<scf::ForOp> flat = flattenGrid(
+            rewriter, loop, cast<scf::ForOp>(tiled->loops.back().getOperation()), *grid);
+        if (failed(flat))
+          return d.op->emitOpError("cannot be distributed over its grid of tiles");
+        loop = *flat;
+      }
+      // Workgroup `id` starts at tile `id` and strides over `count` tiles.
       workgroupLoops.push_back({loop, getAsOpFoldResult(loop.getLowerBound()),
                                 getAsOpFoldResult(loop.getUpperBound()),
                                 getAsOpFoldResult(loop.getStep())});
@@ -177,6 +234,60 @@ struct CPUDistributeToWorkgroupsPass
     }
     mergeLoops(rewriter, workgroupLoops);
     return success();
+  }
+
+  /// The grid of an op tiled in two dimensions: its static tile counts
+  /// along both loops. Reports and fails when an extent is dynamic or not a
+  /// whole number of tiles (the grid's tiles have static sizes).
+  static FailureOr<std::pair<int64_t, int64_t>> gridOf(Distributed d) {
+    SmallVector<int64_t> ranges = d.op.getStaticLoopRanges();
+    if (!d.columns)
+      return d.op->emitOpError("is tiled in one dimension where the kernel's first op is tiled in two");
+    int64_t rows = ranges[d.loop], columns = ranges[d.columns->first];
+    if (ShapedType::isDynamic(rows) || ShapedType::isDynamic(columns) ||
+        rows % d.tile != 0 || columns % d.columns->second != 0)
+      return d.op->emitOpError()
+             << "cannot take workgroup tiles of " << d.tile << " x " << d.columns->second
+             << ": its extents along loops " << d.loop << " and " << d.columns->first
+             << " must be static whole numbers of tiles";
+    return std::make_pair(rows / d.tile, columns / d.columns->second);
+  }
+
+  /// The two tile loops of an op tiled in two dimensions (`rows` holding
+  /// only `columns`) as one loop over the tiles of the `grid`, rows outer:
+  /// iteration t runs the tile of row t / columns and column t mod columns.
+  /// Returns the new loop, over 0 .. tile count with step 1.
+  static FailureOr<scf::ForOp> flattenGrid(IRRewriter &rewriter, scf::ForOp rows,
+                                           scf::ForOp columns,
+                                           std::pair<int64_t, int64_t> grid) {
+    if (rows.getNumResults() || columns.getNumResults() ||
+        &rows.getBody()->front() != columns.getOperation() ||
+        columns->getNextNode() != rows.getBody()->getTerminator())
+      return failure();
+    Location loc = rows.getLoc();
+    rewriter.setInsertionPoint(rows);
+    auto index = [&](int64_t value) -> Value {
+      return arith::ConstantIndexOp::create(rewriter, loc, value);
+    };
+    auto flat = scf::ForOp::create(rewriter, loc, index(0), index(grid.first * grid.second),
+                                   index(1));
+    rewriter.setInsertionPointToStart(flat.getBody());
+    Value t = flat.getInductionVar();
+    auto position = [&](scf::ForOp loop, Value ordinal) -> Value {
+      return arith::AddIOp::create(rewriter, loc, loop.getLowerBound(),
+                                   arith::MulIOp::create(rewriter, loc, ordinal, loop.getStep()));
+    };
+    Value width = index(grid.second);
+    Value row = position(rows, arith::DivUIOp::create(rewriter, loc, t, width));
+    Value column = position(columns, arith::RemUIOp::create(rewriter, loc, t, width));
+    Block *body = columns.getBody();
+    rewriter.replaceAllUsesWith(rows.getInductionVar(), row);
+    rewriter.replaceAllUsesWith(columns.getInductionVar(), column);
+    flat.getBody()->getOperations().splice(flat.getBody()->getTerminator()->getIterator(),
+                                           body->getOperations(), body->begin(),
+                                           std::prev(body->end()));
+    rewriter.eraseOp(rows);
+    return flat;
   }
 
   /// Merges each workgroup loop into the one before it when both run over
@@ -212,13 +323,22 @@ struct CPUDistributeToWorkgroupsPass
   /// Records T and the extent N of the distributed loops, so the ABI wrapper
   /// can tell the host how many workgroups to dispatch: the longest static
   /// extent, or, when one is dynamic, the kernel argument dimension it comes
-  /// from. Any count is correct; this one gives each workgroup one tile.
+  /// from; for tiles in two dimensions, the number of tiles in the grid.
+  /// Any count is correct; this one gives each workgroup one tile.
   void recordDistribution(func::FuncOp kernel, ArrayRef<Distributed> ops,
-                          int64_t tile) {
+                          int64_t tile,
+                          std::optional<std::pair<int64_t, int64_t>> grid) {
     MLIRContext *context = kernel.getContext();
     Builder b(context);
     SmallVector<NamedAttribute> entries = {
         b.getNamedAttr("tile", b.getI64IntegerAttr(tile))};
+    if (grid) {
+      entries.push_back(b.getNamedAttr("columns", b.getI64IntegerAttr(ops.front().columns->second)));
+      entries.push_back(
+          b.getNamedAttr("tiles", b.getI64IntegerAttr(grid->first * grid->second)));
+      kernel->setAttr(kDistributionAttr, b.getDictionaryAttr(entries));
+      return;
+    }
     int64_t longest = 0;
     std::optional<std::pair<unsigned, unsigned>> dynamicExtent;
     for (Distributed d : ops) {

@@ -43,9 +43,9 @@ FailureOr<std::optional<TileSizes>> readTileSizes(linalg::LinalgOp op) {
     if (llvm::any_of(sizes.asArrayRef(), [](int64_t s) { return s < 0; }))
       return op->emitOpError() << "expects non-negative tile sizes";
   }
-  if (llvm::count_if(workgroup.asArrayRef(), [](int64_t s) { return s; }) > 1)
+  if (llvm::count_if(workgroup.asArrayRef(), [](int64_t s) { return s; }) > 2)
     return op->emitOpError()
-           << "expects a workgroup tile on one loop at most, got " << workgroup;
+           << "expects a workgroup tile on two loops at most, got " << workgroup;
   TileSizes sizes;
   sizes.workgroup.assign(workgroup.asArrayRef().begin(),
                          workgroup.asArrayRef().end());
@@ -221,7 +221,7 @@ LogicalResult
 checkDistributable(func::FuncOp kernel,
                    llvm::function_ref<std::optional<unsigned>(linalg::LinalgOp)>
                        distributedLoop,
-                   bool emitErrors) {
+                   bool emitErrors, std::optional<unsigned> splitColumns) {
   auto fail = [&](Operation *op, const Twine &why) {
     if (emitErrors)
       op->emitOpError() << "cannot be split across workgroups: " << why;
@@ -263,7 +263,7 @@ checkDistributable(func::FuncOp kernel,
   // rows of it; or it is written in disjoint pieces and never read
   // (writtenInPieces).
   llvm::DenseSet<Value> pieces = writtenInPieces(ops);
-  unsigned columns = splitsColumns(kernel);
+  unsigned columns = splitColumns ? *splitColumns : splitsColumns(kernel);
   for (linalg::LinalgOp op : ops) {
     unsigned loop = *distributedLoop(op);
     for (OpOperand &operand : op->getOpOperands()) {

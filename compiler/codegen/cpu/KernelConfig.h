@@ -76,7 +76,7 @@ bool isKernel(mlir::func::FuncOp func);
 /// The op's tile sizes, or std::nullopt when it carries none. Reports (on the
 /// op) and fails when the attribute is malformed: not a dictionary of two
 /// i64 arrays with one non-negative entry per loop, or a workgroup tile on
-/// more than one loop.
+/// more than two loops (rows, or rows and columns: DistributeToWorkgroups).
 mlir::FailureOr<std::optional<TileSizes>>
 readTileSizes(mlir::linalg::LinalgOp op);
 void writeTileSizes(mlir::linalg::LinalgOp op, const TileSizes &sizes);
@@ -124,12 +124,13 @@ bool isPermutationCopy(mlir::linalg::LinalgOp op);
 /// written by one of the ops is accessed
 /// directly (not through a view) in its split dimension by the distributed
 /// loop of each op that touches it. On failure, `emitErrors` says whether to report
-/// why on the offending op.
+/// why on the offending op. The split dimension is the kernel's
+/// (splitsColumns), or the one `splitColumns` gives as for splitDimension.
 mlir::LogicalResult checkDistributable(
     mlir::func::FuncOp kernel,
     llvm::function_ref<std::optional<unsigned>(mlir::linalg::LinalgOp)>
         distributedLoop,
-    bool emitErrors);
+    bool emitErrors, std::optional<unsigned> splitColumns = std::nullopt);
 
 /// Lanes of one `vectorBits`-bit vector register for `type`'s elements (an
 /// index is a 64-bit integer).

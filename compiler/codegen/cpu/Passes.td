@@ -217,7 +217,10 @@ def CPUSelectTileSizesPass : Pass<"strata-cpu-select-tile-sizes",
     iterations per workgroup (a dynamic loop counted as `dynamic-extent`
     iterations), rounded up to a multiple of that op's vector tile on the
     loop, so that none of its tiles is split between workgroups. Kernels that cannot be split get no workgroup tile and
-    run whole on one workgroup.
+    run whole on one workgroup. A large matmul (static, its rows an even
+    number of tiles of at least 256, at least 1024 columns) takes tiles of
+    twice T rows and half its columns instead, every op of the kernel the
+    same two tiles, so that each workgroup packs half the right-hand side.
   }];
   let options = [
     Option<"vectorBits", "vector-bits", "int64_t", /*default=*/"512",
@@ -260,8 +263,12 @@ def CPUDistributeToWorkgroupsPass : Pass<"strata-cpu-distribute-to-workgroups",
     `strata_cpu.distribution = {tile = T, extent = N}` (or
     `extent_arg`/`extent_dim` naming the memref dimension that holds N when it
     is dynamic), from which strata-cpu-wrap-kernel-abi derives the workgroup
-    count the host should dispatch. Fails when the tiles of two ops would
-    exchange data between workgroups.
+    count the host should dispatch. Ops tiled along two loops (rows and
+    columns) form a static grid of tiles, handed out the same way as one
+    loop over the grid, rows outer; the kernel then gets `tiles` (the grid's
+    size: the workgroup count) and `columns` (the tile's columns). Fails when
+    the tiles of two ops would exchange data between workgroups, or ops tiled
+    in two dimensions differ in their grids.
   }];
   let dependentDialects = ["::mlir::scf::SCFDialect",
                            "::mlir::arith::ArithDialect",

@@ -491,7 +491,7 @@ struct CPUWrapKernelABIPass
     for (auto [i, source] : llvm::enumerate(signature.arguments))
       if (source.kind == ArgumentSource::kBinding)
         readOnly.push_back(isReadOnly(kernel.getArgument(i)));
-    int64_t tile = 1;
+    int64_t tile = 1, columns = 1;
     SmallVector<NamedAttribute> entries = {
         b.getNamedAttr("binding_count",
                        b.getI64IntegerAttr(signature.bindingCount)),
@@ -507,6 +507,10 @@ struct CPUWrapKernelABIPass
       count.reset();
       if (auto extent = distribution.getAs<IntegerAttr>("extent"))
         count = std::max<int64_t>(1, (extent.getInt() + tile - 1) / tile);
+      if (auto tiles = distribution.getAs<IntegerAttr>("tiles"))
+        count = std::max<int64_t>(1, tiles.getInt());
+      if (auto columnTile = distribution.getAs<IntegerAttr>("columns"))
+        columns = columnTile.getInt();
       auto arg = distribution.getAs<IntegerAttr>("extent_arg");
       auto dim = distribution.getAs<IntegerAttr>("extent_dim");
       if (arg && dim)
@@ -516,7 +520,7 @@ struct CPUWrapKernelABIPass
                 {unsigned(arg.getInt()), unsigned(dim.getInt())}))));
     }
     entries.push_back(
-        b.getNamedAttr("workgroup_size", b.getDenseI64ArrayAttr({tile, 1, 1})));
+        b.getNamedAttr("workgroup_size", b.getDenseI64ArrayAttr({tile, columns, 1})));
     if (count)
       entries.push_back(b.getNamedAttr("workgroup_count",
                                        b.getDenseI64ArrayAttr({*count, 1, 1})));

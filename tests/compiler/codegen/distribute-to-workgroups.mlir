@@ -33,6 +33,62 @@ func.func @matmul(%a: memref<64x64xf32>, %b: memref<64x64xf32>, %c: memref<64x64
 
 // -----
 
+// Tiles of rows and columns form a grid, here 2 x 4 tiles of 32 x 16,
+// handed out rows outer: workgroup `id` takes tiles id, id + count, ...,
+// tile t covering rows 32 * (t / 4) and columns 16 * (t mod 4). The count
+// the host dispatches is the number of tiles.
+// CHECK-LABEL: func.func @grid
+// CHECK-SAME: %[[A:[^:]*]]: memref<64x128xf32>, %[[B:[^:]*]]: memref<128x64xf32>, %[[C:[^:]*]]: memref<64x64xf32>,
+// CHECK-SAME: %[[ID:[^:]*]]: index {strata_cpu.workgroup_id}, %[[COUNT:[^:]*]]: index {strata_cpu.workgroup_count}
+// CHECK-SAME: attributes {strata_cpu.distribution = {columns = 16 : i64, tile = 32 : i64, tiles = 8 : i64}}
+// CHECK-DAG: %[[C8:.*]] = arith.constant 8 : index
+// CHECK: scf.for %[[T:.*]] = %{{.*}} to %[[C8]] step %{{.*}} {
+// CHECK:   %[[ROWTILE:.*]] = arith.divui %[[T]], %[[C4:.*]] : index
+// CHECK:   %[[ROWOFF:.*]] = arith.muli %[[ROWTILE]], %{{.*}} : index
+// CHECK:   %[[ROW:.*]] = arith.addi %{{.*}}, %[[ROWOFF]] : index
+// CHECK:   %[[COLTILE:.*]] = arith.remui %[[T]], %[[C4]] : index
+// CHECK:   %[[COLOFF:.*]] = arith.muli %[[COLTILE]], %{{.*}} : index
+// CHECK:   %[[COL:.*]] = arith.addi %{{.*}}, %[[COLOFF]] : index
+// CHECK:   memref.subview %[[C]][%[[ROW]], %[[COL]]] [32, 16] [1, 1]
+// CHECK:   linalg.fill
+// CHECK-NOT: scf.for
+// CHECK-DAG: %[[AROWS:.*]] = memref.subview %[[A]][%{{.*}}, 0] [32, 128] [1, 1]
+// CHECK-DAG: %[[BCOLS:.*]] = memref.subview %[[B]][0, %{{.*}}] [128, 16] [1, 1]
+// CHECK:   linalg.matmul {{.*}} ins(%[[AROWS]], %[[BCOLS]] :
+// CHECK-NEXT: }
+// CHECK-NEXT: return
+func.func @grid(%a: memref<64x128xf32>, %b: memref<128x64xf32>, %c: memref<64x64xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill {strata_cpu.tile_sizes = {vector = array<i64: 1, 16>, workgroup = array<i64: 32, 16>}}
+      ins(%zero : f32) outs(%c : memref<64x64xf32>)
+  linalg.matmul {strata_cpu.tile_sizes = {vector = array<i64: 8, 16, 1>, workgroup = array<i64: 32, 16, 0>}}
+      ins(%a, %b : memref<64x128xf32>, memref<128x64xf32>) outs(%c : memref<64x64xf32>)
+  return
+}
+
+// -----
+
+func.func @grid_partial_tiles(%a: memref<64x128xf32>, %b: memref<128x60xf32>, %c: memref<64x60xf32>) {
+  // expected-error @+1 {{'linalg.matmul' op cannot take workgroup tiles of 32 x 16: its extents along loops 0 and 1 must be static whole numbers of tiles}}
+  linalg.matmul {strata_cpu.tile_sizes = {vector = array<i64: 8, 16, 1>, workgroup = array<i64: 32, 16, 0>}}
+      ins(%a, %b : memref<64x128xf32>, memref<128x60xf32>) outs(%c : memref<64x60xf32>)
+  return
+}
+
+// -----
+
+func.func @grid_unlike(%a: memref<64x128xf32>, %b: memref<128x64xf32>, %c: memref<64x64xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill {strata_cpu.tile_sizes = {vector = array<i64: 1, 16>, workgroup = array<i64: 32, 16>}}
+      ins(%zero : f32) outs(%c : memref<64x64xf32>)
+  // expected-error @+1 {{'linalg.matmul' op has workgroup tiles unlike the first op's: every op of a kernel tiled in two dimensions needs the same 2 x 4 grid of 32 x 16 tiles}}
+  linalg.matmul {strata_cpu.tile_sizes = {vector = array<i64: 8, 16, 1>, workgroup = array<i64: 32, 32, 0>}}
+      ins(%a, %b : memref<64x128xf32>, memref<128x64xf32>) outs(%c : memref<64x64xf32>)
+  return
+}
+
+// -----
+
 // A dynamic extent is recorded as the kernel argument dimension it comes
 // from; the last tile is partial.
 // CHECK-LABEL: func.func @dynamic

@@ -155,6 +155,42 @@ func.func @huge_blocked_workgroup_rows(%a: memref<2048x512xf32>, %b: memref<512x
   return
 }
 
+// From 1024 columns as well, the workgroups take tiles of twice the rows and
+// half the columns, as many of them: each packs the blocks of the right-hand
+// side for half the columns, for twice the rows (DistributeToWorkgroups
+// hands out the 2 x 2 grid).
+// CHECK-LABEL: func.func @grid_blocked_workgroups
+// CHECK: linalg.fill {strata_cpu.tile_sizes = {vector = array<i64: 1, 8>, workgroup = array<i64: 512, 512>}}
+// CHECK: linalg.matmul {strata_cpu.tile_sizes = {vector = array<i64: 8, 16, 1>, workgroup = array<i64: 512, 512, 0>}}
+func.func @grid_blocked_workgroups(%a: memref<1024x1024xf32>, %b: memref<1024x1024xf32>, %c: memref<1024x1024xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<1024x1024xf32>)
+  linalg.matmul ins(%a, %b : memref<1024x1024xf32>, memref<1024x1024xf32>) outs(%c : memref<1024x1024xf32>)
+  return
+}
+// Not when an op reduces across the columns (its tiles would need all of
+// them), nor with fewer rows than 4 tiles of 256.
+// CHECK-LABEL: func.func @grid_columns_reduced
+// CHECK: linalg.matmul {strata_cpu.tile_sizes = {vector = array<i64: 8, 16, 1>, workgroup = array<i64: 256, 0, 0>}}
+func.func @grid_columns_reduced(%a: memref<1024x1024xf32>, %b: memref<1024x1024xf32>, %sum: memref<1024x1xf32>) {
+  %c = memref.alloca() : memref<1024x1024xf32>
+  linalg.matmul ins(%a, %b : memref<1024x1024xf32>, memref<1024x1024xf32>) outs(%c : memref<1024x1024xf32>)
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, 0)>],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%c : memref<1024x1024xf32>) outs(%sum : memref<1024x1xf32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %s = arith.addf %x, %acc : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+// CHECK-LABEL: func.func @grid_few_rows
+// CHECK: linalg.matmul {strata_cpu.tile_sizes = {vector = array<i64: 8, 16, 1>, workgroup = array<i64: 128, 0, 0>}}
+func.func @grid_few_rows(%a: memref<768x1024xf32>, %b: memref<1024x1024xf32>, %c: memref<768x1024xf32>) {
+  linalg.matmul ins(%a, %b : memref<768x1024xf32>, memref<1024x1024xf32>) outs(%c : memref<768x1024xf32>)
+  return
+}
+
 // With a row reduction after it (its 16 x 1 output has no columns to split),
 // the same matmul is split by rows; large enough to be blocked for the caches,
 // it takes up to 128 rows per workgroup, here all 16.

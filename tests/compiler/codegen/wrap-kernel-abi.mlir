@@ -88,6 +88,15 @@ func.func @split(%a: memref<100xf32>, %id: index {strata_cpu.workgroup_id},
     attributes {strata_cpu.distribution = {extent = 100 : i64, tile = 32 : i64}} {
   return
 }
+// Tiles of rows and columns (DistributeToWorkgroups): one workgroup a tile,
+// its size the tile's rows and columns.
+// CHECK-LABEL: func.func @grid(
+// CHECK-SAME: workgroup_count = array<i64: 6, 1, 1>, workgroup_size = array<i64: 32, 32, 1>
+func.func @grid(%a: memref<64x96xf32>, %id: index {strata_cpu.workgroup_id},
+                %count: index {strata_cpu.workgroup_count})
+    attributes {strata_cpu.distribution = {columns = 32 : i64, tile = 32 : i64, tiles = 6 : i64}} {
+  return
+}
 
 // -----
 
