@@ -25,6 +25,21 @@
 // passes through: --benchmark_repetitions=N, --benchmark_min_time=SECONDS,
 // --benchmark_time_unit=ns|us|ms|s, --benchmark_format=json,
 // --benchmark_out=FILE, --benchmark_report_aggregates_only=true, ...
+//
+// With --baseline=OLD.smod it compares two builds of a program instead:
+// both modules are loaded on one device, warmed up, and called in pairs
+// (--pairs=N, default 100), the order alternating from pair to pair, so
+// that both calls of a pair meet the same state of a noisy machine. It
+// prints each module's minimum, quartiles and median call time, and the
+// quartiles and median of the pairs' ratios (module over baseline): a
+// slow spell that lengthens both calls of a pair leaves their ratio.
+//
+//   benchmark-module --module=new.smod --baseline=old.smod --input=...
+//   paired calls of sgemm(...) on CPU, inline on the calling thread: 100 pairs
+//   module                  min us      25 %    median      75 %
+//   old.smod (baseline)    (one time each column)
+//   new.smod               ...
+//   new.smod / old.smod, pair by pair:  25 % R  median R  75 % R
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -43,11 +58,13 @@ namespace strata::tools {
 namespace {
 
 constexpr int kDefaultRepetitions = 5;
+constexpr uint64_t kDefaultPairs = 100;
 
 void PrintUsage(FILE* out) {
   std::fprintf(out,
                "usage: benchmark-module --module=FILE.smod [--function=NAME] [--device=SPEC]\n"
                "                        [--input=VALUE ...] [--warmup-calls=N] [--benchmark_...]\n"
+               "       benchmark-module --module=FILE.smod --baseline=OLD.smod [--pairs=N] ...\n"
                "       benchmark-module --module=FILE.smod --list-functions\n"
                "       benchmark-module --list-devices\n"
                "\n"
@@ -56,12 +73,71 @@ void PrintUsage(FILE* out) {
                "                  prepares the module's executables)\n"
                "  --benchmark_*   Google Benchmark's flags pass through, e.g.\n"
                "                  --benchmark_repetitions=N (default %d), --benchmark_min_time=SECONDS,\n"
-               "                  --benchmark_time_unit=ns|us|ms|s, --benchmark_format=json\n",
-               kProgramFlagsHelp, kDefaultRepetitions);
+               "                  --benchmark_time_unit=ns|us|ms|s, --benchmark_format=json\n"
+               "  --baseline      another build of the module: calls of both alternate in pairs,\n"
+               "                  and the pairs' time ratios are printed (no Google Benchmark)\n"
+               "  --pairs         pairs of calls with --baseline (default %d)\n",
+               kProgramFlagsHelp, kDefaultRepetitions, kDefaultPairs);
 }
 
 double Min(const std::vector<double>& values) { return *std::min_element(values.begin(), values.end()); }
 double Max(const std::vector<double>& values) { return *std::max_element(values.begin(), values.end()); }
+
+// The value at fraction `q` of sorted `values` (nearest rank).
+double Quantile(const std::vector<double>& sorted, double q) {
+  return sorted[static_cast<size_t>(std::lround(q * static_cast<double>(sorted.size() - 1)))];
+}
+
+// One program's calls, as a function to time.
+struct Timed {
+  std::string name;
+  Program* program;
+  std::vector<vm::Value> args;
+  std::vector<double> micros;
+};
+
+// --baseline: `pairs` pairs of calls of both programs, the order alternating,
+// then each one's times and the pairs' ratios (program over baseline).
+Status RunPaired(Timed& baseline, Timed& timed, uint64_t warmup_calls, uint64_t pairs) {
+  for (Timed* t : {&baseline, &timed}) {
+    for (uint64_t i = 0; i < warmup_calls; ++i) {
+      auto results = t->program->context->Invoke(t->program->function, t->args);
+      if (!results.ok()) return std::move(results).status().Annotate(t->name, ": warm-up call ", i + 1, ": ");
+    }
+  }
+  std::vector<double> ratios;
+  for (uint64_t pair = 0; pair < pairs; ++pair) {
+    Timed* order[2] = {&baseline, &timed};
+    if (pair % 2) std::swap(order[0], order[1]);
+    for (Timed* t : order) {
+      const auto begin = std::chrono::steady_clock::now();
+      auto results = t->program->context->Invoke(t->program->function, t->args);
+      const std::chrono::duration<double, std::micro> took = std::chrono::steady_clock::now() - begin;
+      if (!results.ok()) return std::move(results).status().Annotate(t->name, ": call ", pair + 1, ": ");
+      t->micros.push_back(took.count());
+    }
+    ratios.push_back(timed.micros.back() / baseline.micros.back());
+  }
+  std::printf("paired calls of %s on %s: %llu pairs\n", timed.program->description.c_str(),
+              timed.program->device->info().description.c_str(), static_cast<unsigned long long>(pairs));
+  std::printf("%-32s %10s %10s %10s %10s\n", "module", "min us", "25 %", "median", "75 %");
+  for (Timed* t : {&baseline, &timed}) {
+    std::sort(t->micros.begin(), t->micros.end());
+    const std::string label = t == &baseline ? StrCat(t->name, " (baseline)") : t->name;
+    std::printf("%-32s %10.1f %10.1f %10.1f %10.1f\n", label.c_str(), t->micros.front(), Quantile(t->micros, 0.25),
+                Quantile(t->micros, 0.5), Quantile(t->micros, 0.75));
+  }
+  std::sort(ratios.begin(), ratios.end());
+  std::printf("%s / %s, pair by pair:  25 %% %.3f  median %.3f  75 %% %.3f\n", timed.name.c_str(),
+              baseline.name.c_str(), Quantile(ratios, 0.25), Quantile(ratios, 0.5), Quantile(ratios, 0.75));
+  return OkStatus();
+}
+
+// The file name of `path`, for the table.
+std::string BaseName(const std::string& path) {
+  const size_t slash = path.find_last_of('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
 
 // Whether the command line sets Google Benchmark's --benchmark_`name`.
 bool HasBenchmarkFlag(int argc, char** argv, const char* name) {
@@ -92,7 +168,8 @@ Status Run(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
 
   ProgramOptions options;
-  uint64_t warmup_calls = 1;
+  uint64_t warmup_calls = 1, pairs = kDefaultPairs;
+  std::string baseline_path;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i], value;
     if (ParseProgramFlag(arg, &options)) continue;
@@ -100,6 +177,12 @@ Status Run(int argc, char** argv) {
       STRATA_ASSIGN_OR_RETURN(warmup_calls, ParseCount("warmup-calls", value));
       continue;
     }
+    if (ParseFlag(arg, "pairs", &value)) {
+      STRATA_ASSIGN_OR_RETURN(pairs, ParseCount("pairs", value));
+      if (pairs == 0) return InvalidArgumentError("--pairs=0: expected at least one pair");
+      continue;
+    }
+    if (ParseFlag(arg, "baseline", &baseline_path)) continue;
     PrintUsage(stderr);
     return InvalidArgumentError("unknown argument '", arg, "'");
   }
@@ -108,6 +191,15 @@ Status Run(int argc, char** argv) {
 
   STRATA_ASSIGN_OR_RETURN(std::unique_ptr<Program> program, Program::Load(options));
   STRATA_ASSIGN_OR_RETURN(std::vector<vm::Value> args, program->ParseInputs(options.inputs));
+  if (!baseline_path.empty()) {
+    ProgramOptions baseline_options = options;
+    baseline_options.module_path = baseline_path;
+    STRATA_ASSIGN_OR_RETURN(std::unique_ptr<Program> baseline, Program::Load(baseline_options, program->device));
+    STRATA_ASSIGN_OR_RETURN(std::vector<vm::Value> baseline_args, baseline->ParseInputs(options.inputs));
+    Timed old_build{BaseName(baseline_path), baseline.get(), std::move(baseline_args), {}};
+    Timed new_build{BaseName(options.module_path), program.get(), std::move(args), {}};
+    return RunPaired(old_build, new_build, warmup_calls, pairs);
+  }
   vm::Context& context = *program->context;
   const vm::FunctionHandle function = program->function;
 

@@ -108,11 +108,15 @@ std::string DefaultDevice() {
   return drivers.empty() ? "cpu-task" : drivers.front().first;
 }
 
-StatusOr<std::unique_ptr<Program>> Program::Load(const ProgramOptions& options) {
+StatusOr<std::unique_ptr<Program>> Program::Load(const ProgramOptions& options, Ref<hal::Device> device) {
   auto program = std::make_unique<Program>();
   STRATA_ASSIGN_OR_RETURN(Ref<vm::BytecodeModule> module, LoadModule(options));
-  const std::string device = options.device.empty() ? DefaultDevice() : options.device;
-  STRATA_ASSIGN_OR_RETURN(program->device, drivers::DefaultRegistry().CreateDevice(device));
+  if (device) {
+    program->device = std::move(device);
+  } else {
+    const std::string spec = options.device.empty() ? DefaultDevice() : options.device;
+    STRATA_ASSIGN_OR_RETURN(program->device, drivers::DefaultRegistry().CreateDevice(spec));
+  }
   STRATA_ASSIGN_OR_RETURN(program->session, runtime::Session::Create(program->device, std::move(module)));
   const runtime::Session& session = *program->session;
   std::string function = options.function;

@@ -65,8 +65,9 @@ StatusOr<bool> PrintListing(const ProgramOptions& options);
 std::string DefaultDevice();
 
 struct Program {
-  // Loads --module, creates --device and links them, resolving --function.
-  static StatusOr<std::unique_ptr<Program>> Load(const ProgramOptions& options);
+  // Loads --module, creates --device (or takes `device`, another program's)
+  // and links them, resolving --function.
+  static StatusOr<std::unique_ptr<Program>> Load(const ProgramOptions& options, Ref<hal::Device> device = {});
 
   // The call's arguments from --input values, one per argument of the
   // function (counted here, before anything runs); tensors become buffer
