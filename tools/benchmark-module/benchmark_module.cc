@@ -47,6 +47,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -133,12 +134,6 @@ Status RunPaired(Timed& baseline, Timed& timed, uint64_t warmup_calls, uint64_t 
   return OkStatus();
 }
 
-// The file name of `path`, for the table.
-std::string BaseName(const std::string& path) {
-  const size_t slash = path.find_last_of('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
-}
-
 // Whether the command line sets Google Benchmark's --benchmark_`name`.
 bool HasBenchmarkFlag(int argc, char** argv, const char* name) {
   const std::string prefix = StrCat("--benchmark_", name, "=");
@@ -196,8 +191,8 @@ Status Run(int argc, char** argv) {
     baseline_options.module_path = baseline_path;
     STRATA_ASSIGN_OR_RETURN(std::unique_ptr<Program> baseline, Program::Load(baseline_options, program->device));
     STRATA_ASSIGN_OR_RETURN(std::vector<vm::Value> baseline_args, baseline->ParseInputs(options.inputs));
-    Timed old_build{BaseName(baseline_path), baseline.get(), std::move(baseline_args), {}};
-    Timed new_build{BaseName(options.module_path), program.get(), std::move(args), {}};
+    Timed old_build{std::filesystem::path(baseline_path).filename(), baseline.get(), std::move(baseline_args), {}};
+    Timed new_build{std::filesystem::path(options.module_path).filename(), program.get(), std::move(args), {}};
     return RunPaired(old_build, new_build, warmup_calls, pairs);
   }
   vm::Context& context = *program->context;

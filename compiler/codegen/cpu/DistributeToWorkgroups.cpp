@@ -123,15 +123,13 @@ struct CPUDistributeToWorkgroupsPass
     // Tiles in two dimensions: the same static grid for every op.
     std::optional<std::pair<int64_t, int64_t>> grid;
     if (ops.front().columns) {
-      FailureOr<std::pair<int64_t, int64_t>> first = gridOf(ops.front());
-      if (failed(first))
-        return failure();
-      grid = *first;
       for (Distributed d : ops) {
         FailureOr<std::pair<int64_t, int64_t>> other = gridOf(d);
         if (failed(other))
           return failure();
-        if (!d.columns || d.columns->second != ops.front().columns->second || *other != *grid)
+        if (!grid)
+          grid = *other;
+        if (d.columns->second != ops.front().columns->second || *other != *grid)
           return d.op->emitOpError()
                  << "has workgroup tiles unlike the first op's: every op of a kernel tiled in "
                     "two dimensions needs the same "
@@ -139,9 +137,12 @@ struct CPUDistributeToWorkgroupsPass
                  << ops.front().columns->second << " tiles";
       }
     }
-    llvm::DenseMap<Operation *, unsigned> loops;
-    for (Distributed d : ops)
+    llvm::DenseMap<Operation *, unsigned> loops, columnLoops;
+    for (Distributed d : ops) {
       loops[d.op] = d.loop;
+      if (d.columns)
+        columnLoops[d.op] = d.columns->first;
+    }
     if (failed(checkDistributable(
             kernel,
             [&](linalg::LinalgOp op) -> std::optional<unsigned> {
@@ -153,10 +154,7 @@ struct CPUDistributeToWorkgroupsPass
     if (grid && failed(checkDistributable(
                     kernel,
                     [&](linalg::LinalgOp op) -> std::optional<unsigned> {
-                      for (Distributed d : ops)
-                        if (d.op == op)
-                          return d.columns->first;
-                      return std::nullopt;
+                      return columnLoops.lookup(op);
                     },
                     /*emitErrors=*/true, /*splitColumns=*/1)))
       return failure();

@@ -64,6 +64,10 @@ inline constexpr llvm::StringLiteral kCheckAttr = "strata_cpu.check";
 /// The first return code of a failed check (drivers/cpu/kernel_abi.h).
 inline constexpr int32_t kCheckReturnCodeBase = 16;
 
+/// Columns of the cache blocks of a large matmul (TileAndVectorize's
+/// blockForCaches), which SelectTileSizes keeps whole in a workgroup's tile.
+inline constexpr int64_t kCacheBlockColumns = 256;
+
 /// The two tile levels of one linalg op, one size per loop.
 struct TileSizes {
   llvm::SmallVector<int64_t> workgroup;

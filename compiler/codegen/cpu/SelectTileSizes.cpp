@@ -405,10 +405,9 @@ struct CPUSelectTileSizesPass
   /// the op with the most iterations is a plain linalg.matmul with static
   /// extents whose rows are an even number of tiles of at least
   /// kLargeBlockedRows and whose columns halve into at least kGridColumns,
-  /// whole blocks of kBlockColumns (TileAndVectorize's cache blocks), and
-  /// every op writes an output of the matmul's shape that its columns can
-  /// split.
-  static constexpr int64_t kGridColumns = 512, kBlockColumns = 256;
+  /// whole cache blocks (kCacheBlockColumns), and every op writes an output
+  /// of the matmul's shape that its columns can split.
+  static constexpr int64_t kGridColumns = 512;
   int64_t gridColumnTile(func::FuncOp func, ArrayRef<linalg::LinalgOp> ops,
                          int64_t tile) const {
     linalg::LinalgOp root = rootOp(ops);
@@ -416,19 +415,17 @@ struct CPUSelectTileSizesPass
         root.getIndexingMapsArray() != linalg::MatmulOp::getDefaultIndexingMaps(func.getContext()))
       return 0;
     auto output = cast<ShapedType>(root.getDpsInitOperand(0)->get().getType());
-    if (!output.hasStaticShape() || !root.hasPureBufferSemantics())
+    if (!output.hasStaticShape())
       return 0;
     int64_t rows = output.getDimSize(0), columns = output.getDimSize(1);
-    if (rows % (2 * tile) != 0 || columns % (2 * kBlockColumns) != 0 ||
+    if (rows % (2 * tile) != 0 || columns % (2 * kCacheBlockColumns) != 0 ||
         columns / 2 < kGridColumns)
       return 0;
-    for (linalg::LinalgOp op : ops) {
-      if (op.getNumDpsInits() != 1 || !defaultDistributedLoop(op, /*columns=*/1))
+    for (linalg::LinalgOp op : ops)
+      if (op.getNumDpsInits() != 1 ||
+          cast<ShapedType>(op.getDpsInitOperand(0)->get().getType()).getShape() != output.getShape())
         return 0;
-      auto written = cast<ShapedType>(op.getDpsInitOperand(0)->get().getType());
-      if (written.getShape() != output.getShape())
-        return 0;
-    }
+    // Each op's column loop exists and its tiles read only what they wrote.
     if (failed(checkDistributable(
             func, [](linalg::LinalgOp op) { return defaultDistributedLoop(op, /*columns=*/1); },
             /*emitErrors=*/false, /*splitColumns=*/1)))

@@ -514,8 +514,8 @@ struct CPUTileAndVectorizePass
   }
 
   /// A large matmul is first blocked for the caches: columns in blocks of
-  /// kCacheColumns and the reduction in blocks of kCacheDepth, the column
-  /// loop outermost, so that one kCacheDepth x kCacheColumns block of the
+  /// kCacheBlockColumns and the reduction in blocks of kCacheDepth, the column
+  /// loop outermost, so that one kCacheDepth x kCacheBlockColumns block of the
   /// right-hand side (256 KiB of f32) stays in L2 while every row tile of the
   /// workgroup reads it, and a row tile's kCacheDepth-long piece of the
   /// left-hand side stays in L1. Returns the op to tile by registers: the
@@ -526,7 +526,7 @@ struct CPUTileAndVectorizePass
   /// (SGEMM 2048 with 512 rows: 99.5 to 95.8 ms; SGEMM 1024 with 256 rows,
   /// once the tiles prefetched their strips, 6 interleaved rounds: 1.7 %
   /// faster on one thread and on two).
-  static constexpr int64_t kCacheColumns = 256, kCacheDepth = 256, kDeepBlockRows = 256;
+  static constexpr int64_t kCacheDepth = 256, kDeepBlockRows = 256;
   /// The cache blocks of `op` (blockForCaches): a tile size per loop (all
   /// zero when it is not blocked) and its n and k loops, the column loop
   /// outermost.
@@ -566,7 +566,7 @@ struct CPUTileAndVectorizePass
       rows = upperBound(op, m);
     if (ShapedType::isDynamic(rows) || rows < 16)
       return blocks;
-    int64_t columns = std::max<int64_t>(1, kCacheColumns / strip);
+    int64_t columns = std::max<int64_t>(1, kCacheBlockColumns / strip);
     if (large(ranges[blocks.n], columns))
       blocks.sizes[blocks.n] = columns;
     int64_t depth = rows >= kDeepBlockRows ? 2 * kCacheDepth : kCacheDepth;
