@@ -343,6 +343,42 @@ func.func @packed_few_rows(%a: memref<12x64xf32>, %b: memref<4x64x16xf32>, %c: m
   return
 }
 
+// Strips over 16 KiB (384 x 16 f32, 24 KiB) do not stay in L1 beside the
+// next one; where several row tiles read each (16 rows, tiles of 8), the
+// next strip is prefetched into L2 only (locality 2, prefetcht1).
+// CHECK-LABEL: func.func @packed_long_strips
+// CHECK: memref.prefetch %arg1[%{{.*}}, %{{.*}}, %{{.*}}], read, locality<2>, data : memref<4x384x16xf32>
+// CHECK: vector.transfer_read %arg1[
+func.func @packed_long_strips(%a: memref<16x384xf32>, %b: memref<4x384x16xf32>, %c: memref<16x4x16xf32>) {
+  linalg.generic {indexing_maps = [#packed_a, #packed_b, #packed_c],
+                  iterator_types = ["parallel", "parallel", "parallel", "reduction"],
+                  strata_cpu.tile_sizes = {vector = array<i64: 8, 1, 16, 1>, workgroup = array<i64: 0, 0, 0, 0>}}
+      ins(%a, %b : memref<16x384xf32>, memref<4x384x16xf32>) outs(%c : memref<16x4x16xf32>) {
+  ^bb0(%x: f32, %w: f32, %acc: f32):
+    %p = arith.mulf %x, %w : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// One row tile reads each long strip once, in order: no prefetch.
+// CHECK-LABEL: func.func @packed_long_strips_one_tile
+// CHECK-NOT: memref.prefetch
+// CHECK: return
+func.func @packed_long_strips_one_tile(%a: memref<8x384xf32>, %b: memref<4x384x16xf32>, %c: memref<8x4x16xf32>) {
+  linalg.generic {indexing_maps = [#packed_a, #packed_b, #packed_c],
+                  iterator_types = ["parallel", "parallel", "parallel", "reduction"],
+                  strata_cpu.tile_sizes = {vector = array<i64: 8, 1, 16, 1>, workgroup = array<i64: 0, 0, 0, 0>}}
+      ins(%a, %b : memref<8x384xf32>, memref<4x384x16xf32>) outs(%c : memref<8x4x16xf32>) {
+  ^bb0(%x: f32, %w: f32, %acc: f32):
+    %p = arith.mulf %x, %w : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
 // With many rows the strip serves them all from L1, and the next one
 // would take half of it: no prefetch.
 // CHECK-LABEL: func.func @packed_many_rows
