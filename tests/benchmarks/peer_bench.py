@@ -29,6 +29,9 @@ SGEMM (row-major, f32) at 256, 1024 and 2048: Strata (a module holding one
 linalg.matmul) against oneDNN's dnnl_sgemm (called through ctypes, OMP_NUM_THREADS=N),
 in GFLOP/s and in % of the FMA peak this script measures (a loop of independent
 vector FMAs compiled here with clang -O2 -march=native, per core; 2 threads: twice it).
+Then the same modules against dnnl_sgemm in one process, bursts of calls alternating
+(sgemm-pairs): the quartiles of the pairs' ratios, which a slow spell of the machine
+lengthening both sides of a pair leaves alone.
 """
 import argparse
 import ctypes
@@ -36,6 +39,7 @@ import ctypes.util
 import importlib.util
 import json
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -371,6 +375,25 @@ class Bench:
             rows.append((n, self.interleaved("sgemm %d" % n, timers)))
         return rows, have_dnnl
 
+    def sgemm_pairs(self):
+        """Per size, per thread count: the quartiles of Strata's GFLOP/s over oneDNN's from
+        sgemm-pairs, calls alternating in one process (separate processes see the machine at
+        different moments; on a noisy machine their medians differ by more than the two do)."""
+        rows = []
+        for n in SGEMM_SIZES:
+            module = os.path.join(self.work, "sgemm%d.smod" % n)
+            cells = []
+            for threads in THREADS:
+                device = "cpu-sync" if threads == 1 else "cpu-task?threads=%d" % threads
+                pairs = "30" if n <= 1024 else "10"
+                out = run([os.path.join(self.bin, "sgemm-pairs"), module, str(n), device, pairs])
+                line = out.strip().splitlines()[-1]
+                # "... pair by pair: 25 % Q1  median M  75 % Q3"
+                values = [float(v) for v in re.findall(r"\d+\.\d+", line.split(":")[1])]
+                cells.append("%.3f (%.3f - %.3f)" % (values[1], values[0], values[2]))
+            rows.append((n, cells))
+        return rows
+
 
 SGEMM_SOURCE = """
 func.func @sgemm(%a: tensor<NxNxf32>, %b: tensor<NxNxf32>) -> tensor<NxNxf32> {
@@ -495,6 +518,12 @@ def main():
                 line += "".join(cells) + (f"{d / s:>7.2f}" if d and s else f"{'-':>7}") + "   "
             print(line)
         print("ratio: Strata's GFLOP/s over oneDNN's (the bar: >= 1.00)")
+        if have_dnnl:
+            print("\nSGEMM in one process, calls of Strata and oneDNN alternating (sgemm-pairs):")
+            print("ratio of Strata's GFLOP/s over oneDNN's, pair by pair: median (25 % - 75 %)")
+            print(f"{'n':<6}{'1 thread':>24}{'2 threads':>24}")
+            for n, cells in bench.sgemm_pairs():
+                print(f"{n:<6}" + "".join(f"{c:>24}" for c in cells))
 
 
 if __name__ == "__main__":
