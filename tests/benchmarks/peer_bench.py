@@ -2,7 +2,7 @@
 """Strata against ONNX Runtime and PyTorch eager on the CPU, 1 and 2 threads, in one run.
 
     build/venv/bin/python tests/benchmarks/peer_bench.py [--build-dir build]
-        [--processes 3] [--only NAME ...] [--no-sgemm]
+        [--processes 3] [--paired-rounds 15] [--only NAME ...] [--no-sgemm]
     ninja -C build bench-peers          # the same, after building what it needs
 
 Run it with the Python of tools/dev/setup-python.sh (build/venv: PyTorch, torch-mlir,
@@ -24,6 +24,14 @@ on 1 thread, the same on 2, Strata on 1 again, ...), so that a slow spell of the
 falls on all of them alike, Strata's own 1 and 2 threads included.
 Strata: benchmark-module on cpu-sync (1 thread) and cpu-task?threads=2. PyTorch:
 torch.set_num_threads(N), no_grad. ONNX Runtime: intra_op_num_threads=N, sequential.
+
+Each model is then also run in one process (--paired-rounds, 15 by default; 0: not):
+Strata through its C API (ctypes, libstrata.so), ONNX Runtime and PyTorch, at 1 and 2
+threads, take turns in bursts of calls (about 20 ms, the first not timed, each turn after
+50 ms idle), the order rotating from round to round; printed are the quartiles over the
+rounds of Strata's time over the best peer's and of Strata's 2 threads over 1, which a slow
+spell of the machine lengthening a whole round leaves alone. All three are called from
+Python there.
 
 SGEMM (row-major, f32) at 256, 1024 and 2048: Strata (a module holding one
 linalg.matmul) against oneDNN's dnnl_sgemm (called through ctypes, OMP_NUM_THREADS=N),
@@ -164,6 +172,165 @@ def time_dnnl(n, inputs, expected):
 
 
 # ---------------------------------------------------------------------------------------
+# The paired worker: Strata (through its C API), ONNX Runtime and PyTorch in one process,
+# taking turns, so that each round compares them on the machine of the same moment.
+
+class StrataLibrary:
+    """The C API of build/lib/libstrata.so through ctypes: enough to load a module and call
+    one function on numpy arrays."""
+    TYPES = {"float32": 0x0320, "int64": 0x0140, "int32": 0x0120, "float16": 0x0310,
+             "float64": 0x0340, "int8": 0x0108, "uint8": 0x0208, "bool": 0x0508}
+
+    def __init__(self, path):
+        c = ctypes
+        self.lib = lib = c.CDLL(path)
+        void_pp = c.POINTER(c.c_void_p)
+        for name, args in (("strata_instance_create", [void_pp]),
+                           ("strata_device_open", [c.c_void_p, c.c_char_p, c.c_char_p, void_pp]),
+                           ("strata_module_load_file", [c.c_void_p, c.c_char_p, void_pp]),
+                           ("strata_module_lookup_function", [c.c_void_p, c.c_char_p, void_pp]),
+                           ("strata_tensor_wrap", [c.c_void_p, c.c_int, c.POINTER(c.c_int64),
+                                                   c.c_size_t, c.c_void_p, c.c_size_t, c.c_void_p,
+                                                   c.c_void_p, void_pp]),
+                           ("strata_function_call", [c.c_void_p, void_pp, c.c_size_t, void_pp,
+                                                     c.c_size_t]),
+                           ("strata_tensor_copy_out", [c.c_void_p, c.c_void_p, c.c_size_t])):
+            getattr(lib, name).argtypes = args
+            getattr(lib, name).restype = c.c_void_p
+        lib.strata_status_message.argtypes = [c.c_void_p]
+        lib.strata_status_message.restype = c.c_char_p
+        lib.strata_status_free.argtypes = [c.c_void_p]
+        lib.strata_tensor_release.argtypes = [c.c_void_p]
+        lib.strata_function_output_count.argtypes = [c.c_void_p]
+        lib.strata_function_output_count.restype = c.c_size_t
+        self.instance = self.make("strata_instance_create")
+
+    def check(self, status, what):
+        if status:
+            message = self.lib.strata_status_message(status).decode()
+            self.lib.strata_status_free(status)
+            raise RuntimeError("strata: %s: %s" % (what, message))
+
+    def make(self, name, *args):
+        out = ctypes.c_void_p()
+        self.check(getattr(self.lib, name)(*args, ctypes.byref(out)), name)
+        return out
+
+    def function(self, device_name, module, function, arrays, result_shape):
+        """Returns call(keep) for `function` of `module` on a new device, its inputs wrapped
+        (the arrays must outlive it); call(True) returns the first result, of f32 elements
+        and `result_shape`, as numpy."""
+        import numpy as np
+        device = self.make("strata_device_open", self.instance, device_name.encode(), None)
+        loaded = self.make("strata_module_load_file", device, module.encode())
+        fn = self.make("strata_module_lookup_function", loaded, (function or "main").encode())
+        outputs = self.lib.strata_function_output_count(fn)
+        inputs = (ctypes.c_void_p * len(arrays))()
+        for i, x in enumerate(arrays):
+            shape = (ctypes.c_int64 * max(1, x.ndim))(*x.shape)
+            inputs[i] = self.make("strata_tensor_wrap", device, self.TYPES[str(x.dtype)], shape,
+                                  x.ndim, x.ctypes.data, x.nbytes, None, None)
+        results = (ctypes.c_void_p * outputs)()
+        keep_alive = (device, loaded, fn, inputs)
+
+        def call(keep=False):
+            self.check(self.lib.strata_function_call(fn, inputs, len(arrays), results, outputs),
+                       "calling %s" % function)
+            first = None
+            if keep:
+                first = np.empty(result_shape, dtype=np.float32)
+                self.check(self.lib.strata_tensor_copy_out(results[0], first.ctypes.data,
+                                                           first.nbytes), "reading the result")
+            for r in range(outputs):
+                self.lib.strata_tensor_release(results[r])
+            return first
+        call.keep_alive = keep_alive
+        return call
+
+
+TURN_GAP_SECONDS = 0.05
+
+
+def paired_worker(spec):
+    """Rounds in which every engine at every thread count runs one burst of calls (the first
+    not timed), in an order rotating from round to round, each after TURN_GAP_SECONDS idle
+    (the other engines' threads stop spinning). Prints, per round, Strata's time over the
+    best peer's at each thread count and Strata's 2 threads over 1, as JSON."""
+    import numpy as np
+    inputs = [np.ascontiguousarray(np.load(p)) for p in spec["inputs"]]
+    expected = np.load(spec["expected"])
+    strata = StrataLibrary(spec["library"])
+    import torch
+    model = build_torch(spec)
+    tensors = [torch.from_numpy(x) for x in inputs]
+    sessions = {}
+    if spec.get("onnx"):
+        sys.path.insert(0, spec["packages"])
+        import onnxruntime as ort
+    calls = {}
+    for threads in THREADS:
+        device = "cpu-sync" if threads == 1 else "cpu-task?threads=%d" % threads
+        strata_call = strata.function(device, spec["module"], spec["function"], inputs,
+                                      expected.shape)
+        verify(strata_call(True), expected)
+        calls["strata%d" % threads] = strata_call
+
+        def torch_call(threads=threads):
+            torch.set_num_threads(threads)
+            with torch.no_grad():
+                return model(*tensors)
+        verify(torch_call().numpy(), expected)
+        calls["torch%d" % threads] = torch_call
+        if spec.get("onnx"):
+            options = ort.SessionOptions()
+            options.intra_op_num_threads = threads
+            options.inter_op_num_threads = 1
+            options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+            session = ort.InferenceSession(spec["onnx"], options,
+                                           providers=["CPUExecutionProvider"])
+            feed = {i.name: x for i, x in zip(session.get_inputs(), inputs)}
+            sessions[threads] = session
+            verify(session.run(None, feed)[0], expected)
+            calls["ort%d" % threads] = (lambda s=session, f=feed: s.run(None, f))
+    # Calls per burst: about 20 ms of them, at least 3 timed.
+    per_burst = {}
+    for key, call in calls.items():
+        for _ in range(3):
+            call()
+        start = time.perf_counter()
+        call()
+        per_burst[key] = 1 + max(3, int(0.02 / max(time.perf_counter() - start, 1e-6)))
+    keys = list(calls)
+    rounds = {key: [] for key in keys}
+    for r in range(spec["rounds"]):
+        order = keys[r % len(keys):] + keys[:r % len(keys)]
+        for key in order:
+            time.sleep(TURN_GAP_SECONDS)
+            times = []
+            for _ in range(per_burst[key]):
+                start = time.perf_counter()
+                calls[key]()
+                times.append(time.perf_counter() - start)
+            rounds[key].append(statistics.median(times[1:]))
+    result = {"seconds": {key: statistics.median(v) for key, v in rounds.items()}}
+    ratios = {}
+    for threads in THREADS:
+        peers = [k for k in ("ort%d" % threads, "torch%d" % threads) if k in rounds]
+        ratios["ratio%d" % threads] = [rounds["strata%d" % threads][r] /
+                                       min(rounds[p][r] for p in peers)
+                                       for r in range(spec["rounds"])]
+    ratios["2t/1t"] = [a / b for a, b in zip(rounds["strata2"], rounds["strata1"])]
+    result["ratios"] = {key: quartiles(v) for key, v in ratios.items()}
+    print(json.dumps(result))
+
+
+def quartiles(values):
+    values = sorted(values)
+    pick = lambda q: values[int(q * (len(values) - 1) + 0.5)]
+    return [pick(0.25), pick(0.5), pick(0.75)]
+
+
+# ---------------------------------------------------------------------------------------
 # The parent: prepares models, runs workers and benchmark-module, prints the tables.
 
 def export_onnx(name, path):
@@ -261,7 +428,19 @@ class Bench:
                 timers["%s%d" % (engine, threads)] = self.peer(dict(
                     spec, engine=engine, threads=threads, inputs=inputs, expected=expected,
                     onnx=onnx, packages=self.packages))
-        return self.interleaved(name, timers)
+        result = self.interleaved(name, timers)
+        if self.args.paired_rounds:
+            try:
+                out = run([sys.executable, os.path.abspath(__file__), "--paired-worker",
+                           json.dumps(dict(spec, module=module, function=function, inputs=inputs,
+                                           expected=expected, onnx=onnx, packages=self.packages,
+                                           library=os.path.join(self.args.build_dir, "lib",
+                                                                "libstrata.so"),
+                                           rounds=self.args.paired_rounds))])
+                result["paired"] = json.loads(out.strip().splitlines()[-1])["ratios"]
+            except RuntimeError as error:
+                print("  paired run of %s: %s" % (name, str(error).strip().splitlines()[-1]))
+        return result
 
     def samples(self):
         import numpy as np
@@ -469,15 +648,30 @@ def print_models(title, rows):
         print(f"{name + ' (' + unit + ')':<20}{cells[0]}   {cells[1]}   {scaling}")
     print("ratio: Strata's time over the best peer's (the bar: <= 1.00); 2t/1t: Strata on 2 "
           "threads over 1 (the bar: <= 1.00)\n")
+    paired = [(name, row["paired"]) for name, _, row in rows if "paired" in row]
+    if paired:
+        print("The same in one process, engines taking turns (--paired-rounds rounds): per round,")
+        print("Strata's time over the best peer's, and Strata's 2 threads over 1; median (25 % - 75 %)")
+        print(f"{'model':<20}{'ratio 1 thread':>22}{'ratio 2 threads':>22}{'2t/1t':>22}")
+        for name, ratios in paired:
+            cells = "".join(f"{'%.2f (%.2f - %.2f)' % (q[1], q[0], q[2]):>22}"
+                            for q in (ratios["ratio1"], ratios["ratio2"], ratios["2t/1t"]))
+            print(f"{name:<20}{cells}")
+        print()
 
 
 def main():
     if len(sys.argv) == 3 and sys.argv[1] == "--worker":
         worker(json.loads(sys.argv[2]))
         return
+    if len(sys.argv) == 3 and sys.argv[1] == "--paired-worker":
+        paired_worker(json.loads(sys.argv[2]))
+        return
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--build-dir", default=os.path.join(ROOT, "build"))
     parser.add_argument("--processes", type=int, default=3)
+    parser.add_argument("--paired-rounds", type=int, default=15,
+                        help="rounds of the one-process comparison per model (0: none)")
     parser.add_argument("--only", nargs="*", help="these real-model families only (none: skip)")
     parser.add_argument("--no-samples", action="store_true")
     parser.add_argument("--no-sgemm", action="store_true")
