@@ -384,11 +384,11 @@ class TaskQueue final : public CpuQueue {
     // measured faster so, and a call on 2 threads took 1.07 times cpu-sync's
     // time; 1.03 with this choice).
     const Choice choice = threads_ > 1 ? ChooseWay(command_buffer.commands()) : Choice{};
-    const auto clock_begin = choice.timings ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
+    const auto clock_begin = choice.chooser ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
     Status status =
         choice.in_order ? command_buffer.RunInOrder(tracer, deadline) : RunGroups(command_buffer, tracer, deadline);
-    if (choice.timings && status.ok()) {
-      choice.timings->Record(choice.in_order, static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+    if (choice.chooser && status.ok()) {
+      choice.chooser->Record(choice.in_order, static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
                                                                         std::chrono::steady_clock::now() - clock_begin)
                                                                         .count()));
     }
@@ -558,35 +558,26 @@ class TaskQueue final : public CpuQueue {
   // choose, and where to record its time (null: not timed).
   struct Choice {
     bool in_order = false;
-    WayTimings* timings = nullptr;
+    BurstChooser* chooser = nullptr;
   };
 
   // Command buffers are told apart by their shape: the executable and entry
   // point of their first dispatch and their count of commands, which the
   // command buffers one program function records on every call share. A
   // shape has one slot of kShapeSlots by its hash; another shape hashing to
-  // the slot takes it over and starts anew.
+  // the slot takes it over and starts anew. Each shape's way is chosen by
+  // bursts of both ways (BurstChooser): the shape's first run pays for first
+  // touches (weights read from the module's pages, the heap growing), a split
+  // after runs in order for the helper's wake-up, neither of which the next
+  // runs pay. (Timed run by run, the sample MLP at batch 1 stayed in order in
+  // 3 of 6 processes, at up to 4 times the time it takes split: its first
+  // call took 2 to 3 times its later ones.)
   static constexpr size_t kShapeSlots = 64;
   struct Shape {
     std::atomic<uint64_t> key{0};
-    // Runs of the shape so far, and the way its present burst tries.
-    std::atomic<uint64_t> runs{0};
-    std::atomic<bool> burst_in_order{false};
-    WayTimings timings;
+    BurstChooser chooser;
   };
 
-  // Each way is timed in bursts of kBurst runs whose first is not timed:
-  // the shape's first run pays for first touches (weights read from the
-  // module's pages, the heap growing), a split after runs in order for the
-  // helper's wake-up, neither of which the next runs pay. (Timed run by
-  // run, the sample MLP at batch 1 stayed in order in 3 of 6 processes, at
-  // up to 4 times the time it takes split: its first call took 2 to 3 times
-  // its later ones.) A
-  // shape runs split for a burst; then, if that took under
-  // kInOrderCandidateNanos on average, in order for a burst, and from then
-  // on the way whose running average is lower, timed once in kMeasureEvery
-  // runs, and the other way for a burst once in kExploreEvery runs (once in
-  // 16 times as many when it was over 1.25 times as slow).
   Choice ChooseWay(std::span<const CpuCommandBuffer::Command> commands) {
     const auto first = std::find_if(commands.begin(), commands.end(), [](const CpuCommandBuffer::Command& command) {
       return command.kind == CpuCommandBuffer::Kind::kDispatch;
@@ -598,33 +589,12 @@ class TaskQueue final : public CpuQueue {
     key |= 1;  // never 0, the empty slot's key
     Shape& shape = shapes_[(key >> 32) % kShapeSlots];
     if (shape.key.load(std::memory_order_relaxed) != key) {
-      shape.timings.Reset();
-      shape.runs.store(0, std::memory_order_relaxed);
+      shape.chooser.Reset();
       shape.key.store(key, std::memory_order_relaxed);
     }
-    // Two threads running the shape at once may count a run once; that
-    // only shifts the rotation.
-    const uint64_t run = shape.runs.load(std::memory_order_relaxed);
-    shape.runs.store(run + 1, std::memory_order_relaxed);
-    auto choose = [&](bool in_order, bool timed) { return Choice{in_order, timed ? &shape.timings : nullptr}; };
-    if (run < kBurst) return choose(false, run != 0);
-    const WayTimings::Timing split = shape.timings.Get(/*alone=*/false);
-    if (split.nanos > kInOrderCandidateNanos) return choose(false, run % kMeasureEvery == 0);
-    if (run < 2 * kBurst) return choose(true, run != kBurst);
-    const WayTimings::Timing in_order = shape.timings.Get(/*alone=*/true);
-    // (Not tried in order when its split runs were long: split for good.)
-    if (in_order.samples == 0) return choose(false, run % kMeasureEvery == 0);
-    const bool faster_in_order = in_order.nanos < split.nanos;
-    const uint64_t faster = std::min(in_order.nanos, split.nanos), slower = std::max(in_order.nanos, split.nanos);
-    const uint64_t period = 4 * slower > 5 * faster ? 16 * kExploreEvery : kExploreEvery;
-    const uint64_t phase = (run - 2 * kBurst) % period;
-    if (phase == 0) shape.burst_in_order.store(!faster_in_order, std::memory_order_relaxed);
-    if (phase < kBurst) return choose(shape.burst_in_order.load(std::memory_order_relaxed), phase != 0);
-    return choose(faster_in_order, run % kMeasureEvery == 0);
+    const BurstChooser::Turn turn = shape.chooser.Next();
+    return Choice{turn.in_order, turn.timed ? &shape.chooser : nullptr};
   }
-
-  static constexpr uint64_t kBurst = 4;
-  static constexpr uint64_t kInOrderCandidateNanos = 1000000;
 
   const uint32_t threads_;
   std::unique_ptr<tbb::task_arena> arena_;

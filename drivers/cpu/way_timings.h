@@ -51,4 +51,104 @@ class WayTimings {
   std::atomic<uint64_t> words_[2] = {0, 0};
 };
 
+// BurstChooser: the way a recurring piece of work (a command buffer of one
+// shape) runs, in order on one thread or split, decided by bursts of both
+// ways run one right after the other. Each burst is kBurst runs whose first
+// is not timed (it pays for the switch: a helper's wake-up, the caches
+// holding what the other way left). The work runs split for a burst; then,
+// if that took under kInOrderCandidateNanos a run, in order for a burst,
+// and the faster burst decides. From then on the decided way runs untimed,
+// and once in kExploreEvery runs (16 times as many when the loser was over
+// 1.25 times as slow) a burst of the other way and then one of the decided
+// way compare them again. What decides is the ratio of the two bursts of a
+// comparison, averaged over the comparisons: both bursts of one see the
+// machine of the same moment.
+//
+// Comparing a fresh burst with a running average of the decided way's
+// earlier runs (as this did before) compared two moments of the machine:
+// where its speed drifts (a neighbour on the core's sibling thread), a slow
+// spell in the decided way's average made the other way win, and the
+// stale average then kept it chosen until the next, 16 times rarer,
+// exploration (SGEMM 256 on 2 threads, called in bursts after 50 ms idle:
+// in order in 3 of 16 runs, 0.17 ms a call, where split took 0.10).
+class BurstChooser {
+ public:
+  static constexpr uint64_t kBurst = 4;
+  static constexpr uint64_t kExploreEvery = 64;
+  static constexpr uint64_t kInOrderCandidateNanos = 1000000;
+
+  struct Turn {
+    bool in_order;
+    bool timed;
+  };
+
+  // The way of the next run. Two threads running the work at once may
+  // count a run once, which only shifts the rotation.
+  Turn Next() {
+    const uint64_t run = runs_.load(std::memory_order_relaxed);
+    runs_.store(run + 1, std::memory_order_relaxed);
+    if (run < kBurst) return {false, run != 0};
+    if (!decided_.load(std::memory_order_relaxed)) {
+      // Long when split: split for good (not tried in order).
+      if (timings_.Get(/*alone=*/false).nanos > kInOrderCandidateNanos) return {false, false};
+      if (run < 2 * kBurst) return {true, run != kBurst};
+      Decide();
+    }
+    const uint64_t since = run - 2 * kBurst, period = period_.load(std::memory_order_relaxed);
+    const uint64_t phase = since % period;
+    const bool in_order = in_order_.load(std::memory_order_relaxed);
+    if (since < period || phase == 0) {
+      if (since >= period) timings_.Reset();
+      return {in_order, false};
+    }
+    // Once a period: the other way's burst, the decided way's, a decision.
+    if (phase <= kBurst) return {!in_order, phase != 1};
+    if (phase <= 2 * kBurst) return {in_order, phase != kBurst + 1};
+    if (phase == 2 * kBurst + 1) Decide();
+    return {in_order_.load(std::memory_order_relaxed), false};
+  }
+
+  void Record(bool in_order, uint64_t nanos) { timings_.Record(in_order, nanos); }
+
+  void Reset() {
+    timings_.Reset();
+    runs_.store(0, std::memory_order_relaxed);
+    in_order_.store(false, std::memory_order_relaxed);
+    decided_.store(false, std::memory_order_relaxed);
+    period_.store(kExploreEvery, std::memory_order_relaxed);
+    ratio_.store(kOne, std::memory_order_relaxed);
+  }
+
+ private:
+  // Decides from the two bursts' timings; where one has none (another
+  // thread's runs took its turns), keeps the way decided before (split the
+  // first time).
+  void Decide() {
+    const bool first = !decided_.load(std::memory_order_relaxed);
+    decided_.store(true, std::memory_order_relaxed);
+    const WayTimings::Timing split = timings_.Get(/*alone=*/false), in_order = timings_.Get(/*alone=*/true);
+    if (split.samples == 0 || in_order.samples == 0) return;
+    // The ratio of the two bursts (in order over split), as a running
+    // average over the comparisons: where the two ways take about as long
+    // (ViT at batch 1), one comparison's noise would flip the way at every
+    // exploration.
+    const uint64_t ratio = std::min<uint64_t>(uint64_t{in_order.nanos} * kOne / split.nanos, 1000 * kOne);
+    const uint64_t old = ratio_.load(std::memory_order_relaxed);
+    const uint64_t average = first ? ratio : (3 * old + ratio) / 4;
+    ratio_.store(average, std::memory_order_relaxed);
+    in_order_.store(average < kOne, std::memory_order_relaxed);
+    const bool clear = 4 * average > 5 * kOne || 5 * average < 4 * kOne;
+    period_.store(clear ? 16 * kExploreEvery : kExploreEvery, std::memory_order_relaxed);
+  }
+
+  static constexpr uint64_t kOne = 1024;  // a ratio of 1 in ratio_
+
+  WayTimings timings_;
+  std::atomic<uint64_t> runs_{0};
+  std::atomic<bool> in_order_{false};
+  std::atomic<bool> decided_{false};
+  std::atomic<uint64_t> period_{kExploreEvery};
+  std::atomic<uint64_t> ratio_{kOne};
+};
+
 }  // namespace strata::cpu

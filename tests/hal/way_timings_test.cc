@@ -1,0 +1,102 @@
+// BurstChooser (drivers/cpu/way_timings.h): the way cpu-task runs a command
+// buffer of one shape, in order or split, decided by bursts of both ways run
+// one after the other.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "drivers/cpu/way_timings.h"
+
+namespace strata::cpu {
+namespace {
+
+using Turn = BurstChooser::Turn;
+constexpr uint64_t kBurst = BurstChooser::kBurst;
+constexpr uint64_t kPeriod = BurstChooser::kExploreEvery;
+
+// Runs `count` runs in which a split run takes `split` ns and one in order
+// `in_order` ns; returns the ways taken (true: in order).
+std::vector<bool> Run(BurstChooser& chooser, uint64_t count, uint64_t split, uint64_t in_order,
+                      uint64_t* timed = nullptr) {
+  std::vector<bool> ways;
+  for (uint64_t i = 0; i < count; ++i) {
+    const Turn turn = chooser.Next();
+    if (turn.timed) {
+      chooser.Record(turn.in_order, turn.in_order ? in_order : split);
+      if (timed) ++*timed;
+    }
+    ways.push_back(turn.in_order);
+  }
+  return ways;
+}
+
+std::vector<bool> Ways(std::initializer_list<std::pair<uint64_t, bool>> runs) {
+  std::vector<bool> ways;
+  for (auto [count, in_order] : runs) ways.insert(ways.end(), count, in_order);
+  return ways;
+}
+
+TEST_CASE("burst chooser: a burst split, one in order, then the faster way") {
+  BurstChooser chooser;
+  uint64_t timed = 0;
+  // Split faster: split, in order, then split.
+  CHECK(Run(chooser, 2 * kBurst + 10, 100, 150, &timed) == Ways({{kBurst, false}, {kBurst, true}, {10, false}}));
+  // The first run of each burst is not timed, nor the decided way's runs.
+  CHECK(timed == 2 * (kBurst - 1));
+
+  BurstChooser slower_split;
+  CHECK(Run(slower_split, 2 * kBurst + 10, 300, 100) == Ways({{kBurst, false}, {kBurst, true}, {10, true}}));
+}
+
+TEST_CASE("burst chooser: long when split, split for good") {
+  BurstChooser chooser;
+  uint64_t timed = 0;
+  const uint64_t long_run = BurstChooser::kInOrderCandidateNanos + 1;
+  const std::vector<bool> ways = Run(chooser, 40 * kPeriod, long_run, 1, &timed);
+  CHECK(ways == std::vector<bool>(40 * kPeriod, false));
+  CHECK(timed == kBurst - 1);
+}
+
+TEST_CASE("burst chooser: explorations compare both ways at the same moment") {
+  BurstChooser chooser;
+  // Split decided (100 against 120: within 1.25 times, explored every period).
+  Run(chooser, 2 * kBurst, 100, 120);
+  // The rest of the first period: split, untimed.
+  uint64_t timed = 0;
+  CHECK(Run(chooser, kPeriod, 100, 120, &timed) == std::vector<bool>(kPeriod, false));
+  CHECK(timed == 0);
+  // The machine slows down while split runs, and in order is now faster at
+  // the same moment (150 against 180). Each period explores (after one run
+  // the decided way, a burst in order, then one split); the bursts' ratios
+  // move the average, so that one comparison's noise does not flip the
+  // way: it changes at the third.
+  CHECK(Run(chooser, 2 * kBurst + 2, 180, 150) == Ways({{1, false}, {kBurst, true}, {kBurst, false}, {1, false}}));
+  Run(chooser, kPeriod - 2 * kBurst - 2, 180, 150);
+  CHECK(Run(chooser, kPeriod, 180, 150).back() == false);
+  const std::vector<bool> third = Run(chooser, kPeriod, 180, 150);
+  CHECK(third == Ways({{1, false}, {kBurst, true}, {kBurst, false}, {kPeriod - 2 * kBurst - 1, true}}));
+  // Calm again, split faster (100 against 120): the next exploration (a
+  // burst split, then one in order) takes it back.
+  CHECK(Run(chooser, kPeriod, 100, 120) ==
+        Ways({{1, true}, {kBurst, false}, {kBurst, true}, {kPeriod - 2 * kBurst - 1, false}}));
+}
+
+TEST_CASE("burst chooser: a clear loser is tried 16 times as rarely") {
+  BurstChooser chooser;
+  Run(chooser, 2 * kBurst, 100, 200);  // in order twice as slow
+  const std::vector<bool> ways = Run(chooser, 16 * kPeriod, 100, 200);
+  CHECK(std::count(ways.begin(), ways.end(), true) == 0);
+  const std::vector<bool> next = Run(chooser, 2 * kBurst + 1, 100, 200);
+  CHECK(next == Ways({{1, false}, {kBurst, true}, {kBurst, false}}));
+}
+
+TEST_CASE("burst chooser: Reset starts anew") {
+  BurstChooser chooser;
+  Run(chooser, 2 * kBurst + 3, 300, 100);
+  chooser.Reset();
+  CHECK(Run(chooser, 2 * kBurst + 3, 100, 300) == Ways({{kBurst, false}, {kBurst, true}, {3, false}}));
+}
+
+}  // namespace
+}  // namespace strata::cpu
