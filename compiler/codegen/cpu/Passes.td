@@ -200,7 +200,8 @@ def CPUSelectTileSizesPass : Pass<"strata-cpu-select-tile-sizes",
     `matmul-rows` x (`matmul-vectors` registers) x 1 on their last m, n and
     k loops and 1 on batch and outer m/n/k loops, the rows as many as
     `vector-registers` hold (8 with 32 registers, 6 with the 16 of AVX2)
-    unless given; other ops get one vector
+    unless given, and for a few more rows than that (at most 4 tiles) as
+    few tiles as the registers hold, of about equal heights; other ops get one vector
     register (`vector-bits` / element bits) on the loop that walks the
     innermost dimension of their largest operand, and 1 elsewhere; a copy
     that permutes its input also takes its output's innermost dimension

@@ -82,6 +82,9 @@ struct CPUSelectTileSizesPass
   /// an 8 x 2 tile spills its accumulators in the innermost loop (SGEMM 1024
   /// at a third of OpenBLAS), where 6 x 2 keeps them all in registers.
   static constexpr int64_t kMaxTileRows = 8;
+  /// The most row tiles of a matmul whose row tiles are balanced
+  /// (preferredVectorTile): those that split by columns (prefersColumns).
+  static constexpr int64_t kFewTiles = 4;
   int64_t tileRows(int64_t vectors) const {
     vectors = std::max<int64_t>(1, vectors);
     return rowsFitting(vectors, vectors + 1);
@@ -192,6 +195,22 @@ struct CPUSelectTileSizesPass
       if (!ShapedType::isDynamic(m) && m < rows)
         vectors = std::max<int64_t>(
             vectors, std::min<int64_t>(4, rows * vectors / (2 * m)));
+      // A few more rows than a tile (at most kFewTiles tiles: a kernel split
+      // by columns, each workgroup all of them): as few row tiles as the
+      // registers hold, of about equal heights. With tiles of `rows` the last
+      // one is short, and a tile of r rows keeps only 2r accumulator chains
+      // (r * vectors) to hide the FMA latency, so a last tile of 1 row took
+      // about as long as one of 4 (ViT's 17-token matmuls in 9 + 8 rows
+      // instead of 8 + 8 + 1: its calls took 0.93 of the time); fewer,
+      // taller tiles also read each row of the weights fewer times (the
+      // sample MLP at batch 32 in 11 + 11 + 10 rows instead of 4 x 8: 0.97).
+      if (matmulRows <= 0 && !ShapedType::isDynamic(m) && m > rows &&
+          m <= kFewTiles * rows) {
+        int64_t most = std::max<int64_t>(
+            rows, (vectorRegisters - vectors - 1) / vectors);
+        int64_t tiles = (m + most - 1) / most;
+        rows = (m + tiles - 1) / tiles;
+      }
       tile[dims->m.back()] = rows;
       tile[dims->n.back()] = vectors * lanes;
       return tile;
@@ -383,7 +402,7 @@ struct CPUSelectTileSizesPass
         n < 4 * matmulVectors * lanes)
       return 0;
     unsigned columns = dims->n.size();
-    if (m <= 4 * (matmulRows > 0 ? matmulRows : kMaxTileRows))
+    if (m <= kFewTiles * (matmulRows > 0 ? matmulRows : kMaxTileRows))
       return columns;
     // A matmul blocked for the caches takes kBlockedRows rows per workgroup
     // (workgroupTile): with no more rows than that, a split by rows would

@@ -120,6 +120,35 @@ func.func @few_rows(%a: memref<16x384xf32>, %b: memref<384x1536xf32>, %bias: mem
   return
 }
 
+// A few rows more than a tile (up to 4 tiles) are cut into as few row tiles
+// as the 32 registers hold (14 rows of 2 registers beside the 2 of the
+// right-hand side and a broadcast), of about equal heights: 17 rows in 9 + 8
+// rather than 8 + 8 + 1, 32 in 11 + 11 + 10 rather than 4 x 8; 16 stay 8 + 8
+// (@few_rows). With 16 registers a tile holds at most 6 rows, the tile
+// already taken: 17 rows stay 6 + 6 + 5.
+// CHECK-LABEL: func.func @rows_17
+// CHECK: linalg.matmul {strata_cpu.tile_sizes = {vector = array<i64: 9, 16, 1>
+// AVX2-LABEL: func.func @rows_17
+// AVX2: linalg.matmul {strata_cpu.tile_sizes = {vector = array<i64: 6, 16, 1>
+func.func @rows_17(%a: memref<17x128xf32>, %b: memref<128x384xf32>, %c: memref<17x384xf32>) {
+  linalg.matmul ins(%a, %b : memref<17x128xf32>, memref<128x384xf32>) outs(%c : memref<17x384xf32>)
+  return
+}
+// CHECK-LABEL: func.func @rows_32
+// CHECK: linalg.matmul {strata_cpu.tile_sizes = {vector = array<i64: 11, 16, 1>
+func.func @rows_32(%a: memref<32x784xf32>, %b: memref<784x512xf32>, %c: memref<32x512xf32>) {
+  linalg.matmul ins(%a, %b : memref<32x784xf32>, memref<784x512xf32>) outs(%c : memref<32x512xf32>)
+  return
+}
+// More rows than 4 tiles keep tiles of 8 (a workgroup's share of rows is
+// not known here).
+// CHECK-LABEL: func.func @rows_33
+// CHECK: linalg.matmul {strata_cpu.tile_sizes = {vector = array<i64: 8, 16, 1>
+func.func @rows_33(%a: memref<33x784xf32>, %b: memref<784x512xf32>, %c: memref<33x512xf32>) {
+  linalg.matmul ins(%a, %b : memref<33x784xf32>, memref<784x512xf32>) outs(%c : memref<33x512xf32>)
+  return
+}
+
 // A matmul with no more rows than a cache-blocked workgroup takes (128) and
 // enough work per row to be blocked splits by columns too: by rows it would
 // be one workgroup (an encoder layer's 128 x 256 x 1024 feed-forward matmul).
