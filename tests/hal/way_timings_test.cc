@@ -60,35 +60,41 @@ TEST_CASE("burst chooser: long when split, split for good") {
 
 TEST_CASE("burst chooser: explorations compare both ways at the same moment") {
   BurstChooser chooser;
-  // Split decided (100 against 120: within 1.25 times, explored every period).
-  Run(chooser, 2 * kBurst, 100, 120);
+  // Split decided (100 against 105: within 1.1 times, explored every period).
+  Run(chooser, 2 * kBurst, 100, 105);
   // The rest of the first period: split, untimed.
   uint64_t timed = 0;
-  CHECK(Run(chooser, kPeriod, 100, 120, &timed) == std::vector<bool>(kPeriod, false));
+  CHECK(Run(chooser, kPeriod, 100, 105, &timed) == std::vector<bool>(kPeriod, false));
   CHECK(timed == 0);
   // The machine slows down while split runs, and in order is now faster at
-  // the same moment (150 against 180). Each period explores (after one run
+  // the same moment (172 against 180). Each period explores (after one run
   // the decided way, a burst in order, then one split); the bursts' ratios
   // move the average, so that one comparison's noise does not flip the
   // way: it changes at the third.
-  CHECK(Run(chooser, 2 * kBurst + 2, 180, 150) == Ways({{1, false}, {kBurst, true}, {kBurst, false}, {1, false}}));
-  Run(chooser, kPeriod - 2 * kBurst - 2, 180, 150);
-  CHECK(Run(chooser, kPeriod, 180, 150).back() == false);
-  const std::vector<bool> third = Run(chooser, kPeriod, 180, 150);
+  CHECK(Run(chooser, 2 * kBurst + 2, 180, 172) == Ways({{1, false}, {kBurst, true}, {kBurst, false}, {1, false}}));
+  Run(chooser, kPeriod - 2 * kBurst - 2, 180, 172);
+  CHECK(Run(chooser, kPeriod, 180, 172).back() == false);
+  const std::vector<bool> third = Run(chooser, kPeriod, 180, 172);
   CHECK(third == Ways({{1, false}, {kBurst, true}, {kBurst, false}, {kPeriod - 2 * kBurst - 1, true}}));
-  // Calm again, split faster (100 against 120): the next exploration (a
+  // Calm again, split faster (100 against 105): the next exploration (a
   // burst split, then one in order) takes it back.
-  CHECK(Run(chooser, kPeriod, 100, 120) ==
+  CHECK(Run(chooser, kPeriod, 100, 105) ==
         Ways({{1, true}, {kBurst, false}, {kBurst, true}, {kPeriod - 2 * kBurst - 1, false}}));
 }
 
 TEST_CASE("burst chooser: a clear loser is tried 16 times as rarely") {
+  // In order 1.2 times as slow (over 1.1: clear).
   BurstChooser chooser;
-  Run(chooser, 2 * kBurst, 100, 200);  // in order twice as slow
-  const std::vector<bool> ways = Run(chooser, 16 * kPeriod, 100, 200);
+  Run(chooser, 2 * kBurst, 100, 120);
+  const std::vector<bool> ways = Run(chooser, 16 * kPeriod, 100, 120);
   CHECK(std::count(ways.begin(), ways.end(), true) == 0);
-  const std::vector<bool> next = Run(chooser, 2 * kBurst + 1, 100, 200);
+  const std::vector<bool> next = Run(chooser, 2 * kBurst + 1, 100, 120);
   CHECK(next == Ways({{1, false}, {kBurst, true}, {kBurst, false}}));
+  // 1.08 times as slow is not clear: explored in the first period after.
+  BurstChooser close;
+  Run(close, 2 * kBurst, 100, 108);
+  const std::vector<bool> close_ways = Run(close, kPeriod + 2 * kBurst + 1, 100, 108);
+  CHECK(std::count(close_ways.begin(), close_ways.end(), true) == kBurst);
 }
 
 TEST_CASE("burst chooser: Reset starts anew") {
