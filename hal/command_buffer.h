@@ -83,6 +83,12 @@ class CommandBuffer : public Resource {
   Status Update(std::span<const uint8_t> source, Buffer* target, uint64_t target_offset);
   Status Barrier();
 
+  // Whether the command buffer was created by
+  // Device::CreateStreamedCommandBuffer: its submissions may not wait.
+  bool streamed() const { return streamed_; }
+  // For devices' CreateStreamedCommandBuffer.
+  void MarkStreamed() { streamed_ = true; }
+
   // Dispatches recorded since Begin (those of zero workgroups record nothing
   // and are not counted); the device adds them up per submission.
   uint32_t dispatch_count() const { return dispatch_count_; }
@@ -130,6 +136,7 @@ class CommandBuffer : public Resource {
   DeviceLimits limits_;
   std::vector<RefObject*> retained_;
   State state_ = State::kInitial;
+  bool streamed_ = false;
   uint32_t dispatch_count_ = 0;
   std::atomic<uint32_t> pending_submissions_{0};
 };

@@ -22,6 +22,12 @@ StatusOr<Ref<Executable>> Device::PrepareExecutable(const ExecutableParams& para
   return PrepareExecutableImpl(params);
 }
 
+StatusOr<Ref<CommandBuffer>> Device::CreateStreamedCommandBuffer() {
+  STRATA_ASSIGN_OR_RETURN(Ref<CommandBuffer> command_buffer, CreateCommandBuffer());
+  command_buffer->MarkStreamed();
+  return command_buffer;
+}
+
 Status Device::QueueExecute(std::span<const SemaphoreValue> waits, std::span<const SemaphoreValue> signals,
                             std::span<CommandBuffer* const> command_buffers,
                             std::chrono::steady_clock::time_point deadline) {
@@ -37,6 +43,12 @@ Status Device::QueueExecute(std::span<const SemaphoreValue> waits, std::span<con
                                   "' runs '", family()->name, "' command buffers");
     }
     STRATA_RETURN_IF_ERROR(command_buffer->CheckSubmittable());
+    if (command_buffer->streamed() && !waits.empty()) {
+      return FailedPreconditionError("submit: command buffer ", i,
+                                     " was created streamed (its commands may run as they are recorded), so "
+                                     "its submission cannot wait; got ",
+                                     waits.size(), " wait", waits.size() == 1 ? "" : "s");
+    }
     dispatches += command_buffer->dispatch_count();
   }
   for (size_t i = 0; i < waits.size(); ++i) {

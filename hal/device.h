@@ -86,6 +86,16 @@ class Device : public RefObject {
   bool SupportsExecutableFormat(std::string_view format) const;
 
   virtual StatusOr<Ref<CommandBuffer>> CreateCommandBuffer() = 0;
+  // A command buffer whose recorder promises what a compiled program's
+  // command buffers keep to: it is submitted once, right after End, waiting
+  // on nothing, and nothing else reads or writes the bytes its commands
+  // touch between Begin and the end of that submission. The device may then
+  // run its commands while they are being recorded (cpu-task with several
+  // threads does, where that has been faster: the rest of the recording
+  // overlaps the first commands). A submission of it with waits fails.
+  // Devices that do not run commands early return a CreateCommandBuffer()
+  // marked streamed (CommandBuffer::streamed).
+  virtual StatusOr<Ref<CommandBuffer>> CreateStreamedCommandBuffer();
   virtual StatusOr<Ref<Semaphore>> CreateSemaphore(uint64_t initial_value) = 0;
   // Fails for a format the device does not support, naming those it does.
   StatusOr<Ref<Executable>> PrepareExecutable(const ExecutableParams& params);

@@ -72,6 +72,20 @@ StatusOr<int64_t> DeviceSpec::GetInt(std::string_view key, int64_t default_value
   return default_value;
 }
 
+StatusOr<std::string_view> DeviceSpec::GetChoice(std::string_view key, std::string_view default_value,
+                                                 std::initializer_list<std::string_view> allowed) const {
+  for (const auto& [k, value] : options_) {
+    if (k != key) continue;
+    for (std::string_view choice : allowed) {
+      if (value == choice) return choice;
+    }
+    std::string names;
+    for (std::string_view choice : allowed) names += StrCat(names.empty() ? "" : ", ", choice);
+    return InvalidArgumentError("device '", spec_, "': option ", key, "='", value, "' must be one of ", names);
+  }
+  return default_value;
+}
+
 Status DriverRegistry::Register(DriverInfo driver) {
   std::lock_guard<std::mutex> lock(mutex_);
   for (const DriverInfo& existing : drivers_) {

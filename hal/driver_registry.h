@@ -50,6 +50,9 @@ class DeviceSpec {
   // The option's value as an integer in [min, max], or `default_value` when
   // absent.
   StatusOr<int64_t> GetInt(std::string_view key, int64_t default_value, int64_t min, int64_t max) const;
+  // The option's value, one of `allowed`, or `default_value` when absent.
+  StatusOr<std::string_view> GetChoice(std::string_view key, std::string_view default_value,
+                                       std::initializer_list<std::string_view> allowed) const;
 
  private:
   std::string spec_;

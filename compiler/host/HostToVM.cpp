@@ -1073,7 +1073,10 @@ LogicalResult FunctionLowering::lowerDispatch(flow::DispatchOp op) {
   auto [x, y, z] = count;
 
   if (!commandBuffer) {
-    commandBuffer = call1("command_buffer.create", {device});
+    // Submitted once by flush, right after its end, with no waits, and
+    // nothing else runs between its first dispatch and that submission
+    // (checkSubmitted): the device may run it as it is recorded.
+    commandBuffer = call1("command_buffer.create_streamed", {device});
     call0("command_buffer.begin", {commandBuffer});
   }
   // A barrier only where this dispatch reads what one recorded since the

@@ -3,15 +3,180 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <thread>
 
 #include "drivers/cpu/cpu_buffer.h"
 #include "drivers/cpu/cpu_device.h"
 
 namespace strata::cpu {
 
-CpuCommandBuffer::CpuCommandBuffer(const hal::DeviceLimits& limits) : CommandBuffer(&kCpuFamily, limits) {}
+// The state the recording thread shares with the helper that runs a
+// streamed command buffer's commands.
+struct CpuCommandBuffer::Stream {
+  // Commands [0, published) are recorded, their data in place.
+  std::atomic<uint32_t> published{0};
+  // No more will be (End), or the helper is to stop after its command.
+  std::atomic<bool> ended{false};
+  std::atomic<bool> stop{false};
+  // kWaiting until the helper starts (kRunning), kDone once it left; kCancelled
+  // when the recording thread took the stream back before it started.
+  enum : int { kWaiting, kRunning, kDone, kCancelled };
+  std::atomic<int> state{kWaiting};
+  // The submission's deadline once it is known (steady_clock ticks).
+  std::atomic<int64_t> deadline{std::chrono::steady_clock::time_point::max().time_since_epoch().count()};
+  // Written by the helper before kDone.
+  uint32_t ran = 0;
+  Status status;
+  // Whether a submission collected it (recording thread only).
+  bool collected = false;
+};
+
+namespace {
+
+// What a streamed command buffer reserves when it starts streaming, so that
+// the helper can read the arrays in place while more is appended: a
+// command buffer that outgrows them stops streaming, and its submission
+// runs the rest (ViT at batch 1 records 151 commands and 510 bindings).
+constexpr size_t kStreamCommands = 512;
+constexpr size_t kStreamBindings = 4096;
+constexpr size_t kStreamConstants = 2048;
+constexpr size_t kStreamUpdateBytes = 4096;
+
+// Tells the core that this thread spins on a memory word.
+inline void Pause() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
+
+// Spins until `done()`, yielding the core after a while.
+template <typename Done>
+void SpinUntil(const Done& done) {
+  for (int spins = 0; !done(); ++spins) {
+    if (spins >= 1024) std::this_thread::yield();
+    else Pause();
+  }
+}
+
+}  // namespace
+
+CpuCommandBuffer::CpuCommandBuffer(const hal::DeviceLimits& limits, std::shared_ptr<Streamer> streamer)
+    : CommandBuffer(&kCpuFamily, limits), streamer_(std::move(streamer)) {}
+
+CpuCommandBuffer::~CpuCommandBuffer() { StopStream(); }
+
+void CpuCommandBuffer::AwaitHelper(Stream& s) {
+  int waiting = Stream::kWaiting;
+  if (s.state.compare_exchange_strong(waiting, Stream::kCancelled, std::memory_order_acq_rel)) return;
+  SpinUntil([&] {
+    const int state = s.state.load(std::memory_order_acquire);
+    return state == Stream::kDone || state == Stream::kCancelled;
+  });
+}
+
+void CpuCommandBuffer::StopStream() {
+  streaming_ = false;
+  if (!stream_) return;
+  stream_->stop.store(true, std::memory_order_release);
+  AwaitHelper(*stream_);
+}
+
+void CpuCommandBuffer::BeforeAppend(const CpuExecutable* dispatched, uint32_t entry_point, size_t bindings,
+                                    size_t constants, size_t update_bytes) {
+  if (dispatched && !dispatched_) {
+    dispatched_ = true;
+    if (streamer_) {
+      if (streamer_->Decide(dispatched, entry_point)) {
+        // Reserved before the helper starts: from now on the arrays must
+        // not move while it may read them.
+        commands_.reserve(kStreamCommands);
+        binding_pointers_.reserve(kStreamBindings);
+        binding_lengths_.reserve(kStreamBindings);
+        constants_.reserve(kStreamConstants);
+        update_data_.reserve(kStreamUpdateBytes);
+        stream_ = std::make_shared<Stream>();
+        stream_->published.store(static_cast<uint32_t>(commands_.size()), std::memory_order_release);
+        streaming_ = true;
+        streamer_->Launch([this, stream = stream_] {
+          // A helper that starts after the recording thread took the
+          // stream back (the command buffer may be gone) leaves at once.
+          int waiting = Stream::kWaiting;
+          if (stream->state.compare_exchange_strong(waiting, Stream::kRunning, std::memory_order_acq_rel)) {
+            RunStream(*stream);
+          }
+        });
+      }
+    }
+  }
+  if (streaming_ && (commands_.size() + 1 > commands_.capacity() ||
+                     binding_pointers_.size() + bindings > binding_pointers_.capacity() ||
+                     constants_.size() + constants > constants_.capacity() ||
+                     update_data_.size() + update_bytes > update_data_.capacity())) {
+    StopStream();
+  }
+}
+
+void CpuCommandBuffer::Publish() {
+  if (streaming_) stream_->published.store(static_cast<uint32_t>(commands_.size()), std::memory_order_release);
+}
+
+void CpuCommandBuffer::RunStream(Stream& s) const {
+  // The arrays' storage, fixed while streaming (BeforeAppend).
+  const Command* const commands = commands_.data();
+  uint32_t next = 0;
+  for (int idle = 0; !s.stop.load(std::memory_order_acquire);) {
+    if (next < s.published.load(std::memory_order_acquire)) {
+      const Command& command = commands[next];
+      if (command.kind == Kind::kDispatch) {
+        const auto deadline = std::chrono::steady_clock::time_point(
+            std::chrono::steady_clock::duration(s.deadline.load(std::memory_order_relaxed)));
+        Status status = RunWorkgroups(command.dispatch, 0, WorkgroupTotal(command.dispatch), deadline);
+        if (!status.ok()) [[unlikely]] {
+          s.status = std::move(status);
+          break;
+        }
+      } else if (command.kind != Kind::kBarrier) {
+        RunTransfer(command, 0, TransferLength(command));
+      }
+      ++next;
+      idle = 0;
+      continue;
+    }
+    // Ended is set after the last command was published: seen, nothing
+    // more will come.
+    if (s.ended.load(std::memory_order_acquire) && next == s.published.load(std::memory_order_acquire)) break;
+    if (streamer_->Stopping()) break;
+    if (++idle >= 1024) std::this_thread::yield();
+    else Pause();
+  }
+  s.ran = next;
+  s.state.store(Stream::kDone, std::memory_order_release);
+}
+
+bool CpuCommandBuffer::HasStream() const { return stream_ && !stream_->collected; }
+
+Status CpuCommandBuffer::CollectStream(std::chrono::steady_clock::time_point deadline, size_t* ran) const {
+  Stream& s = *stream_;
+  s.collected = true;
+  s.deadline.store(deadline.time_since_epoch().count(), std::memory_order_relaxed);
+  // (A helper that had not started never does: everything is then the
+  // submission's, s.ran 0.)
+  AwaitHelper(s);
+  *ran = s.ran;
+  return s.status;
+}
+
+Status CpuCommandBuffer::EndImpl() {
+  if (stream_) stream_->ended.store(true, std::memory_order_release);
+  return OkStatus();
+}
 
 void CpuCommandBuffer::ResetImpl() {
+  StopStream();
+  stream_.reset();
+  dispatched_ = false;
   commands_.clear();
   binding_pointers_.clear();
   binding_lengths_.clear();
@@ -23,6 +188,7 @@ Status CpuCommandBuffer::DispatchImpl(hal::Executable* executable, uint32_t entr
                                       hal::WorkgroupCount workgroups, std::span<const uint32_t> constants,
                                       std::span<const hal::BufferBinding> bindings) {
   auto* cpu_executable = static_cast<CpuExecutable*>(executable);
+  BeforeAppend(cpu_executable, entry_point, bindings.size(), constants.size(), 0);
   RetainResource(cpu_executable);
   Command& command = commands_.emplace_back();
   command.kind = Kind::kDispatch;
@@ -43,41 +209,50 @@ Status CpuCommandBuffer::DispatchImpl(hal::Executable* executable, uint32_t entr
     binding_lengths_.push_back(binding.length);
   }
   constants_.insert(constants_.end(), constants.begin(), constants.end());
+  Publish();
   return OkStatus();
 }
 
 Status CpuCommandBuffer::FillImpl(hal::Buffer* target, uint64_t offset, uint64_t length, uint32_t pattern,
                                   uint32_t pattern_length) {
+  BeforeAppend(nullptr, 0, 0, 0, 0);
   RetainResource(target);
   Command& command = commands_.emplace_back();
   command.kind = Kind::kFill;
   command.fill = {HostPointer(target, offset), length, pattern, pattern_length};
+  Publish();
   return OkStatus();
 }
 
 Status CpuCommandBuffer::CopyImpl(hal::Buffer* source, uint64_t source_offset, hal::Buffer* target,
                                   uint64_t target_offset, uint64_t length) {
+  BeforeAppend(nullptr, 0, 0, 0, 0);
   RetainResource(source);
   RetainResource(target);
   Command& command = commands_.emplace_back();
   command.kind = Kind::kCopy;
   command.copy = {HostPointer(source, source_offset), HostPointer(target, target_offset), length};
+  Publish();
   return OkStatus();
 }
 
 Status CpuCommandBuffer::UpdateImpl(std::span<const uint8_t> source, hal::Buffer* target, uint64_t target_offset) {
+  BeforeAppend(nullptr, 0, 0, 0, source.size());
   RetainResource(target);
   Command& command = commands_.emplace_back();
   command.kind = Kind::kUpdate;
   command.update = {HostPointer(target, target_offset), source.size(), update_data_.size()};
   update_data_.insert(update_data_.end(), source.begin(), source.end());
+  Publish();
   return OkStatus();
 }
 
 Status CpuCommandBuffer::BarrierImpl() {
   // Consecutive barriers order nothing more than one does.
   if (!commands_.empty() && commands_.back().kind == Kind::kBarrier) return OkStatus();
+  BeforeAppend(nullptr, 0, 0, 0, 0);
   commands_.emplace_back().kind = Kind::kBarrier;
+  Publish();
   return OkStatus();
 }
 
@@ -136,8 +311,9 @@ StatusOr<void*> ThreadLocalMemory(uint64_t bytes, const hal::EntryPointInfo& ent
 
 }  // namespace
 
-Status CpuCommandBuffer::RunInOrder(Tracer* tracer, std::chrono::steady_clock::time_point deadline) const {
-  for (const Command& command : commands_) {
+Status CpuCommandBuffer::RunInOrder(Tracer* tracer, std::chrono::steady_clock::time_point deadline,
+                                    size_t first) const {
+  for (const Command& command : std::span<const Command>(commands_).subspan(std::min(first, commands_.size()))) {
     const uint64_t trace_begin = tracer ? Tracer::Now() : 0;
     switch (command.kind) {
       case Kind::kDispatch:

@@ -16,8 +16,11 @@
 // Ownership and thread safety: see hal/command_buffer.h.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -68,15 +71,46 @@ class CpuCommandBuffer final : public hal::CommandBuffer {
     };
   };
 
-  explicit CpuCommandBuffer(const hal::DeviceLimits& limits);
+  // Streaming (hal::Device::CreateStreamedCommandBuffer): a queue that can
+  // run a command buffer's commands on a helper thread while the rest are
+  // being recorded. At the first dispatch of a streamed command buffer it
+  // decides whether this one does (by that dispatch: a program's command
+  // buffers of one recording site begin alike).
+  class Streamer {
+   public:
+    virtual bool Decide(const CpuExecutable* executable, uint32_t entry_point) = 0;
+    // Runs `task` on a helper thread.
+    virtual void Launch(std::function<void()> task) = 0;
+    // Whether the queue shuts down: a helper waiting for more commands
+    // leaves (a recording that will not be submitted there).
+    virtual bool Stopping() const = 0;
+
+   protected:
+    ~Streamer() = default;
+  };
+
+  // `streamer` is given to streamed command buffers of queues that can run
+  // them so; null otherwise.
+  CpuCommandBuffer(const hal::DeviceLimits& limits, std::shared_ptr<Streamer> streamer = nullptr);
+  ~CpuCommandBuffer() override;
 
   std::span<const Command> commands() const { return commands_; }
 
-  // Runs every command on the calling thread, one after another (which
-  // already orders everything a barrier asks for), reporting each to
+  bool has_streamer() const { return streamer_ != nullptr; }
+  // At a submission: whether commands of this recording ran while it was
+  // recorded and have not been collected yet. If so, CollectStream waits
+  // until that stops (the helper runs what was recorded, unless it had
+  // not started, and then leaves), sets *ran to the commands it ran, in
+  // order from the first, and returns its first failure; the submission
+  // runs the rest. Later submissions of the recording run it all again.
+  bool HasStream() const;
+  Status CollectStream(std::chrono::steady_clock::time_point deadline, size_t* ran) const;
+
+  // Runs commands [first, end) on the calling thread, one after another
+  // (which already orders everything a barrier asks for), reporting each to
   // `tracer` when it is not null; a dispatch stops between workgroups once
   // `deadline` passes.
-  Status RunInOrder(Tracer* tracer, std::chrono::steady_clock::time_point deadline) const;
+  Status RunInOrder(Tracer* tracer, std::chrono::steady_clock::time_point deadline, size_t first = 0) const;
   // Runs the workgroups with linear ids [begin, end) of a dispatch (x fastest,
   // then y, then z). Fails with the first workgroup that returns nonzero,
   // and with DEADLINE_EXCEEDED before a workgroup that would start after
@@ -117,8 +151,31 @@ class CpuCommandBuffer final : public hal::CommandBuffer {
                   uint64_t length) override;
   Status UpdateImpl(std::span<const uint8_t> source, hal::Buffer* target, uint64_t target_offset) override;
   Status BarrierImpl() override;
+  Status EndImpl() override;
 
  private:
+  struct Stream;
+  // Waits until the helper of `stream` has left, or, when it has not
+  // started, makes sure it never does; stream.ran is then final.
+  static void AwaitHelper(Stream& stream);
+  // Before appending a command with `bindings` bindings, `constants`
+  // constants and `update_bytes` bytes of update data: starts streaming at
+  // the first dispatch when the streamer says so, or stops it when the
+  // arrays would have to grow (the helper reads them in place).
+  void BeforeAppend(const CpuExecutable* dispatched, uint32_t entry_point, size_t bindings, size_t constants,
+                    size_t update_bytes);
+  // After appending: hands the command to the helper.
+  void Publish();
+  // Stops the helper (after the command it is running) and waits for it.
+  void StopStream();
+  // The helper's loop: runs the published commands in order until the
+  // recording ends or it is stopped.
+  void RunStream(Stream& stream) const;
+
+  const std::shared_ptr<Streamer> streamer_;
+  bool dispatched_ = false;   // a dispatch was recorded since Begin
+  bool streaming_ = false;    // the helper is fed the commands recorded
+  std::shared_ptr<Stream> stream_;
   std::vector<Command> commands_;
   std::vector<void*> binding_pointers_;
   std::vector<uint64_t> binding_lengths_;

@@ -25,6 +25,14 @@ StatusOr<Ref<hal::CommandBuffer>> CpuDevice::CreateCommandBuffer() {
   return Ref<hal::CommandBuffer>(MakeRef<CpuCommandBuffer>(info().limits));
 }
 
+StatusOr<Ref<hal::CommandBuffer>> CpuDevice::CreateStreamedCommandBuffer() {
+  CpuCommandBuffer::Streamer* streamer = tracer() ? nullptr : queue_->streamer();
+  auto command_buffer = MakeRef<CpuCommandBuffer>(
+      info().limits, streamer ? std::shared_ptr<CpuCommandBuffer::Streamer>(queue_, streamer) : nullptr);
+  command_buffer->MarkStreamed();
+  return Ref<hal::CommandBuffer>(std::move(command_buffer));
+}
+
 StatusOr<Ref<hal::Semaphore>> CpuDevice::CreateSemaphore(uint64_t initial_value) {
   return Ref<hal::Semaphore>(MakeRef<hal::HostSemaphore>(&kCpuFamily, initial_value));
 }

@@ -39,6 +39,11 @@ class CpuQueue : public hal::HostQueue {
  public:
   using HostQueue::HostQueue;
 
+  // What runs streamed command buffers' commands as they are recorded
+  // (CpuCommandBuffer::Streamer), if this queue does; lives as long as the
+  // queue.
+  virtual CpuCommandBuffer::Streamer* streamer() { return nullptr; }
+
  protected:
   // Runs one command buffer's commands, reporting each to `tracer` when it
   // is not null; a dispatch stops between workgroups once `deadline` passes.
@@ -60,6 +65,9 @@ class CpuDevice final : public hal::Device {
   ~CpuDevice() override;
 
   StatusOr<Ref<hal::CommandBuffer>> CreateCommandBuffer() override;
+  // Given the queue's streamer unless the device is traced (a helper running
+  // commands before their submission would leave them out of the trace).
+  StatusOr<Ref<hal::CommandBuffer>> CreateStreamedCommandBuffer() override;
   StatusOr<Ref<hal::Semaphore>> CreateSemaphore(uint64_t initial_value) override;
 
  protected:

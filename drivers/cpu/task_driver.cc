@@ -135,7 +135,10 @@ class Team {
   // waking a worker costs a system call, which a submission whose groups
   // all run on its own thread (RunGroup) does not pay (the sample CNN on 2
   // threads: 14.1 to 12.7 us a call).
-  Team(tbb::task_arena& arena, uint32_t threads) : arena_(arena), threads_(threads) {}
+  // `helpers_enqueued` counts the teams that enqueued helpers (a lingering
+  // stream helper makes room for them: TaskQueue::StreamHelper).
+  Team(tbb::task_arena& arena, uint32_t threads, std::atomic<uint64_t>& helpers_enqueued)
+      : arena_(arena), threads_(threads), helpers_enqueued_(helpers_enqueued) {}
   ~Team() {
     if (state_) state_->stop.store(true, std::memory_order_release);
   }
@@ -153,6 +156,7 @@ class Team {
       return;
     }
     if (!state_) {
+      helpers_enqueued_.fetch_add(1, std::memory_order_release);
       state_ = std::make_shared<State>(static_cast<uint32_t>(threads_));
       for (uint64_t slot = 1; slot < threads_; ++slot) {
         arena_.enqueue(Handoff([state = state_, slot] { Help(*state, slot); }));
@@ -276,6 +280,7 @@ class Team {
   std::shared_ptr<State> state_;
   tbb::task_arena& arena_;
   const uint64_t threads_;
+  std::atomic<uint64_t>& helpers_enqueued_;
   uint64_t generation_ = 0;
 };
 
@@ -350,17 +355,79 @@ class FirstError {
   Status status_;
 };
 
-class TaskQueue final : public CpuQueue {
+// Whether streamed command buffers (hal::Device::CreateStreamedCommandBuffer)
+// run as they are recorded: as chosen per recording site (TaskQueue::Decide),
+// always, or never (the device's stream option).
+enum class Streaming { kChosen, kAlways, kNever };
+
+class TaskQueue final : public CpuQueue, public CpuCommandBuffer::Streamer {
  public:
-  TaskQueue(std::string device_name, uint32_t threads)
+  TaskQueue(std::string device_name, uint32_t threads, Streaming streaming)
       : CpuQueue(std::move(device_name)),
         threads_(threads),
+        streaming_(streaming),
         arena_(std::make_unique<tbb::task_arena>(static_cast<int>(threads), /*reserved_for_masters=*/1)) {
     WorkerLimit::Get().Claim(threads_);
     arena_->initialize();
   }
 
+  CpuCommandBuffer::Streamer* streamer() override {
+    return threads_ > 1 && streaming_ != Streaming::kNever ? this : nullptr;
+  }
+
+  // A streamed command buffer whose first dispatch is `entry_point` of
+  // `executable` (its recording site) streams where the shape of the
+  // command buffers recorded there has settled on running in order on the
+  // submitting thread (ChooseWay) and has at least kStreamMinCommands
+  // commands: running them in order on the helper instead, while the rest
+  // is recorded, takes the recording off the critical path (ViT at batch 1,
+  // 151 commands, a third of its call recording them: 0.85 to 0.90 of the
+  // time). Smaller ones gain nothing over the hand-off (the sample CNN's 8
+  // commands: the same time streamed), and a shape that splits gains more
+  // from splitting (streamed by their timings instead, the sample MLPs ran
+  // on one thread in some processes). A site that streams keeps streaming:
+  // its shape's chooser, which no longer runs, stays as it was (run now and
+  // then, after many streamed calls, its timings were of cold caches, and
+  // ViT's flipped to split in some processes, 1.2 times as slow).
+  bool Decide(const CpuExecutable* executable, uint32_t entry_point) override {
+    if (shut_down_.load(std::memory_order_acquire)) return false;
+    if (streaming_ == Streaming::kAlways) return true;
+    Site& site = SiteOf(executable, entry_point);
+    const BurstChooser* shape = site.shape.load(std::memory_order_acquire);
+    bool in_order = false;
+    return shape && shape->Settled(&in_order) && in_order &&
+           site.commands.load(std::memory_order_relaxed) >= kStreamMinCommands;
+  }
+  bool Stopping() const override { return shut_down_.load(std::memory_order_acquire); }
+
+  // Hands `task` to the helper that lingers after its last one (StreamHelper),
+  // or, with none, to a new helper in the arena. A helper still finishing the
+  // last stream (its submission collected it, the task has yet to return) is
+  // waited for, briefly.
+  void Launch(std::function<void()> task) override {
+    for (int spins = 0; spins < 1000; ++spins) {
+      int state = helper_.state.load(std::memory_order_acquire);
+      if (state == kHelperIdle &&
+          helper_.state.compare_exchange_strong(state, kHelperHanding, std::memory_order_acq_rel)) {
+        helper_.task = std::move(task);
+        helper_.state.store(kHelperFull, std::memory_order_release);
+        return;
+      }
+      if (state != kHelperBusy && state != kHelperIdle) break;
+      SpinPause();
+    }
+    helpers_in_flight_.fetch_add(1, std::memory_order_relaxed);
+    arena_->enqueue(Handoff([this, task = std::move(task)] {
+      StreamHelper(task);
+      // The last touch of the queue: Shutdown waits for it.
+      helpers_in_flight_.fetch_sub(1, std::memory_order_release);
+    }));
+  }
+
   void Shutdown() override {
+    shut_down_.store(true, std::memory_order_release);
+    // The lingering helper leaves once it sees shut_down_.
+    SpinUntilHelperGone();
     CpuQueue::Shutdown();
     arena_.reset();
     WorkerLimit::Get().Release(threads_);
@@ -376,6 +443,20 @@ class TaskQueue final : public CpuQueue {
 
   Status ExecuteCommands(const CpuCommandBuffer& command_buffer, Tracer* tracer,
                          std::chrono::steady_clock::time_point deadline) override {
+    if (!command_buffer.HasStream()) return ExecuteRecorded(command_buffer, tracer, deadline);
+    // Run while recorded (Decide): what the helper has not run runs here.
+    size_t ran = 0;
+    Status status = command_buffer.CollectStream(deadline, &ran);
+    if (status.ok() && ran < command_buffer.commands().size()) {
+      status = command_buffer.RunInOrder(tracer, deadline, ran);
+    }
+    return status;
+  }
+
+ private:
+  // Runs a command buffer recorded before its submission.
+  Status ExecuteRecorded(const CpuCommandBuffer& command_buffer, Tracer* tracer,
+                         std::chrono::steady_clock::time_point deadline) {
     // A small command buffer whose shape has run faster with every command
     // on this thread runs as cpu-sync runs it (ChooseWay): each group's own
     // choice (RunGroup) misses what a split costs outside the group, the
@@ -383,7 +464,7 @@ class TaskQueue final : public CpuQueue {
     // other core wrote (ViT at batch 1: 3 of its 85 groups split, each
     // measured faster so, and a call on 2 threads took 1.07 times cpu-sync's
     // time; 1.03 with this choice).
-    const Choice choice = threads_ > 1 ? ChooseWay(command_buffer.commands()) : Choice{};
+    const Choice choice = threads_ > 1 ? ChooseWay(command_buffer) : Choice{};
     const auto clock_begin = choice.chooser ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
     Status status =
         choice.in_order ? command_buffer.RunInOrder(tracer, deadline) : RunGroups(command_buffer, tracer, deadline);
@@ -395,12 +476,11 @@ class TaskQueue final : public CpuQueue {
     return status;
   }
 
- private:
   // Runs the command buffer barrier group by barrier group (RunGroup).
   Status RunGroups(const CpuCommandBuffer& command_buffer, Tracer* tracer,
                    std::chrono::steady_clock::time_point deadline) {
     std::span<const CpuCommandBuffer::Command> commands = command_buffer.commands();
-    Team team(*arena_, threads_);
+    Team team(*arena_, threads_, teams_enqueued_);
     // Groups are numbered across calls, so that the groups that time
     // themselves (RunGroup) or try the slower way (RunsAlone) rotate. The
     // count is read once and written back once a command buffer, not
@@ -550,6 +630,7 @@ class TaskQueue final : public CpuQueue {
   }
 
   static constexpr uint64_t kMeasureEvery = 4;
+  static constexpr size_t kStreamMinCommands = 32;
   static constexpr uint64_t kExploreEvery = 64;
   static constexpr uint64_t kAloneCandidateNanos = 50000;
   static constexpr uint32_t kWarmupSamples = 3;
@@ -578,7 +659,10 @@ class TaskQueue final : public CpuQueue {
     BurstChooser chooser;
   };
 
-  Choice ChooseWay(std::span<const CpuCommandBuffer::Command> commands) {
+  // A streamed command buffer tells its recording site (Decide) its shape's
+  // chooser and its command count.
+  Choice ChooseWay(const CpuCommandBuffer& command_buffer) {
+    std::span<const CpuCommandBuffer::Command> commands = command_buffer.commands();
     const auto first = std::find_if(commands.begin(), commands.end(), [](const CpuCommandBuffer::Command& command) {
       return command.kind == CpuCommandBuffer::Kind::kDispatch;
     });
@@ -586,36 +670,133 @@ class TaskQueue final : public CpuQueue {
     uint64_t key = reinterpret_cast<uintptr_t>(first->dispatch.executable);
     key = (key ^ first->dispatch.entry_point) * 0x9e3779b97f4a7c15u;
     key = (key ^ commands.size()) * 0x9e3779b97f4a7c15u;
+    BurstChooser& chooser = ShapeChooser(shapes_.get(), key);
+    if (command_buffer.has_streamer()) {
+      Site& site = SiteOf(first->dispatch.executable, first->dispatch.entry_point);
+      site.commands.store(commands.size(), std::memory_order_relaxed);
+      site.shape.store(&chooser, std::memory_order_release);
+    }
+    const BurstChooser::Turn turn = chooser.Next();
+    return Choice{turn.in_order, turn.timed ? &chooser : nullptr};
+  }
+
+  // A recording site of streamed command buffers (Decide), by their first
+  // dispatch: the chooser of their shape and their command count when they
+  // last ran as recorded (ChooseWay).
+  struct Site {
+    std::atomic<uint64_t> key{0};
+    std::atomic<const BurstChooser*> shape{nullptr};
+    std::atomic<size_t> commands{0};
+  };
+  Site& SiteOf(const CpuExecutable* executable, uint32_t entry_point) {
+    uint64_t key = reinterpret_cast<uintptr_t>(executable);
+    key = ((key ^ entry_point) * 0x9e3779b97f4a7c15u) | 1;  // never 0, the empty slot's key
+    Site& site = sites_[(key >> 32) % kShapeSlots];
+    if (site.key.load(std::memory_order_relaxed) != key) {
+      site.shape.store(nullptr, std::memory_order_relaxed);
+      site.commands.store(0, std::memory_order_relaxed);
+      site.key.store(key, std::memory_order_relaxed);
+    }
+    return site;
+  }
+
+  // A streamed command buffer's helper: runs `task`, then stays for
+  // kHelperLingerNanos, spinning, for the next one Launch hands it, so that
+  // a program called in a loop (ViT at batch 1: a call every 0.1 ms, its
+  // first dispatch recorded 20 us after the last one ran) does not wake a
+  // worker each call; at most one helper lingers, and others leave. It
+  // leaves early when a team enqueues helpers (Team), whose tasks need the
+  // worker it holds.
+  void StreamHelper(const std::function<void()>& first) {
+    first();
+    int absent = kHelperAbsent;
+    if (shut_down_.load(std::memory_order_acquire) ||
+        !helper_.state.compare_exchange_strong(absent, kHelperIdle, std::memory_order_acq_rel)) {
+      return;
+    }
+    auto since = std::chrono::steady_clock::now();
+    uint64_t teams = teams_enqueued_.load(std::memory_order_acquire);
+    for (int spins = 0;;) {
+      const int state = helper_.state.load(std::memory_order_acquire);
+      if (state == kHelperFull) {
+        std::function<void()> task = std::move(helper_.task);
+        helper_.state.store(kHelperBusy, std::memory_order_release);
+        task();
+        helper_.state.store(kHelperIdle, std::memory_order_release);
+        since = std::chrono::steady_clock::now();
+        teams = teams_enqueued_.load(std::memory_order_acquire);
+        spins = 0;
+        continue;
+      }
+      if (state == kHelperIdle && ++spins % 64 == 0 &&
+          (shut_down_.load(std::memory_order_acquire) || teams_enqueued_.load(std::memory_order_acquire) != teams ||
+           std::chrono::steady_clock::now() - since > std::chrono::nanoseconds(kHelperLingerNanos))) {
+        int idle = kHelperIdle;
+        if (helper_.state.compare_exchange_strong(idle, kHelperAbsent, std::memory_order_acq_rel)) return;
+        continue;
+      }
+      if (spins >= 4096) std::this_thread::yield();
+      else SpinPause();
+    }
+  }
+  // Waits until no stream helper is left, started or not (shut_down_ set: a
+  // lingering one leaves, one that starts leaves after its task).
+  void SpinUntilHelperGone() {
+    while (helpers_in_flight_.load(std::memory_order_acquire) != 0) std::this_thread::yield();
+  }
+
+  // The chooser of the shape `key` in `shapes` (kShapeSlots of them).
+  static BurstChooser& ShapeChooser(Shape* shapes, uint64_t key) {
     key |= 1;  // never 0, the empty slot's key
-    Shape& shape = shapes_[(key >> 32) % kShapeSlots];
+    Shape& shape = shapes[(key >> 32) % kShapeSlots];
     if (shape.key.load(std::memory_order_relaxed) != key) {
       shape.chooser.Reset();
       shape.key.store(key, std::memory_order_relaxed);
     }
-    const BurstChooser::Turn turn = shape.chooser.Next();
-    return Choice{turn.in_order, turn.timed ? &shape.chooser : nullptr};
+    return shape.chooser;
   }
 
   const uint32_t threads_;
+  const Streaming streaming_;
   std::unique_ptr<tbb::task_arena> arena_;
   std::atomic<uint64_t> groups_{0};
   std::unique_ptr<Shape[]> shapes_ = std::make_unique<Shape[]>(kShapeSlots);
+  // The streaming sites, by the hash of their first dispatch.
+  std::unique_ptr<Site[]> sites_ = std::make_unique<Site[]>(kShapeSlots);
+  std::atomic<bool> shut_down_{false};
+  // Teams that enqueued helpers (Team).
+  std::atomic<uint64_t> teams_enqueued_{0};
+  // The lingering stream helper's mailbox: kHelperAbsent (none lingers),
+  // kHelperIdle (one waits), kHelperHanding then kHelperFull (Launch put a
+  // task in it), kHelperBusy (it runs that task).
+  static constexpr int kHelperAbsent = 0, kHelperIdle = 1, kHelperHanding = 2, kHelperFull = 3, kHelperBusy = 4;
+  static constexpr int64_t kHelperLingerNanos = 200000;
+  struct {
+    alignas(64) std::atomic<int> state{kHelperAbsent};
+    std::function<void()> task;
+  } helper_;
+  // Stream helpers enqueued and not yet returned.
+  std::atomic<uint64_t> helpers_in_flight_{0};
 };
 
 }  // namespace
 
 Status RegisterTaskDriver(hal::DriverRegistry& registry) {
   return registry.Register(
-      {"cpu-task", "CPU, submissions run asynchronously on oneTBB worker threads (options: threads=N, max_allocation=BYTES)",
+      {"cpu-task", "CPU, submissions run asynchronously on oneTBB worker threads (options: threads=N, max_allocation=BYTES, stream=auto|always|never)",
        [](const hal::DeviceSpec& spec) -> StatusOr<Ref<hal::Device>> {
-         STRATA_RETURN_IF_ERROR(spec.CheckKnownOptions({"threads", "max_allocation"}));
+         STRATA_RETURN_IF_ERROR(spec.CheckKnownOptions({"threads", "max_allocation", "stream"}));
          STRATA_ASSIGN_OR_RETURN(uint64_t max_allocation, CpuMaxAllocation(spec));
          const int64_t hardware = std::max(1u, std::thread::hardware_concurrency());
          STRATA_ASSIGN_OR_RETURN(int64_t threads, spec.GetInt("threads", hardware, 1, 1024));
          hal::DeviceInfo info = CpuDeviceInfo(
              spec, StrCat("CPU, ", threads, " worker thread", threads == 1 ? "" : "s", " (oneTBB)"),
              static_cast<uint32_t>(threads));
-         auto queue = std::make_shared<TaskQueue>(info.name, static_cast<uint32_t>(threads));
+         STRATA_ASSIGN_OR_RETURN(std::string_view stream, spec.GetChoice("stream", "auto", {"auto", "always", "never"}));
+         auto queue = std::make_shared<TaskQueue>(info.name, static_cast<uint32_t>(threads),
+                                                  stream == "always"   ? Streaming::kAlways
+                                                  : stream == "never" ? Streaming::kNever
+                                                                      : Streaming::kChosen);
          return Ref<hal::Device>(MakeRef<CpuDevice>(std::move(info), std::move(queue), max_allocation));
        }});
 }

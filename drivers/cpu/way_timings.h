@@ -110,6 +110,21 @@ class BurstChooser {
 
   void Record(bool in_order, uint64_t nanos) { timings_.Record(in_order, nanos); }
 
+  // Whether the way is settled (decided, or split for good), and which;
+  // false while the first bursts run.
+  bool Settled(bool* in_order) const {
+    if (decided_.load(std::memory_order_relaxed)) {
+      *in_order = in_order_.load(std::memory_order_relaxed);
+      return true;
+    }
+    if (runs_.load(std::memory_order_relaxed) > kBurst &&
+        timings_.Get(/*alone=*/false).nanos > kInOrderCandidateNanos) {
+      *in_order = false;
+      return true;
+    }
+    return false;
+  }
+
   void Reset() {
     timings_.Reset();
     runs_.store(0, std::memory_order_relaxed);

@@ -576,6 +576,14 @@ Status AddFunctions(vm::NativeModule& module, std::shared_ptr<ModuleState> state
     results[0] = RefValue(std::move(command_buffer).value());
     return OkStatus();
   }));
+  STRATA_RETURN_IF_ERROR(add("command_buffer.create_streamed", [](ModuleState& state, const Args& args,
+                                                                  CallResults results) {
+    Device* device = args.Typed<Device>(0);
+    auto command_buffer = device->CreateStreamedCommandBuffer();
+    if (!command_buffer.ok()) return args.Prefixed(std::move(command_buffer).status());
+    results[0] = RefValue(std::move(command_buffer).value());
+    return OkStatus();
+  }));
   STRATA_RETURN_IF_ERROR(add("command_buffer.begin", [](ModuleState& state, const Args& args, CallResults) {
     CommandBuffer* command_buffer = args.Typed<CommandBuffer>(0);
     return args.Prefixed(command_buffer->Begin());

@@ -74,6 +74,12 @@
 //                                       device and then shared
 //
 //   command_buffer.create     r_r      (device) -> command buffer
+//   command_buffer.create_streamed r_r (device) -> command buffer that the caller submits
+//                                       once, right after end, with no waits, its bytes
+//                                       untouched otherwise until that submission ends: the
+//                                       device may run its commands as they are recorded
+//                                       (hal::Device::CreateStreamedCommandBuffer); what
+//                                       compiled programs create
 //   command_buffer.begin      r_       (command_buffer)
 //   command_buffer.end        r_       (command_buffer)
 //   command_buffer.dispatch   rriiiirr_ (command_buffer, executable, entry_point, x, y, z,

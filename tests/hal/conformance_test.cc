@@ -852,6 +852,133 @@ TEST_CASE("conformance: failure propagation") {
   }
 }
 
+// Streamed command buffers (hal::Device::CreateStreamedCommandBuffer), which
+// a device may run while they are recorded: results as recorded ones give,
+// also past what a CPU one reserves for its helper (512 commands), a
+// failure stopping the rest, a submission with waits refused, and one
+// dropped while recording.
+void CheckStreamedCommandBuffers(hal::Device& device) {
+  Ref<hal::Executable> add = PrepareTestKernel(device, "add_f32");
+  Ref<hal::Executable> fail_if = PrepareTestKernel(device, "fail_if");
+  if (!add || !fail_if) return;
+  constexpr uint32_t kCount = 1000;
+  Ref<Buffer> a = Allocate(device, kCount * 4);
+  Ref<Buffer> b = Allocate(device, kCount * 4);
+  Ref<Buffer> c = Allocate(device, kCount * 4);
+  Ref<Buffer> d = Allocate(device, kCount * 4);
+  Ref<Buffer> e = Allocate(device, kCount * 4);
+  auto begin = [&] {
+    StatusOr<Ref<CommandBuffer>> command_buffer = device.CreateStreamedCommandBuffer();
+    REQUIRE(command_buffer.ok());
+    CHECK((*command_buffer)->streamed());
+    REQUIRE((*command_buffer)->Begin().ok());
+    return std::move(command_buffer).value();
+  };
+  // The same recording, called again and again as a program's function is
+  // (cpu-task decides by such repetitions whether to stream): c = a + b,
+  // d = c, e = c + d.
+  for (int call = 0; call < 24; ++call) {
+    INFO("call ", call);
+    Write(device, a.get(), 0, Iota(kCount, float(call)));
+    Write(device, b.get(), 0, Iota(kCount, 0.5f));
+    Ref<CommandBuffer> command_buffer = begin();
+    REQUIRE(RecordAdd(command_buffer.get(), add.get(), a.get(), b.get(), c.get(), kCount, 16).ok());
+    REQUIRE(command_buffer->Barrier().ok());
+    REQUIRE(command_buffer->Copy(c.get(), 0, d.get(), 0, kCount * 4).ok());
+    REQUIRE(command_buffer->Barrier().ok());
+    REQUIRE(RecordAdd(command_buffer.get(), add.get(), c.get(), d.get(), e.get(), kCount, 16).ok());
+    REQUIRE(command_buffer->End().ok());
+    Status status = SubmitAndWait(device, command_buffer.get());
+    REQUIRE_MESSAGE(status.ok(), status.ToString());
+    std::vector<float> result = Read<float>(device, e.get(), 0, kCount);
+    size_t wrong = 0;
+    for (uint32_t i = 0; i < kCount; ++i) wrong += result[i] != 2.0f * (2.0f * i + call + 0.5f);
+    CHECK(wrong == 0);
+  }
+  // 700 commands: c = a + b, then c += b 349 times.
+  {
+    Write(device, a.get(), 0, Iota(kCount, 0.0f));
+    Write(device, b.get(), 0, std::vector<float>(kCount, 1.0f));
+    Ref<CommandBuffer> command_buffer = begin();
+    REQUIRE(RecordAdd(command_buffer.get(), add.get(), a.get(), b.get(), c.get(), kCount, 16).ok());
+    for (int i = 1; i < 350; ++i) {
+      REQUIRE(command_buffer->Barrier().ok());
+      REQUIRE(RecordAdd(command_buffer.get(), add.get(), c.get(), b.get(), c.get(), kCount, 16).ok());
+    }
+    REQUIRE(command_buffer->End().ok());
+    REQUIRE(SubmitAndWait(device, command_buffer.get()).ok());
+    std::vector<float> result = Read<float>(device, c.get(), 0, kCount);
+    size_t wrong = 0;
+    for (uint32_t i = 0; i < kCount; ++i) wrong += result[i] != float(i) + 350.0f;
+    CHECK(wrong == 0);
+    // Submitted again, it runs again, on what its buffers hold then.
+    Write(device, a.get(), 0, Iota(kCount, 1000.0f));
+    REQUIRE(SubmitAndWait(device, command_buffer.get()).ok());
+    CHECK(Read<float>(device, c.get(), 0, 1)[0] == 1350.0f);
+  }
+  // A failing dispatch stops the rest: the fill after it never runs.
+  {
+    Write(device, d.get(), 0, std::vector<float>(kCount, 3.0f));
+    Ref<CommandBuffer> command_buffer = begin();
+    const uint32_t code[] = {9};
+    REQUIRE(command_buffer->Dispatch(fail_if.get(), 0, {2, 1, 1}, code, {}).ok());
+    REQUIRE(command_buffer->Barrier().ok());
+    REQUIRE(command_buffer->Fill(d.get(), 0, kCount * 4, 0, 4).ok());
+    REQUIRE(command_buffer->End().ok());
+    CheckError(SubmitAndWait(device, command_buffer.get()), StatusCode::kAborted, {"returned 9"});
+    CHECK(Read<float>(device, d.get(), 0, kCount) == std::vector<float>(kCount, 3.0f));
+  }
+  // Its submission may not wait.
+  {
+    Ref<CommandBuffer> command_buffer = begin();
+    REQUIRE(command_buffer->Fill(d.get(), 0, kCount * 4, 0, 4).ok());
+    REQUIRE(command_buffer->End().ok());
+    Ref<Semaphore> gate = CreateSemaphore(device, 1);
+    Ref<Semaphore> done = CreateSemaphore(device, 0);
+    SemaphoreValue wait{gate.get(), 1}, signal{done.get(), 1};
+    CommandBuffer* raw = command_buffer.get();
+    CheckError(device.QueueExecute({&wait, 1}, {&signal, 1}, {&raw, 1}), StatusCode::kFailedPrecondition,
+               {"created streamed", "cannot wait; got 1 wait"});
+  }
+  // Dropped while recording, and begun again while recording.
+  for (int i = 0; i < 3; ++i) {
+    Ref<CommandBuffer> command_buffer = begin();
+    REQUIRE(RecordAdd(command_buffer.get(), add.get(), a.get(), b.get(), c.get(), kCount, 16).ok());
+    REQUIRE(command_buffer->Begin().ok());
+    REQUIRE(RecordAdd(command_buffer.get(), add.get(), a.get(), b.get(), c.get(), kCount, 16).ok());
+  }
+}
+
+TEST_CASE("conformance: streamed command buffers") {
+  FOR_EACH_DRIVER(device) { CheckStreamedCommandBuffers(*device); }
+}
+
+#if STRATA_DRIVER_CPU_TASK
+// cpu-task running every streamed command buffer as it is recorded
+// (stream=always), and never (stream=never).
+TEST_CASE("cpu-task: streamed command buffers, always and never streamed") {
+  for (const char* spec : {"cpu-task?threads=2&stream=always", "cpu-task?threads=3&stream=always",
+                           "cpu-task?threads=2&stream=never"}) {
+    INFO(spec);
+    CheckStreamedCommandBuffers(*CreateDevice(spec));
+  }
+  // A device destroyed while a streamed command buffer records (its helper
+  // waiting for more): the helper leaves, and the command buffer can be
+  // dropped later.
+  Ref<hal::Device> device = CreateDevice("cpu-task?threads=2&stream=always");
+  Ref<hal::Executable> add = PrepareTestKernel(*device, "add_f32");
+  REQUIRE(add);
+  Ref<Buffer> a = Allocate(*device, 64);
+  StatusOr<Ref<CommandBuffer>> command_buffer = device->CreateStreamedCommandBuffer();
+  REQUIRE(command_buffer.ok());
+  REQUIRE((*command_buffer)->Begin().ok());
+  REQUIRE(RecordAdd(command_buffer->get(), add.get(), a.get(), a.get(), a.get(), 16, 16).ok());
+  add = nullptr;
+  device = nullptr;
+  command_buffer = Ref<CommandBuffer>();
+}
+#endif
+
 TEST_CASE("conformance: CPU kernels get the local memory they declare") {
   FOR_EACH_DRIVER(device) {
     const std::string format = device->info().executable_formats[0];

@@ -96,7 +96,10 @@ TEST_CASE("registry: CPU driver options") {
   CheckError(registry.CreateDevice("cpu-task?threads=two").status(), StatusCode::kInvalidArgument,
              {"threads='two'"});
   CheckError(registry.CreateDevice("cpu-task?thread=2").status(), StatusCode::kInvalidArgument,
-             {"no option 'thread'", "(options: threads, max_allocation)"});
+             {"no option 'thread'", "(options: threads, max_allocation, stream)"});
+  CHECK(registry.CreateDevice("cpu-task?stream=never").ok());
+  CheckError(registry.CreateDevice("cpu-task?stream=sometimes").status(), StatusCode::kInvalidArgument,
+             {"option stream='sometimes' must be one of auto, always, never"});
   CheckError(registry.CreateDevice("cpu-sync?threads=2").status(), StatusCode::kInvalidArgument,
              {"driver 'cpu-sync' has no option 'threads'", "(options: max_allocation)"});
   // max_allocation caps every allocation of the device.

@@ -97,6 +97,25 @@ TEST_CASE("burst chooser: a clear loser is tried 16 times as rarely") {
   CHECK(std::count(close_ways.begin(), close_ways.end(), true) == kBurst);
 }
 
+TEST_CASE("burst chooser: settled once decided, or split for good") {
+  BurstChooser chooser;
+  bool in_order = false;
+  CHECK(!chooser.Settled(&in_order));
+  Run(chooser, 2 * kBurst, 300, 100);  // in order 3 times as fast
+  CHECK(!chooser.Settled(&in_order));  // decided by the next run
+  Run(chooser, 1, 300, 100);
+  CHECK(chooser.Settled(&in_order));
+  CHECK(in_order);
+
+  BurstChooser long_split;
+  Run(long_split, kBurst, BurstChooser::kInOrderCandidateNanos + 1, 1);
+  CHECK(!long_split.Settled(&in_order));
+  Run(long_split, 1, BurstChooser::kInOrderCandidateNanos + 1, 1);
+  in_order = true;
+  CHECK(long_split.Settled(&in_order));
+  CHECK(!in_order);
+}
+
 TEST_CASE("burst chooser: Reset starts anew") {
   BurstChooser chooser;
   Run(chooser, 2 * kBurst + 3, 300, 100);

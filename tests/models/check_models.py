@@ -63,7 +63,9 @@ sys.path.insert(0, IMPORT_DIR)
 
 RTOL = 1e-3
 ATOL = 1e-4
-DEVICES = ["cpu-sync", "cpu-task"]
+# cpu-task also with every command buffer run as it is recorded (stream=always;
+# by default it streams only where that has been faster).
+DEVICES = ["cpu-sync", "cpu-task", "cpu-task?threads=2&stream=always"]
 DYNAMIC_BATCHES = [1, 3, 8]
 ONNX_FAMILIES = ["resnet18", "mobilenet_v2", "bert"]
 # The text models' vocabulary sizes (zoo.py's): a token id this large must be refused.
