@@ -91,8 +91,9 @@ class Device : public RefObject {
   // on nothing, and nothing else reads or writes the bytes its commands
   // touch between Begin and the end of that submission. The device may then
   // run its commands while they are being recorded (cpu-task with several
-  // threads does, where that has been faster: the rest of the recording
-  // overlaps the first commands). A submission of it with waits fails.
+  // threads does for command buffers of many commands that would run in
+  // order anyway: the rest of the recording overlaps the first commands). A
+  // submission of it with waits fails.
   // Devices that do not run commands early return a CreateCommandBuffer()
   // marked streamed (CommandBuffer::streamed).
   virtual StatusOr<Ref<CommandBuffer>> CreateStreamedCommandBuffer();

@@ -341,6 +341,16 @@ Status Allocate(ModuleState& state, const Args& args, CallResults results) {
   return OkStatus();
 }
 
+// command_buffer.create and command_buffer.create_streamed: the command
+// buffer `create` makes on the device argument.
+Status CreateCommandBufferWith(StatusOr<Ref<CommandBuffer>> (Device::*create)(), const Args& args,
+                               CallResults results) {
+  auto command_buffer = (args.Typed<Device>(0)->*create)();
+  if (!command_buffer.ok()) return args.Prefixed(std::move(command_buffer).status());
+  results[0] = RefValue(std::move(command_buffer).value());
+  return OkStatus();
+}
+
 Status AddFunctions(vm::NativeModule& module, std::shared_ptr<ModuleState> state) {
   // Every body is a plain function of the module's state: one wrapper type
   // for all of them, not one std::function per function.
@@ -569,20 +579,11 @@ Status AddFunctions(vm::NativeModule& module, std::shared_ptr<ModuleState> state
   }));
 
   // ---- command_buffer ----
-  STRATA_RETURN_IF_ERROR(add("command_buffer.create", [](ModuleState& state, const Args& args, CallResults results) {
-    Device* device = args.Typed<Device>(0);
-    auto command_buffer = device->CreateCommandBuffer();
-    if (!command_buffer.ok()) return args.Prefixed(std::move(command_buffer).status());
-    results[0] = RefValue(std::move(command_buffer).value());
-    return OkStatus();
+  STRATA_RETURN_IF_ERROR(add("command_buffer.create", [](ModuleState&, const Args& args, CallResults results) {
+    return CreateCommandBufferWith(&Device::CreateCommandBuffer, args, results);
   }));
-  STRATA_RETURN_IF_ERROR(add("command_buffer.create_streamed", [](ModuleState& state, const Args& args,
-                                                                  CallResults results) {
-    Device* device = args.Typed<Device>(0);
-    auto command_buffer = device->CreateStreamedCommandBuffer();
-    if (!command_buffer.ok()) return args.Prefixed(std::move(command_buffer).status());
-    results[0] = RefValue(std::move(command_buffer).value());
-    return OkStatus();
+  STRATA_RETURN_IF_ERROR(add("command_buffer.create_streamed", [](ModuleState&, const Args& args, CallResults results) {
+    return CreateCommandBufferWith(&Device::CreateStreamedCommandBuffer, args, results);
   }));
   STRATA_RETURN_IF_ERROR(add("command_buffer.begin", [](ModuleState& state, const Args& args, CallResults) {
     CommandBuffer* command_buffer = args.Typed<CommandBuffer>(0);
