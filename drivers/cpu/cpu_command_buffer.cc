@@ -7,6 +7,7 @@
 
 #include "drivers/cpu/cpu_buffer.h"
 #include "drivers/cpu/cpu_device.h"
+#include "drivers/cpu/spin.h"
 
 namespace strata::cpu {
 
@@ -42,24 +43,6 @@ constexpr size_t kStreamBindings = 4096;
 constexpr size_t kStreamConstants = 2048;
 constexpr size_t kStreamUpdateBytes = 4096;
 
-// Tells the core that this thread spins on a memory word.
-inline void Pause() {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#elif defined(__aarch64__)
-  asm volatile("yield");
-#endif
-}
-
-// Spins until `done()`, yielding the core after a while.
-template <typename Done>
-void SpinUntil(const Done& done) {
-  for (int spins = 0; !done(); ++spins) {
-    if (spins >= 1024) std::this_thread::yield();
-    else Pause();
-  }
-}
-
 }  // namespace
 
 CpuCommandBuffer::CpuCommandBuffer(const hal::DeviceLimits& limits, std::shared_ptr<Streamer> streamer)
@@ -76,8 +59,12 @@ void CpuCommandBuffer::AwaitHelper(Stream& s) {
   });
 }
 
+bool CpuCommandBuffer::Streaming() const {
+  // Only this thread sets stop.
+  return stream_ && !stream_->stop.load(std::memory_order_relaxed);
+}
+
 void CpuCommandBuffer::StopStream() {
-  streaming_ = false;
   if (!stream_) return;
   stream_->stop.store(true, std::memory_order_release);
   AwaitHelper(*stream_);
@@ -85,32 +72,28 @@ void CpuCommandBuffer::StopStream() {
 
 void CpuCommandBuffer::BeforeAppend(const CpuExecutable* dispatched, uint32_t entry_point, size_t bindings,
                                     size_t constants, size_t update_bytes) {
-  if (dispatched && !dispatched_) {
-    dispatched_ = true;
-    if (streamer_) {
-      if (streamer_->Decide(dispatched, entry_point)) {
-        // Reserved before the helper starts: from now on the arrays must
-        // not move while it may read them.
-        commands_.reserve(kStreamCommands);
-        binding_pointers_.reserve(kStreamBindings);
-        binding_lengths_.reserve(kStreamBindings);
-        constants_.reserve(kStreamConstants);
-        update_data_.reserve(kStreamUpdateBytes);
-        stream_ = std::make_shared<Stream>();
-        stream_->published.store(static_cast<uint32_t>(commands_.size()), std::memory_order_release);
-        streaming_ = true;
-        streamer_->Launch([this, stream = stream_] {
-          // A helper that starts after the recording thread took the
-          // stream back (the command buffer may be gone) leaves at once.
-          int waiting = Stream::kWaiting;
-          if (stream->state.compare_exchange_strong(waiting, Stream::kRunning, std::memory_order_acq_rel)) {
-            RunStream(*stream);
-          }
-        });
+  // At the first dispatch (the base class counts one once DispatchImpl has
+  // recorded it).
+  if (dispatched && dispatch_count() == 0 && streamer_ && streamer_->Decide(dispatched, entry_point)) {
+    // Reserved before the helper starts: from now on the arrays must not
+    // move while it may read them.
+    commands_.reserve(kStreamCommands);
+    binding_pointers_.reserve(kStreamBindings);
+    binding_lengths_.reserve(kStreamBindings);
+    constants_.reserve(kStreamConstants);
+    update_data_.reserve(kStreamUpdateBytes);
+    stream_ = std::make_shared<Stream>();
+    stream_->published.store(static_cast<uint32_t>(commands_.size()), std::memory_order_release);
+    streamer_->Launch([this, stream = stream_] {
+      // A helper that starts after the recording thread took the stream
+      // back (the command buffer may be gone) leaves at once.
+      int waiting = Stream::kWaiting;
+      if (stream->state.compare_exchange_strong(waiting, Stream::kRunning, std::memory_order_acq_rel)) {
+        RunStream(*stream);
       }
-    }
+    });
   }
-  if (streaming_ && (commands_.size() + 1 > commands_.capacity() ||
+  if (Streaming() && (commands_.size() + 1 > commands_.capacity() ||
                      binding_pointers_.size() + bindings > binding_pointers_.capacity() ||
                      constants_.size() + constants > constants_.capacity() ||
                      update_data_.size() + update_bytes > update_data_.capacity())) {
@@ -119,7 +102,7 @@ void CpuCommandBuffer::BeforeAppend(const CpuExecutable* dispatched, uint32_t en
 }
 
 void CpuCommandBuffer::Publish() {
-  if (streaming_) stream_->published.store(static_cast<uint32_t>(commands_.size()), std::memory_order_release);
+  if (Streaming()) stream_->published.store(static_cast<uint32_t>(commands_.size()), std::memory_order_release);
 }
 
 void CpuCommandBuffer::RunStream(Stream& s) const {
@@ -149,7 +132,7 @@ void CpuCommandBuffer::RunStream(Stream& s) const {
     if (s.ended.load(std::memory_order_acquire) && next == s.published.load(std::memory_order_acquire)) break;
     if (streamer_->Stopping()) break;
     if (++idle >= 1024) std::this_thread::yield();
-    else Pause();
+    else SpinPause();
   }
   s.ran = next;
   s.state.store(Stream::kDone, std::memory_order_release);
@@ -176,7 +159,6 @@ Status CpuCommandBuffer::EndImpl() {
 void CpuCommandBuffer::ResetImpl() {
   StopStream();
   stream_.reset();
-  dispatched_ = false;
   commands_.clear();
   binding_pointers_.clear();
   binding_lengths_.clear();

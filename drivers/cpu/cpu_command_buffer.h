@@ -172,9 +172,11 @@ class CpuCommandBuffer final : public hal::CommandBuffer {
   // recording ends or it is stopped.
   void RunStream(Stream& stream) const;
 
+  // Whether the helper is fed the commands recorded: a stream started and
+  // not stopped.
+  bool Streaming() const;
+
   const std::shared_ptr<Streamer> streamer_;
-  bool dispatched_ = false;   // a dispatch was recorded since Begin
-  bool streaming_ = false;    // the helper is fed the commands recorded
   std::shared_ptr<Stream> stream_;
   std::vector<Command> commands_;
   std::vector<void*> binding_pointers_;

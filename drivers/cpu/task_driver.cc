@@ -35,6 +35,7 @@
 #include <vector>
 
 #include "drivers/cpu/cpu_device.h"
+#include "drivers/cpu/spin.h"
 
 #if defined(__has_feature)
 #if __has_feature(thread_sanitizer)
@@ -86,17 +87,6 @@ class Handoff {
  private:
   F f_;
 };
-
-// Tells the core that this thread spins on a memory word (x86 `pause`, Arm
-// `yield`), so that its loads do not flood the line another core is about
-// to write.
-inline void SpinPause() {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#elif defined(__aarch64__)
-  asm volatile("yield");
-#endif
-}
 
 // The threads that run one submission: the thread that runs it (outside the
 // arena) and threads - 1 helpers, tasks enqueued in the arena by its first
@@ -181,10 +171,7 @@ class Team {
     const uint64_t generation = ++generation_ & 0xffffffffu;
     s.claims.store(generation << 32 | shares << 16, std::memory_order_release);
     RunShares(s, generation, /*slot=*/0);
-    for (int spins = 0; s.done.load(std::memory_order_acquire) != chunks; ++spins) {
-      if (spins >= 1024) std::this_thread::yield();
-      else SpinPause();
-    }
+    SpinUntil([&] { return s.done.load(std::memory_order_acquire) == chunks; });
   }
 
  private:
@@ -392,7 +379,7 @@ class TaskQueue final : public CpuQueue, public CpuCommandBuffer::Streamer {
   bool Decide(const CpuExecutable* executable, uint32_t entry_point) override {
     if (shut_down_.load(std::memory_order_acquire)) return false;
     if (streaming_ == Streaming::kAlways) return true;
-    Site& site = SiteOf(executable, entry_point);
+    Site& site = SlotOf(sites_.get(), DispatchKey(executable, entry_point));
     const BurstChooser* shape = site.shape.load(std::memory_order_acquire);
     bool in_order = false;
     return shape && shape->Settled(&in_order) && in_order &&
@@ -657,6 +644,7 @@ class TaskQueue final : public CpuQueue, public CpuCommandBuffer::Streamer {
   struct Shape {
     std::atomic<uint64_t> key{0};
     BurstChooser chooser;
+    void Reset() { chooser.Reset(); }
   };
 
   // A streamed command buffer tells its recording site (Decide) its shape's
@@ -667,12 +655,10 @@ class TaskQueue final : public CpuQueue, public CpuCommandBuffer::Streamer {
       return command.kind == CpuCommandBuffer::Kind::kDispatch;
     });
     if (first == commands.end()) return {};
-    uint64_t key = reinterpret_cast<uintptr_t>(first->dispatch.executable);
-    key = (key ^ first->dispatch.entry_point) * 0x9e3779b97f4a7c15u;
-    key = (key ^ commands.size()) * 0x9e3779b97f4a7c15u;
-    BurstChooser& chooser = ShapeChooser(shapes_.get(), key);
+    const uint64_t site_key = DispatchKey(first->dispatch.executable, first->dispatch.entry_point);
+    BurstChooser& chooser = SlotOf(shapes_.get(), (site_key ^ commands.size()) * 0x9e3779b97f4a7c15u).chooser;
     if (command_buffer.has_streamer()) {
-      Site& site = SiteOf(first->dispatch.executable, first->dispatch.entry_point);
+      Site& site = SlotOf(sites_.get(), site_key);
       site.commands.store(commands.size(), std::memory_order_relaxed);
       site.shape.store(&chooser, std::memory_order_release);
     }
@@ -687,17 +673,14 @@ class TaskQueue final : public CpuQueue, public CpuCommandBuffer::Streamer {
     std::atomic<uint64_t> key{0};
     std::atomic<const BurstChooser*> shape{nullptr};
     std::atomic<size_t> commands{0};
-  };
-  Site& SiteOf(const CpuExecutable* executable, uint32_t entry_point) {
-    uint64_t key = reinterpret_cast<uintptr_t>(executable);
-    key = ((key ^ entry_point) * 0x9e3779b97f4a7c15u) | 1;  // never 0, the empty slot's key
-    Site& site = sites_[(key >> 32) % kShapeSlots];
-    if (site.key.load(std::memory_order_relaxed) != key) {
-      site.shape.store(nullptr, std::memory_order_relaxed);
-      site.commands.store(0, std::memory_order_relaxed);
-      site.key.store(key, std::memory_order_relaxed);
+    void Reset() {
+      shape.store(nullptr, std::memory_order_relaxed);
+      commands.store(0, std::memory_order_relaxed);
     }
-    return site;
+  };
+
+  static uint64_t DispatchKey(const CpuExecutable* executable, uint32_t entry_point) {
+    return (reinterpret_cast<uintptr_t>(executable) ^ entry_point) * 0x9e3779b97f4a7c15u;
   }
 
   // A streamed command buffer's helper: runs `task`, then stays for
@@ -742,18 +725,20 @@ class TaskQueue final : public CpuQueue, public CpuCommandBuffer::Streamer {
   // Waits until no stream helper is left, started or not (shut_down_ set: a
   // lingering one leaves, one that starts leaves after its task).
   void SpinUntilHelperGone() {
-    while (helpers_in_flight_.load(std::memory_order_acquire) != 0) std::this_thread::yield();
+    SpinUntil([&] { return helpers_in_flight_.load(std::memory_order_acquire) == 0; });
   }
 
-  // The chooser of the shape `key` in `shapes` (kShapeSlots of them).
-  static BurstChooser& ShapeChooser(Shape* shapes, uint64_t key) {
+  // The slot of `key` in `slots` (kShapeSlots of them, Shape or Site): by
+  // its hash; another key hashing to the slot takes it over, reset.
+  template <typename Slot>
+  static Slot& SlotOf(Slot* slots, uint64_t key) {
     key |= 1;  // never 0, the empty slot's key
-    Shape& shape = shapes[(key >> 32) % kShapeSlots];
-    if (shape.key.load(std::memory_order_relaxed) != key) {
-      shape.chooser.Reset();
-      shape.key.store(key, std::memory_order_relaxed);
+    Slot& slot = slots[(key >> 32) % kShapeSlots];
+    if (slot.key.load(std::memory_order_relaxed) != key) {
+      slot.Reset();
+      slot.key.store(key, std::memory_order_relaxed);
     }
-    return shape.chooser;
+    return slot;
   }
 
   const uint32_t threads_;

@@ -89,8 +89,7 @@ class BurstChooser {
     runs_.store(run + 1, std::memory_order_relaxed);
     if (run < kBurst) return {false, run != 0};
     if (!decided_.load(std::memory_order_relaxed)) {
-      // Long when split: split for good (not tried in order).
-      if (timings_.Get(/*alone=*/false).nanos > kInOrderCandidateNanos) return {false, false};
+      if (SplitForGood()) return {false, false};
       if (run < 2 * kBurst) return {true, run != kBurst};
       Decide();
     }
@@ -117,8 +116,7 @@ class BurstChooser {
       *in_order = in_order_.load(std::memory_order_relaxed);
       return true;
     }
-    if (runs_.load(std::memory_order_relaxed) > kBurst &&
-        timings_.Get(/*alone=*/false).nanos > kInOrderCandidateNanos) {
+    if (runs_.load(std::memory_order_relaxed) > kBurst && SplitForGood()) {
       *in_order = false;
       return true;
     }
@@ -135,6 +133,10 @@ class BurstChooser {
   }
 
  private:
+  // Long when split, once the split burst is timed: split for good (not
+  // tried in order).
+  bool SplitForGood() const { return timings_.Get(/*alone=*/false).nanos > kInOrderCandidateNanos; }
+
   // Decides from the two bursts' timings; where one has none (another
   // thread's runs took its turns), keeps the way decided before (split the
   // first time).
