@@ -186,11 +186,22 @@ class Buffer : public Resource {
   std::shared_ptr<AllocationCounter> allocation_counter_;
 };
 
-// A byte range of a buffer, as used by dispatch bindings.
+// A byte range of a buffer, as used by dispatch bindings and binding tables.
+// A dispatch binding of an indirect command buffer may name no buffer but a
+// slot of the binding table each submission gives (CommandBuffer::indirect):
+// buffer null, `slot` the entry, offset and length within that entry's range.
 struct BufferBinding {
+  static constexpr uint32_t kNoSlot = 0xffffffffu;
+
   Buffer* buffer = nullptr;  // borrowed for the duration of the call
   uint64_t offset = 0;
   uint64_t length = Buffer::kWholeBuffer;
+  uint32_t slot = kNoSlot;
+
+  static BufferBinding Slot(uint32_t slot, uint64_t offset = 0, uint64_t length = Buffer::kWholeBuffer) {
+    return {nullptr, offset, length, slot};
+  }
+  bool indirect() const { return slot != kNoSlot; }
 };
 
 }  // namespace strata::hal

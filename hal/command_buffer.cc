@@ -60,6 +60,7 @@ Status CommandBuffer::Begin() {
   ReleaseRetained();
   state_ = State::kRecording;
   dispatch_count_ = 0;
+  slots_.clear();
   return OkStatus();
 }
 
@@ -110,8 +111,36 @@ Status CommandBuffer::Dispatch(Executable* executable, uint32_t entry_point, Wor
                                 " bindings, got ", bindings.size());
   }
   BufferBinding resolved[Executable::kMaxBindings];
+  bool any_slot = false;
   for (size_t i = 0; i < bindings.size(); ++i) {
     const BufferBinding& binding = bindings[i];
+    if (binding.indirect()) {
+      if (!indirect_) {
+        return InvalidArgumentError(DispatchContext(executable, entry_point), ": binding ", i,
+                                    " names binding table slot ", binding.slot,
+                                    ", but the command buffer is not indirect (Device::CreateIndirectCommandBuffer)");
+      }
+      if (binding.buffer) {
+        return InvalidArgumentError(DispatchContext(executable, entry_point), ": binding ", i,
+                                    " names both a buffer and binding table slot ", binding.slot);
+      }
+      if (binding.slot >= kMaxBindingSlots) {
+        return OutOfRangeError(DispatchContext(executable, entry_point), ": binding ", i, " names slot ",
+                               binding.slot, "; a binding table has at most ", kMaxBindingSlots, " slots");
+      }
+      if (binding.offset & (limits_.min_binding_alignment - 1)) {
+        return InvalidArgumentError(DispatchContext(executable, entry_point), ": binding ", i, " offset ",
+                                    binding.offset, " is not a multiple of the device's binding alignment ",
+                                    limits_.min_binding_alignment);
+      }
+      if (binding.length != Buffer::kWholeBuffer && binding.offset > UINT64_MAX - binding.length) {
+        return OutOfRangeError(DispatchContext(executable, entry_point), ": binding ", i, " range at offset ",
+                               binding.offset, " of ", binding.length, " bytes overflows");
+      }
+      resolved[i] = binding;
+      any_slot = true;
+      continue;
+    }
     if (!binding.buffer || binding.buffer->family() != family()) {
       return CheckResource(
           STRATA_FOR_MESSAGE(StrCat(DispatchContext(executable, entry_point), ": binding ", i, " buffer").c_str()),
@@ -137,15 +166,76 @@ Status CommandBuffer::Dispatch(Executable* executable, uint32_t entry_point, Wor
     resolved[i] = {binding.buffer, binding.offset, *length};
   }
   // The loader guarantees a binding to hold the scratch, and the count was
-  // checked above.
-  if (info.scratch_bytes != 0 && resolved[bindings.size() - 1].length < info.scratch_bytes) {
+  // checked above; a slot's entry is checked at submission.
+  const BufferBinding& scratch = resolved[bindings.size() - 1];
+  if (info.scratch_bytes != 0 && !scratch.indirect() && scratch.length < info.scratch_bytes) {
     return OutOfRangeError(DispatchContext(executable, entry_point), ": the scratch binding (", bindings.size() - 1,
-                           ") holds ", resolved[bindings.size() - 1].length, " bytes, the kernel needs ",
-                           info.scratch_bytes);
+                           ") holds ", scratch.length, " bytes, the kernel needs ", info.scratch_bytes);
   }
   if (counts[0] == 0 || counts[1] == 0 || counts[2] == 0) return OkStatus();
+  if (any_slot) {
+    for (size_t i = 0; i < bindings.size(); ++i) {
+      const BufferBinding& binding = resolved[i];
+      if (!binding.indirect()) continue;
+      if (slots_.size() <= binding.slot) slots_.resize(binding.slot + 1);
+      SlotNeeds& needs = slots_[binding.slot];
+      const uint64_t least = info.scratch_bytes != 0 && i + 1 == bindings.size() ? info.scratch_bytes : 0;
+      const uint64_t end =
+          binding.offset + (binding.length == Buffer::kWholeBuffer ? least : std::max(least, binding.length));
+      needs.access |= ((info.read_only_bindings >> i) & 1) ? kAccessRead : kAccessReadWrite;
+      if (!needs.used || end > needs.end) {
+        needs.end = end;
+        needs.dispatch = dispatch_count_;
+        needs.binding = static_cast<uint32_t>(i);
+      }
+      needs.used = true;
+    }
+  }
   STRATA_RETURN_IF_ERROR(DispatchImpl(executable, entry_point, workgroups, constants, {resolved, bindings.size()}));
   ++dispatch_count_;
+  return OkStatus();
+}
+
+Status CommandBuffer::CheckBindingTable(size_t index, std::span<const BufferBinding> table,
+                                        std::vector<BufferBinding>* resolved) const {
+  const auto what = [index] { return StrCat("submit: command buffer ", index); };
+  if (table.size() < slots_.size()) {
+    return InvalidArgumentError(what(), ": the binding table has ", table.size(), " entr",
+                                table.size() == 1 ? "y" : "ies", "; the command buffer's dispatches bind slots up to ",
+                                slots_.size() - 1, ", so it needs at least ", slots_.size());
+  }
+  resolved->assign(table.begin(), table.end());
+  for (size_t slot = 0; slot < slots_.size(); ++slot) {
+    const SlotNeeds& needs = slots_[slot];
+    if (!needs.used) continue;
+    const BufferBinding& entry = table[slot];
+    if (entry.indirect()) {
+      return InvalidArgumentError(what(), ": binding table slot ", slot, " names slot ", entry.slot,
+                                  "; a table entry names a buffer");
+    }
+    const auto prefix = [&] { return StrCat(what(), ": binding table slot ", slot); };
+    if (!entry.buffer || entry.buffer->family() != family()) {
+      return CheckResource(STRATA_FOR_MESSAGE(StrCat(prefix(), " buffer").c_str()), entry.buffer);
+    }
+    if (entry.offset & (limits_.min_binding_alignment - 1)) {
+      return InvalidArgumentError(prefix(), " offset ", entry.offset,
+                                  " is not a multiple of the device's binding alignment ",
+                                  limits_.min_binding_alignment);
+    }
+    if (!(entry.buffer->usage() & kUsageDispatchStorage) ||
+        (entry.buffer->allowed_access() & needs.access) != needs.access) {
+      const std::string text = STRATA_FOR_MESSAGE(prefix());
+      STRATA_RETURN_IF_ERROR(entry.buffer->CheckUsage(text.c_str(), kUsageDispatchStorage));
+      STRATA_RETURN_IF_ERROR(entry.buffer->CheckAccess(text.c_str(), needs.access));
+    }
+    auto length = entry.buffer->ResolveRange("", entry.offset, entry.length);
+    if (!length.ok()) return OutOfRangeError(prefix(), length.status().message());
+    if (*length < needs.end) {
+      return OutOfRangeError(prefix(), " holds ", *length, " bytes; binding ", needs.binding, " of dispatch ",
+                             needs.dispatch, " needs ", needs.end, " bytes of it");
+    }
+    (*resolved)[slot].length = *length;
+  }
   return OkStatus();
 }
 

@@ -15,6 +15,16 @@
 // A failed command is not recorded; the command buffer stays usable.
 // Execution therefore never meets a malformed command.
 //
+// Indirect command buffers (Device::CreateIndirectCommandBuffer): a dispatch
+// binding may name a slot of a binding table instead of a buffer
+// (BufferBinding::Slot), and each submission gives the table (one entry per
+// slot: a buffer range), as IREE's indirect command buffers do. A program
+// records one once and submits it on every call with that call's buffers,
+// instead of recording the same commands again. What cannot be checked when
+// recording (the buffer's usage and access, the range) is checked against
+// the table when it is submitted (CheckBindingTable). Fills, copies and
+// updates name buffers.
+//
 // Life cycle: Begin (from any state; drops what was recorded), record, End;
 // then submit as often as wanted, also concurrently. Begin fails while a
 // submission of the command buffer is still pending.
@@ -31,6 +41,7 @@
 #include <atomic>
 #include <cstdint>
 #include <span>
+#include <string_view>
 #include <vector>
 
 #include "hal/buffer.h"
@@ -39,6 +50,8 @@
 #include "vm/base/status.h"
 
 namespace strata::hal {
+
+class CommandLog;
 
 struct WorkgroupCount {
   uint32_t x = 1;
@@ -93,6 +106,33 @@ class CommandBuffer : public Resource {
   // and are not counted); the device adds them up per submission.
   uint32_t dispatch_count() const { return dispatch_count_; }
 
+  // Whether the command buffer was created by
+  // Device::CreateIndirectCommandBuffer: its dispatches may bind slots.
+  bool indirect() const { return indirect_; }
+  // For devices' CreateIndirectCommandBuffer.
+  void MarkIndirect() { indirect_ = true; }
+  // The most slots a binding table may have.
+  static constexpr uint32_t kMaxBindingSlots = 4096;
+  // The slots recorded since Begin: one past the highest named (0: none).
+  uint32_t slot_count() const { return static_cast<uint32_t>(slots_.size()); }
+  // Checks the binding table of a submission (of its command buffer
+  // `index`) against the slots recorded, and writes it to `resolved` with
+  // every used entry's length resolved: at least slot_count() entries, each
+  // used one a range of a buffer of this device with dispatch storage usage,
+  // the access its bindings need, an aligned offset, and room for every
+  // binding's range in it (the entries of unused slots may be null).
+  Status CheckBindingTable(size_t index, std::span<const BufferBinding> table,
+                           std::vector<BufferBinding>* resolved) const;
+  // The command buffer as a CommandLog (hal/command_log.h), or null.
+  virtual const CommandLog* AsLog() const { return nullptr; }
+  // The buffer range a slot binding names in a table CheckBindingTable
+  // resolved.
+  static BufferBinding ResolveSlot(const BufferBinding& binding, std::span<const BufferBinding> table) {
+    const BufferBinding& entry = table[binding.slot];
+    return {entry.buffer, entry.offset + binding.offset,
+            binding.length == Buffer::kWholeBuffer ? entry.length - binding.offset : binding.length};
+  }
+
   // For queue implementations: a submission holds the command buffer pending
   // from submit until its work is done; Begin is refused meanwhile.
   Status CheckSubmittable() const;
@@ -135,8 +175,19 @@ class CommandBuffer : public Resource {
 
   DeviceLimits limits_;
   std::vector<RefObject*> retained_;
+  // What the bindings recorded so far need of each slot's entry: room for
+  // bytes [0, end), `access`; and the binding that asks the most, for
+  // messages.
+  struct SlotNeeds {
+    bool used = false;
+    uint64_t end = 0;
+    MemoryAccesses access = 0;
+    uint32_t dispatch = 0, binding = 0;
+  };
+  std::vector<SlotNeeds> slots_;
   State state_ = State::kInitial;
   bool streamed_ = false;
+  bool indirect_ = false;
   uint32_t dispatch_count_ = 0;
   std::atomic<uint32_t> pending_submissions_{0};
 };

@@ -1,5 +1,7 @@
 #include "hal/device.h"
 
+#include "hal/command_log.h"
+
 #include <cstring>
 
 namespace strata::hal {
@@ -28,12 +30,41 @@ StatusOr<Ref<CommandBuffer>> Device::CreateStreamedCommandBuffer() {
   return command_buffer;
 }
 
+StatusOr<Ref<CommandBuffer>> Device::CreateIndirectCommandBuffer() {
+  STRATA_ASSIGN_OR_RETURN(Ref<CommandBuffer> command_buffer, CreateIndirectCommandBufferImpl());
+  command_buffer->MarkIndirect();
+  return command_buffer;
+}
+
+StatusOr<Ref<CommandBuffer>> Device::CreateIndirectCommandBufferImpl() {
+  return Ref<CommandBuffer>(MakeRef<CommandLog>(family(), info_.limits));
+}
+
+Status Device::QueueExecuteIndirectImpl(std::span<const SemaphoreValue>, std::span<const SemaphoreValue>,
+                                        std::span<CommandBuffer* const>,
+                                        std::span<const std::span<const BufferBinding>>,
+                                        std::chrono::steady_clock::time_point) {
+  return InternalError("device '", info_.name, "' made its own indirect command buffers but runs no binding tables");
+}
+
 Status Device::QueueExecute(std::span<const SemaphoreValue> waits, std::span<const SemaphoreValue> signals,
                             std::span<CommandBuffer* const> command_buffers,
                             std::chrono::steady_clock::time_point deadline) {
+  return QueueExecute(waits, signals, command_buffers, {}, deadline);
+}
+
+Status Device::QueueExecute(std::span<const SemaphoreValue> waits, std::span<const SemaphoreValue> signals,
+                            std::span<CommandBuffer* const> command_buffers,
+                            std::span<const std::span<const BufferBinding>> binding_tables,
+                            std::chrono::steady_clock::time_point deadline) {
   Tracer* const tracer = this->tracer();
   const uint64_t trace_begin = tracer ? Tracer::Now() : 0;
+  if (!binding_tables.empty() && binding_tables.size() != command_buffers.size()) {
+    return InvalidArgumentError("submit: ", binding_tables.size(), " binding tables for ", command_buffers.size(),
+                                " command buffers (expected one per command buffer, or none)");
+  }
   uint64_t dispatches = 0;
+  bool indirect = false;
   for (size_t i = 0; i < command_buffers.size(); ++i) {
     CommandBuffer* command_buffer = command_buffers[i];
     if (!command_buffer) return InvalidArgumentError("submit: command buffer ", i, " is null");
@@ -50,6 +81,12 @@ Status Device::QueueExecute(std::span<const SemaphoreValue> waits, std::span<con
                                      waits.size(), " wait", waits.size() == 1 ? "" : "s");
     }
     dispatches += command_buffer->dispatch_count();
+    const size_t table_size = binding_tables.empty() ? 0 : binding_tables[i].size();
+    if (table_size && !command_buffer->indirect()) {
+      return InvalidArgumentError("submit: command buffer ", i, " is not indirect, so it takes no binding table; got ",
+                                  table_size, " entries");
+    }
+    indirect |= command_buffer->slot_count() != 0;
   }
   for (size_t i = 0; i < waits.size(); ++i) {
     if (!waits[i].semaphore) return InvalidArgumentError("submit: wait semaphore ", i, " is null");
@@ -63,7 +100,11 @@ Status Device::QueueExecute(std::span<const SemaphoreValue> waits, std::span<con
                                   signals[i].value, "; timeline values must increase");
     }
   }
-  STRATA_RETURN_IF_ERROR(QueueExecuteImpl(waits, signals, command_buffers, deadline));
+  if (!indirect) {
+    STRATA_RETURN_IF_ERROR(QueueExecuteImpl(waits, signals, command_buffers, deadline));
+  } else {
+    STRATA_RETURN_IF_ERROR(QueueExecuteWithTables(waits, signals, command_buffers, binding_tables, deadline));
+  }
   if (statistics_enabled_.load(std::memory_order_relaxed)) {
     submissions_.fetch_add(1, std::memory_order_relaxed);
     dispatches_.fetch_add(dispatches, std::memory_order_relaxed);
@@ -76,6 +117,36 @@ Status Device::QueueExecute(std::span<const SemaphoreValue> waits, std::span<con
     tracer->Record({"submit", "queue.execute", trace_begin, Tracer::Now(), args});
   }
   return OkStatus();
+}
+
+Status Device::QueueExecuteWithTables(std::span<const SemaphoreValue> waits, std::span<const SemaphoreValue> signals,
+                                      std::span<CommandBuffer* const> command_buffers,
+                                      std::span<const std::span<const BufferBinding>> binding_tables,
+                                      std::chrono::steady_clock::time_point deadline) {
+  const size_t count = command_buffers.size();
+  std::vector<std::vector<BufferBinding>> resolved(count);
+  std::vector<std::span<const BufferBinding>> tables(count);
+  // A CommandLog's submission runs a command buffer recorded from it now.
+  std::vector<Ref<CommandBuffer>> replayed;
+  std::vector<CommandBuffer*> run(command_buffers.begin(), command_buffers.end());
+  bool native = false;
+  for (size_t i = 0; i < count; ++i) {
+    CommandBuffer* command_buffer = command_buffers[i];
+    if (command_buffer->slot_count() == 0) continue;
+    STRATA_RETURN_IF_ERROR(command_buffer->CheckBindingTable(
+        i, binding_tables.empty() ? std::span<const BufferBinding>() : binding_tables[i], &resolved[i]));
+    if (const CommandLog* log = command_buffer->AsLog()) {
+      STRATA_ASSIGN_OR_RETURN(Ref<CommandBuffer> direct, CreateCommandBuffer());
+      STRATA_RETURN_IF_ERROR(log->Replay(*direct, resolved[i]));
+      run[i] = direct.get();
+      replayed.push_back(std::move(direct));
+    } else {
+      tables[i] = resolved[i];
+      native = true;
+    }
+  }
+  if (!native) return QueueExecuteImpl(waits, signals, run, deadline);
+  return QueueExecuteIndirectImpl(waits, signals, run, tables, deadline);
 }
 
 void Device::set_statistics_enabled(bool enabled) {

@@ -97,6 +97,13 @@ class Device : public RefObject {
   // Devices that do not run commands early return a CreateCommandBuffer()
   // marked streamed (CommandBuffer::streamed).
   virtual StatusOr<Ref<CommandBuffer>> CreateStreamedCommandBuffer();
+  // A command buffer whose dispatches may bind slots of a binding table that
+  // each submission gives (CommandBuffer::indirect, QueueExecute with
+  // binding tables): recorded once, submitted again and again with other
+  // buffers. The CPU drivers run it as recorded, putting the table's
+  // pointers in place per submission; others record it anew into a command
+  // buffer of their own per submission (hal/command_log.h).
+  StatusOr<Ref<CommandBuffer>> CreateIndirectCommandBuffer();
   virtual StatusOr<Ref<Semaphore>> CreateSemaphore(uint64_t initial_value) = 0;
   // Fails for a format the device does not support, naming those it does.
   StatusOr<Ref<Executable>> PrepareExecutable(const ExecutableParams& params);
@@ -109,6 +116,14 @@ class Device : public RefObject {
   // late it stopped.
   Status QueueExecute(std::span<const SemaphoreValue> waits, std::span<const SemaphoreValue> signals,
                       std::span<CommandBuffer* const> command_buffers,
+                      std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max());
+  // The same, with a binding table per command buffer (an indirect one's
+  // slots; empty for others), checked against what each recorded
+  // (CommandBuffer::CheckBindingTable). `binding_tables` is empty or has
+  // one table per command buffer.
+  Status QueueExecute(std::span<const SemaphoreValue> waits, std::span<const SemaphoreValue> signals,
+                      std::span<CommandBuffer* const> command_buffers,
+                      std::span<const std::span<const BufferBinding>> binding_tables,
                       std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max());
 
   // Counts submissions and dispatches from now on, and the allocator's
@@ -135,8 +150,25 @@ class Device : public RefObject {
   virtual Status QueueExecuteImpl(std::span<const SemaphoreValue> waits, std::span<const SemaphoreValue> signals,
                                   std::span<CommandBuffer* const> command_buffers,
                                   std::chrono::steady_clock::time_point deadline) = 0;
+  // Indirect command buffers: by default a CommandLog, replayed into a
+  // command buffer of CreateCommandBuffer per submission. A driver that
+  // binds tables itself returns its own and runs submissions of them, with
+  // their tables (checked, entry lengths resolved), in
+  // QueueExecuteIndirectImpl.
+  virtual StatusOr<Ref<CommandBuffer>> CreateIndirectCommandBufferImpl();
+  virtual Status QueueExecuteIndirectImpl(std::span<const SemaphoreValue> waits,
+                                          std::span<const SemaphoreValue> signals,
+                                          std::span<CommandBuffer* const> command_buffers,
+                                          std::span<const std::span<const BufferBinding>> binding_tables,
+                                          std::chrono::steady_clock::time_point deadline);
 
  private:
+  // QueueExecute of command buffers some of which bind slots.
+  Status QueueExecuteWithTables(std::span<const SemaphoreValue> waits, std::span<const SemaphoreValue> signals,
+                                std::span<CommandBuffer* const> command_buffers,
+                                std::span<const std::span<const BufferBinding>> binding_tables,
+                                std::chrono::steady_clock::time_point deadline);
+
   DeviceInfo info_;
   Ref<Allocator> allocator_;
   std::atomic<Tracer*> tracer_{nullptr};

@@ -22,6 +22,11 @@ struct HostSubmission {
   std::vector<Wait> waits;
   std::vector<std::pair<Ref<Semaphore>, uint64_t>> signals;
   std::vector<Ref<CommandBuffer>> command_buffers;
+  // The binding tables, one after another (table i from table_starts[i] to
+  // table_starts[i + 1]; empty when none was given), and their buffers held.
+  std::vector<BufferBinding> table_entries;
+  std::vector<size_t> table_starts;
+  std::vector<Ref<Buffer>> table_buffers;
   Tracer* tracer = nullptr;
   std::chrono::steady_clock::time_point deadline;
   std::atomic<uint32_t> pending_waits{0};
@@ -37,7 +42,8 @@ HostQueue::~HostQueue() {
 
 Status HostQueue::Submit(std::span<const SemaphoreValue> waits, std::span<const SemaphoreValue> signals,
                         std::span<CommandBuffer* const> command_buffers, Tracer* tracer,
-                        std::chrono::steady_clock::time_point deadline) {
+                        std::chrono::steady_clock::time_point deadline,
+                        std::span<const std::span<const BufferBinding>> binding_tables) {
   HostSubmission* submission = nullptr;
   {
     std::lock_guard<SpinLock> lock(pool_lock_);
@@ -67,6 +73,16 @@ Status HostQueue::Submit(std::span<const SemaphoreValue> waits, std::span<const 
   for (CommandBuffer* command_buffer : command_buffers) {
     command_buffer->AddPendingSubmission();
     submission->command_buffers.push_back(Ref<CommandBuffer>::Borrow(command_buffer));
+  }
+  if (!binding_tables.empty()) {
+    submission->table_starts.push_back(0);
+    for (std::span<const BufferBinding> table : binding_tables) {
+      for (const BufferBinding& entry : table) {
+        submission->table_entries.push_back(entry);
+        if (entry.buffer) submission->table_buffers.push_back(Ref<Buffer>::Borrow(entry.buffer));
+      }
+      submission->table_starts.push_back(submission->table_entries.size());
+    }
   }
   // Waits for values that work this queue scheduled earlier signals are left
   // to the queue's order; checked when the submission runs or completes.
@@ -126,12 +142,18 @@ Status HostQueue::TakeFailure(HostSubmission* submission, bool ordered_only) {
   return OkStatus();
 }
 
+std::span<const BufferBinding> HostQueue::BindingTable(const HostSubmission* submission, size_t index) {
+  if (submission->table_starts.empty()) return {};
+  return {submission->table_entries.data() + submission->table_starts[index],
+          submission->table_entries.data() + submission->table_starts[index + 1]};
+}
+
 void HostQueue::Run(HostSubmission* submission) {
   Status status = TakeFailure(submission, /*ordered_only=*/false);
   Tracer* const tracer = ActiveTracer(submission->tracer);
   const uint64_t trace_begin = tracer ? Tracer::Now() : 0;
   for (size_t i = 0; status.ok() && i < submission->command_buffers.size(); ++i) {
-    status = Execute(*submission->command_buffers[i], tracer, submission->deadline);
+    status = Execute(*submission->command_buffers[i], BindingTable(submission, i), tracer, submission->deadline);
   }
   // Reported before the signals, so that whoever waits for them finds the
   // event recorded.
@@ -172,6 +194,9 @@ void HostQueue::Complete(HostSubmission* submission, const Status& status) {
   // imported buffer and expect its release callback to have run.
   for (auto& command_buffer : submission->command_buffers) command_buffer->RemovePendingSubmission();
   submission->command_buffers.clear();
+  submission->table_entries.clear();
+  submission->table_starts.clear();
+  submission->table_buffers.clear();
   submission->waits.clear();
   for (auto& [semaphore, value] : submission->signals) {
     if (status.ok()) {

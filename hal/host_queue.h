@@ -67,9 +67,12 @@ class HostQueue : public std::enable_shared_from_this<HostQueue> {
 
   // `tracer` (may be null) receives the submission's events as it runs.
   // Work still running at `deadline` stops as the driver can (Execute).
+  // `binding_tables`: none, or one per command buffer (checked, entry
+  // lengths resolved: Device::QueueExecute), held until the work is done.
   Status Submit(std::span<const SemaphoreValue> waits, std::span<const SemaphoreValue> signals,
                 std::span<CommandBuffer* const> command_buffers, Tracer* tracer,
-                std::chrono::steady_clock::time_point deadline);
+                std::chrono::steady_clock::time_point deadline,
+                std::span<const std::span<const BufferBinding>> binding_tables = {});
   // Waits for every submission that is ready or running (including those that
   // become ready meanwhile); submissions whose waits complete later fail.
   // Called by the device's destructor.
@@ -81,13 +84,17 @@ class HostQueue : public std::enable_shared_from_this<HostQueue> {
   // Called once per submission when its waits are met, on the thread that
   // met the last one; must lead to exactly one Run(submission).
   virtual void Schedule(HostSubmission* submission) = 0;
-  // Runs one command buffer (of the driver's family), reporting its commands
-  // to `tracer` when it is not null and stopping as soon as it can once
-  // `deadline` passes.
-  virtual Status Execute(CommandBuffer& command_buffer, Tracer* tracer,
-                         std::chrono::steady_clock::time_point deadline) = 0;
+  // Runs one command buffer (of the driver's family) with its binding table
+  // (empty unless it binds slots; only drivers whose Device runs binding
+  // tables get one), reporting its commands to `tracer` when it is not null
+  // and stopping as soon as it can once `deadline` passes.
+  virtual Status Execute(CommandBuffer& command_buffer, std::span<const BufferBinding> binding_table,
+                         Tracer* tracer, std::chrono::steady_clock::time_point deadline) = 0;
   // Executes a scheduled submission, then completes it.
   void Run(HostSubmission* submission);
+  // The binding table of the submission's command buffer `index` (empty
+  // when none).
+  static std::span<const BufferBinding> BindingTable(const HostSubmission* submission, size_t index);
   // The failure of the submission's waits, if any: of those that failed
   // before it was scheduled, then of those left to the queue's order
   // (whose semaphores must have reached their values by now). Taken once, at

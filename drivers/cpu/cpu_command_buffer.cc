@@ -115,7 +115,7 @@ void CpuCommandBuffer::RunStream(Stream& s) const {
       if (command.kind == Kind::kDispatch) {
         const auto deadline = std::chrono::steady_clock::time_point(
             std::chrono::steady_clock::duration(s.deadline.load(std::memory_order_relaxed)));
-        Status status = RunWorkgroups(command.dispatch, 0, WorkgroupTotal(command.dispatch), deadline);
+        Status status = RunWorkgroups(command.dispatch, OwnBindings(), 0, WorkgroupTotal(command.dispatch), deadline);
         if (!status.ok()) [[unlikely]] {
           s.status = std::move(status);
           break;
@@ -164,6 +164,24 @@ void CpuCommandBuffer::ResetImpl() {
   binding_lengths_.clear();
   constants_.clear();
   update_data_.clear();
+  slot_bindings_.clear();
+}
+
+CpuCommandBuffer::Bindings CpuCommandBuffer::Bind(std::span<const hal::BufferBinding> table,
+                                                  BoundStorage* storage) const {
+  if (slot_bindings_.empty()) return OwnBindings();
+  storage->pointers.assign(binding_pointers_.begin(), binding_pointers_.end());
+  storage->lengths.assign(binding_lengths_.begin(), binding_lengths_.end());
+  storage->slot_bases.assign(table.size(), nullptr);
+  for (const SlotBinding& binding : slot_bindings_) {
+    const hal::BufferBinding& entry = table[binding.slot];
+    uint8_t*& base = storage->slot_bases[binding.slot];
+    if (!base) base = static_cast<uint8_t*>(HostPointer(entry.buffer, entry.offset));
+    storage->pointers[binding.index] = base + binding.offset;
+    storage->lengths[binding.index] =
+        binding.length == hal::Buffer::kWholeBuffer ? entry.length - binding.offset : binding.length;
+  }
+  return {storage->pointers.data(), storage->lengths.data()};
 }
 
 Status CpuCommandBuffer::DispatchImpl(hal::Executable* executable, uint32_t entry_point,
@@ -186,6 +204,14 @@ Status CpuCommandBuffer::DispatchImpl(hal::Executable* executable, uint32_t entr
   dispatch.first_binding = static_cast<uint32_t>(binding_pointers_.size());
   dispatch.first_constant = static_cast<uint32_t>(constants_.size());
   for (const hal::BufferBinding& binding : bindings) {
+    if (binding.indirect()) {
+      // Filled in per submission (Bind).
+      slot_bindings_.push_back(
+          {static_cast<uint32_t>(binding_pointers_.size()), binding.slot, binding.offset, binding.length});
+      binding_pointers_.push_back(nullptr);
+      binding_lengths_.push_back(0);
+      continue;
+    }
     RetainResource(binding.buffer);
     binding_pointers_.push_back(HostPointer(binding.buffer, binding.offset));
     binding_lengths_.push_back(binding.length);
@@ -293,13 +319,15 @@ StatusOr<void*> ThreadLocalMemory(uint64_t bytes, const hal::EntryPointInfo& ent
 
 }  // namespace
 
-Status CpuCommandBuffer::RunInOrder(Tracer* tracer, std::chrono::steady_clock::time_point deadline,
+Status CpuCommandBuffer::RunInOrder(const Bindings& bindings, Tracer* tracer,
+                                    std::chrono::steady_clock::time_point deadline,
                                     size_t first) const {
   for (const Command& command : std::span<const Command>(commands_).subspan(std::min(first, commands_.size()))) {
     const uint64_t trace_begin = tracer ? Tracer::Now() : 0;
     switch (command.kind) {
       case Kind::kDispatch:
-        STRATA_RETURN_IF_ERROR(RunWorkgroups(command.dispatch, 0, WorkgroupTotal(command.dispatch), deadline));
+        STRATA_RETURN_IF_ERROR(
+            RunWorkgroups(command.dispatch, bindings, 0, WorkgroupTotal(command.dispatch), deadline));
         break;
       case Kind::kFill:
       case Kind::kCopy:
@@ -313,7 +341,8 @@ Status CpuCommandBuffer::RunInOrder(Tracer* tracer, std::chrono::steady_clock::t
   return OkStatus();
 }
 
-Status CpuCommandBuffer::RunWorkgroups(const DispatchCommand& dispatch, uint64_t begin, uint64_t end,
+Status CpuCommandBuffer::RunWorkgroups(const DispatchCommand& dispatch, const Bindings& bindings, uint64_t begin,
+                                       uint64_t end,
                                        std::chrono::steady_clock::time_point deadline) const {
   const bool timed = deadline != std::chrono::steady_clock::time_point::max();
   strata_cpu_dispatch_v0_t state;
@@ -324,8 +353,8 @@ Status CpuCommandBuffer::RunWorkgroups(const DispatchCommand& dispatch, uint64_t
   state.workgroup_count[2] = dispatch.workgroup_count[2];
   state.binding_count = dispatch.binding_count;
   state.constant_count = dispatch.constant_count;
-  state.bindings = binding_pointers_.data() + dispatch.first_binding;
-  state.binding_lengths = binding_lengths_.data() + dispatch.first_binding;
+  state.bindings = bindings.pointers + dispatch.first_binding;
+  state.binding_lengths = bindings.lengths + dispatch.first_binding;
   state.constants = constants_.data() + dispatch.first_constant;
   state.local_memory = nullptr;
   state.local_memory_size = 0;

@@ -97,6 +97,27 @@ class CpuCommandBuffer final : public hal::CommandBuffer {
   std::span<const Command> commands() const { return commands_; }
 
   bool has_streamer() const { return streamer_ != nullptr; }
+
+  // The host pointers and lengths of the dispatches' bindings in one run
+  // (DispatchCommand::first_binding indexes them): the command buffer's
+  // own, or, for an indirect command buffer's submission, copies with the
+  // slot bindings' ranges of its binding table in place (Bind).
+  struct Bindings {
+    void* const* pointers;
+    const uint64_t* lengths;
+  };
+  Bindings OwnBindings() const { return {binding_pointers_.data(), binding_lengths_.data()}; }
+  // Where Bind writes (kept by the caller across runs, so that a run in
+  // steady state does not allocate).
+  struct BoundStorage {
+    std::vector<void*> pointers;
+    std::vector<uint64_t> lengths;
+    std::vector<uint8_t*> slot_bases;
+  };
+  // The bindings of a run with `table` (checked by
+  // hal::CommandBuffer::CheckBindingTable, entry lengths resolved); the own
+  // ones when nothing binds a slot.
+  Bindings Bind(std::span<const hal::BufferBinding> table, BoundStorage* storage) const;
   // At a submission: whether commands of this recording ran while it was
   // recorded and have not been collected yet. If so, CollectStream waits
   // until that stops (the helper runs what was recorded, unless it had
@@ -110,12 +131,13 @@ class CpuCommandBuffer final : public hal::CommandBuffer {
   // (which already orders everything a barrier asks for), reporting each to
   // `tracer` when it is not null; a dispatch stops between workgroups once
   // `deadline` passes.
-  Status RunInOrder(Tracer* tracer, std::chrono::steady_clock::time_point deadline, size_t first = 0) const;
+  Status RunInOrder(const Bindings& bindings, Tracer* tracer, std::chrono::steady_clock::time_point deadline,
+                    size_t first = 0) const;
   // Runs the workgroups with linear ids [begin, end) of a dispatch (x fastest,
   // then y, then z). Fails with the first workgroup that returns nonzero,
   // and with DEADLINE_EXCEEDED before a workgroup that would start after
   // `deadline` (the message says how late the stop came).
-  Status RunWorkgroups(const DispatchCommand& dispatch, uint64_t begin, uint64_t end,
+  Status RunWorkgroups(const DispatchCommand& dispatch, const Bindings& bindings, uint64_t begin, uint64_t end,
                        std::chrono::steady_clock::time_point deadline) const;
   // The error for a dispatch stopped before `workgroup`, `late` after the deadline.
   static Status DeadlineError(const DispatchCommand& dispatch, uint64_t workgroup,
@@ -183,6 +205,15 @@ class CpuCommandBuffer final : public hal::CommandBuffer {
   std::vector<uint64_t> binding_lengths_;
   std::vector<uint32_t> constants_;
   std::vector<uint8_t> update_data_;
+  // The bindings that name a slot: their index in the binding arrays, the
+  // slot, and their range in the slot's entry.
+  struct SlotBinding {
+    uint32_t index;
+    uint32_t slot;
+    uint64_t offset;
+    uint64_t length;  // hal::Buffer::kWholeBuffer: the rest of the entry
+  };
+  std::vector<SlotBinding> slot_bindings_;
 };
 
 }  // namespace strata::cpu

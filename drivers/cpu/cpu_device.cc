@@ -49,6 +49,27 @@ Status CpuDevice::QueueExecuteImpl(std::span<const hal::SemaphoreValue> waits,
   return queue_->Submit(waits, signals, command_buffers, tracer(), deadline);
 }
 
+StatusOr<Ref<hal::CommandBuffer>> CpuDevice::CreateIndirectCommandBufferImpl() { return CreateCommandBuffer(); }
+
+Status CpuDevice::QueueExecuteIndirectImpl(std::span<const hal::SemaphoreValue> waits,
+                                           std::span<const hal::SemaphoreValue> signals,
+                                           std::span<hal::CommandBuffer* const> command_buffers,
+                                           std::span<const std::span<const hal::BufferBinding>> binding_tables,
+                                           std::chrono::steady_clock::time_point deadline) {
+  return queue_->Submit(waits, signals, command_buffers, tracer(), deadline, binding_tables);
+}
+
+Status CpuQueue::Execute(hal::CommandBuffer& command_buffer, std::span<const hal::BufferBinding> binding_table,
+                         Tracer* tracer, std::chrono::steady_clock::time_point deadline) {
+  // HAL::QueueExecute admits only command buffers of the CPU family. A
+  // thread runs one command buffer at a time (cpu-sync drains ready
+  // submissions in a loop, not recursively), so one storage per thread
+  // serves every run on it.
+  const auto& commands = static_cast<const CpuCommandBuffer&>(command_buffer);
+  thread_local CpuCommandBuffer::BoundStorage storage;
+  return ExecuteCommands(commands, commands.Bind(binding_table, &storage), tracer, deadline);
+}
+
 hal::DeviceInfo CpuDeviceInfo(const hal::DeviceSpec& spec, std::string description, uint32_t concurrency) {
   hal::DeviceInfo info;
   info.name = spec.spec();

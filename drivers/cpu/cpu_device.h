@@ -45,17 +45,15 @@ class CpuQueue : public hal::HostQueue {
   virtual CpuCommandBuffer::Streamer* streamer() { return nullptr; }
 
  protected:
-  // Runs one command buffer's commands, reporting each to `tracer` when it
+  // Runs one command buffer's commands with `bindings` (its own, or bound
+  // to the submission's binding table), reporting each to `tracer` when it
   // is not null; a dispatch stops between workgroups once `deadline` passes.
-  virtual Status ExecuteCommands(const CpuCommandBuffer& command_buffer, Tracer* tracer,
-                                 std::chrono::steady_clock::time_point deadline) = 0;
+  virtual Status ExecuteCommands(const CpuCommandBuffer& command_buffer, const CpuCommandBuffer::Bindings& bindings,
+                                 Tracer* tracer, std::chrono::steady_clock::time_point deadline) = 0;
 
  private:
-  Status Execute(hal::CommandBuffer& command_buffer, Tracer* tracer,
-                 std::chrono::steady_clock::time_point deadline) final {
-    // HAL::QueueExecute admits only command buffers of the CPU family.
-    return ExecuteCommands(static_cast<const CpuCommandBuffer&>(command_buffer), tracer, deadline);
-  }
+  Status Execute(hal::CommandBuffer& command_buffer, std::span<const hal::BufferBinding> binding_table,
+                 Tracer* tracer, std::chrono::steady_clock::time_point deadline) final;
 };
 
 class CpuDevice final : public hal::Device {
@@ -71,6 +69,14 @@ class CpuDevice final : public hal::Device {
   StatusOr<Ref<hal::Semaphore>> CreateSemaphore(uint64_t initial_value) override;
 
  protected:
+  // Indirect command buffers are CPU command buffers: a submission puts its
+  // table's pointers in place of the slots (CpuCommandBuffer::Bind).
+  StatusOr<Ref<hal::CommandBuffer>> CreateIndirectCommandBufferImpl() override;
+  Status QueueExecuteIndirectImpl(std::span<const hal::SemaphoreValue> waits,
+                                  std::span<const hal::SemaphoreValue> signals,
+                                  std::span<hal::CommandBuffer* const> command_buffers,
+                                  std::span<const std::span<const hal::BufferBinding>> binding_tables,
+                                  std::chrono::steady_clock::time_point deadline) override;
   const hal::DriverFamily* family() const override { return &kCpuFamily; }
   StatusOr<Ref<hal::Executable>> PrepareExecutableImpl(const hal::ExecutableParams& params) override;
   Status QueueExecuteImpl(std::span<const hal::SemaphoreValue> waits, std::span<const hal::SemaphoreValue> signals,

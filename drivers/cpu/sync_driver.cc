@@ -33,9 +33,9 @@ class SyncQueue final : public CpuQueue {
     draining = false;
   }
 
-  Status ExecuteCommands(const CpuCommandBuffer& command_buffer, Tracer* tracer,
-                         std::chrono::steady_clock::time_point deadline) override {
-    return command_buffer.RunInOrder(tracer, deadline);
+  Status ExecuteCommands(const CpuCommandBuffer& command_buffer, const CpuCommandBuffer::Bindings& bindings,
+                         Tracer* tracer, std::chrono::steady_clock::time_point deadline) override {
+    return command_buffer.RunInOrder(bindings, tracer, deadline);
   }
 };
 

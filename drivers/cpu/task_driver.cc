@@ -428,22 +428,22 @@ class TaskQueue final : public CpuQueue, public CpuCommandBuffer::Streamer {
     Run(submission);
   }
 
-  Status ExecuteCommands(const CpuCommandBuffer& command_buffer, Tracer* tracer,
-                         std::chrono::steady_clock::time_point deadline) override {
-    if (!command_buffer.HasStream()) return ExecuteRecorded(command_buffer, tracer, deadline);
+  Status ExecuteCommands(const CpuCommandBuffer& command_buffer, const CpuCommandBuffer::Bindings& bindings,
+                         Tracer* tracer, std::chrono::steady_clock::time_point deadline) override {
+    if (!command_buffer.HasStream()) return ExecuteRecorded(command_buffer, bindings, tracer, deadline);
     // Run while recorded (Decide): what the helper has not run runs here.
     size_t ran = 0;
     Status status = command_buffer.CollectStream(deadline, &ran);
     if (status.ok() && ran < command_buffer.commands().size()) {
-      status = command_buffer.RunInOrder(tracer, deadline, ran);
+      status = command_buffer.RunInOrder(bindings, tracer, deadline, ran);
     }
     return status;
   }
 
  private:
   // Runs a command buffer recorded before its submission.
-  Status ExecuteRecorded(const CpuCommandBuffer& command_buffer, Tracer* tracer,
-                         std::chrono::steady_clock::time_point deadline) {
+  Status ExecuteRecorded(const CpuCommandBuffer& command_buffer, const CpuCommandBuffer::Bindings& bindings,
+                         Tracer* tracer, std::chrono::steady_clock::time_point deadline) {
     // A small command buffer whose shape has run faster with every command
     // on this thread runs as cpu-sync runs it (ChooseWay): each group's own
     // choice (RunGroup) misses what a split costs outside the group, the
@@ -453,8 +453,8 @@ class TaskQueue final : public CpuQueue, public CpuCommandBuffer::Streamer {
     // time; 1.03 with this choice).
     const Choice choice = threads_ > 1 ? ChooseWay(command_buffer) : Choice{};
     const auto clock_begin = choice.chooser ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
-    Status status =
-        choice.in_order ? command_buffer.RunInOrder(tracer, deadline) : RunGroups(command_buffer, tracer, deadline);
+    Status status = choice.in_order ? command_buffer.RunInOrder(bindings, tracer, deadline)
+                                    : RunGroups(command_buffer, bindings, tracer, deadline);
     if (choice.chooser && status.ok()) {
       choice.chooser->Record(choice.in_order, static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
                                                                         std::chrono::steady_clock::now() - clock_begin)
@@ -464,8 +464,8 @@ class TaskQueue final : public CpuQueue, public CpuCommandBuffer::Streamer {
   }
 
   // Runs the command buffer barrier group by barrier group (RunGroup).
-  Status RunGroups(const CpuCommandBuffer& command_buffer, Tracer* tracer,
-                   std::chrono::steady_clock::time_point deadline) {
+  Status RunGroups(const CpuCommandBuffer& command_buffer, const CpuCommandBuffer::Bindings& bindings,
+                   Tracer* tracer, std::chrono::steady_clock::time_point deadline) {
     std::span<const CpuCommandBuffer::Command> commands = command_buffer.commands();
     Team team(*arena_, threads_, teams_enqueued_);
     // Groups are numbered across calls, so that the groups that time
@@ -482,7 +482,8 @@ class TaskQueue final : public CpuQueue, public CpuCommandBuffer::Streamer {
       size_t end = begin;
       while (end < commands.size() && commands[end].kind != CpuCommandBuffer::Kind::kBarrier) ++end;
       if (end > begin) {
-        status = RunGroup(team, command_buffer, commands.subspan(begin, end - begin), count++, tracer, deadline);
+        status = RunGroup(team, command_buffer, bindings, commands.subspan(begin, end - begin), count++, tracer,
+                          deadline);
       }
       begin = end + 1;
     }
@@ -498,10 +499,11 @@ class TaskQueue final : public CpuQueue, public CpuCommandBuffer::Streamer {
   }
 
   // Runs units [first, last) of `command`.
-  static Status RunUnits(const CpuCommandBuffer& command_buffer, const CpuCommandBuffer::Command& command,
-                         uint64_t first, uint64_t last, std::chrono::steady_clock::time_point deadline) {
+  static Status RunUnits(const CpuCommandBuffer& command_buffer, const CpuCommandBuffer::Bindings& bindings,
+                         const CpuCommandBuffer::Command& command, uint64_t first, uint64_t last,
+                         std::chrono::steady_clock::time_point deadline) {
     if (command.kind == CpuCommandBuffer::Kind::kDispatch)
-      return command_buffer.RunWorkgroups(command.dispatch, first, last, deadline);
+      return command_buffer.RunWorkgroups(command.dispatch, bindings, first, last, deadline);
     const uint64_t length = CpuCommandBuffer::TransferLength(command);
     if (length < kParallelTransferBytes) {
       command_buffer.RunTransfer(command, 0, length);
@@ -553,7 +555,7 @@ class TaskQueue final : public CpuQueue, public CpuCommandBuffer::Streamer {
   // as `workgroups`, and the command as a whole, after the group, over the
   // group's time.
   static Status RunGroup(Team& team, const CpuCommandBuffer& command_buffer,
-                         std::span<const CpuCommandBuffer::Command> group, uint64_t count, Tracer* tracer,
+                         const CpuCommandBuffer::Bindings& bindings, std::span<const CpuCommandBuffer::Command> group, uint64_t count, Tracer* tracer,
                          std::chrono::steady_clock::time_point deadline) {
     const uint64_t group_begin = tracer ? Tracer::Now() : 0;
     // Where each command's units start, on the stack for most groups.
@@ -572,7 +574,7 @@ class TaskQueue final : public CpuQueue, public CpuCommandBuffer::Streamer {
         const uint64_t from = std::max(first, starts[i]) - starts[i];
         const uint64_t to = std::min(last, starts[i + 1]) - starts[i];
         const uint64_t trace_begin = tracer ? Tracer::Now() : 0;
-        Status status = RunUnits(command_buffer, group[i], from, to, deadline);
+        Status status = RunUnits(command_buffer, bindings, group[i], from, to, deadline);
         if (!status.ok()) {
           error.Record(std::move(status));
         } else if (ActiveTracer(tracer)) {

@@ -9,7 +9,7 @@ namespace strata::stream {
 // ---------------------------------------------------------------------------
 // StreamDevice
 
-Status StreamQueue::Execute(hal::CommandBuffer& command_buffer, Tracer* tracer,
+Status StreamQueue::Execute(hal::CommandBuffer& command_buffer, std::span<const hal::BufferBinding> /*binding_table*/, Tracer* tracer,
                             std::chrono::steady_clock::time_point deadline) {
   // QueueExecute admitted only command buffers of this device's context.
   return static_cast<const StreamCommandBuffer&>(command_buffer).Execute(tracer, deadline);

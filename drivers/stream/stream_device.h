@@ -37,7 +37,7 @@ class StreamQueue final : public hal::ThreadedHostQueue {
   explicit StreamQueue(std::string device_name) : ThreadedHostQueue(std::move(device_name)) {}
 
  protected:
-  Status Execute(hal::CommandBuffer& command_buffer, Tracer* tracer,
+  Status Execute(hal::CommandBuffer& command_buffer, std::span<const hal::BufferBinding> binding_table, Tracer* tracer,
                  std::chrono::steady_clock::time_point deadline) override;
 };
 

@@ -46,7 +46,7 @@ VulkanQueue::~VulkanQueue() {
   if (timeline_) context_->vk().vkDestroySemaphore(context_->device(), timeline_, nullptr);
 }
 
-Status VulkanQueue::Execute(hal::CommandBuffer& command_buffer, Tracer* tracer,
+Status VulkanQueue::Execute(hal::CommandBuffer& command_buffer, std::span<const hal::BufferBinding> /*binding_table*/, Tracer* tracer,
                             std::chrono::steady_clock::time_point deadline) {
   // QueueExecute admitted only command buffers of this device's context.
   return static_cast<const VulkanCommandBuffer&>(command_buffer).Execute(fence_, tracer, deadline);

@@ -56,7 +56,7 @@ class VulkanQueue final : public hal::ThreadedHostQueue {
   ~VulkanQueue() override;
 
  protected:
-  Status Execute(hal::CommandBuffer& command_buffer, Tracer* tracer,
+  Status Execute(hal::CommandBuffer& command_buffer, std::span<const hal::BufferBinding> binding_table, Tracer* tracer,
                  std::chrono::steady_clock::time_point deadline) override;
   // One vkQueueSubmit of the command buffers' VkCommandBuffers that signals
   // the queue's timeline semaphore to the next value (the ticket).

@@ -208,6 +208,7 @@ struct SubmitLists {
   std::vector<SemaphoreValue> waits;
   std::vector<SemaphoreValue> signals;
   std::vector<CommandBuffer*> command_buffers;
+  std::vector<BufferBinding> table;
 };
 
 StatusOr<Ref<Executable>> CreateExecutable(ModuleState& state, Device* device,
@@ -585,6 +586,9 @@ Status AddFunctions(vm::NativeModule& module, std::shared_ptr<ModuleState> state
   STRATA_RETURN_IF_ERROR(add("command_buffer.create_streamed", [](ModuleState&, const Args& args, CallResults results) {
     return CreateCommandBufferWith(&Device::CreateStreamedCommandBuffer, args, results);
   }));
+  STRATA_RETURN_IF_ERROR(add("command_buffer.create_indirect", [](ModuleState&, const Args& args, CallResults results) {
+    return CreateCommandBufferWith(&Device::CreateIndirectCommandBuffer, args, results);
+  }));
   STRATA_RETURN_IF_ERROR(add("command_buffer.begin", [](ModuleState& state, const Args& args, CallResults) {
     CommandBuffer* command_buffer = args.Typed<CommandBuffer>(0);
     return args.Prefixed(command_buffer->Begin());
@@ -624,12 +628,24 @@ Status AddFunctions(vm::NativeModule& module, std::shared_ptr<ModuleState> state
     }
     BufferBinding bindings[Executable::kMaxBindings];
     for (uint32_t i = 0; i < binding_elements / 3; ++i) {
-      STRATA_ASSIGN_OR_RETURN(const Value* buffer, element(binding_list, 3 * i, ValueType::kRef));
       STRATA_ASSIGN_OR_RETURN(const Value* offset, element(binding_list, 3 * i + 1, ValueType::kI64));
       STRATA_ASSIGN_OR_RETURN(const Value* length, element(binding_list, 3 * i + 2, ValueType::kI64));
+      // An i32 in place of the buffer: a slot of the binding table of each
+      // submission (an indirect command buffer's).
+      if (const Value* slot = binding_list->Peek(3 * i, ValueType::kI32)) {
+        if (slot->i32() < 0) {
+          return InvalidArgumentError("hal.command_buffer.dispatch: binding ", i, " names slot ", slot->i32(),
+                                      "; slots are not negative");
+        }
+        bindings[i] = BufferBinding::Slot(static_cast<uint32_t>(slot->i32()), static_cast<uint64_t>(offset->i64()),
+                                          static_cast<uint64_t>(length->i64()));
+        continue;
+      }
+      STRATA_ASSIGN_OR_RETURN(const Value* buffer, element(binding_list, 3 * i, ValueType::kRef));
       auto* typed = RefCast<Buffer>(buffer->ref().get());
       if (!typed) {
-        return InvalidArgumentError("hal.command_buffer.dispatch: binding ", i, " must be a hal.buffer, got ",
+        return InvalidArgumentError("hal.command_buffer.dispatch: binding ", i,
+                                    " must be a hal.buffer or an i32 binding table slot, got ",
                                     buffer->ref() ? buffer->ref()->type_name() : "null");
       }
       bindings[i] = {typed, static_cast<uint64_t>(offset->i64()), static_cast<uint64_t>(length->i64())};
@@ -759,6 +775,38 @@ Status AddFunctions(vm::NativeModule& module, std::shared_ptr<ModuleState> state
     }
     // The device stops the work at the deadline of the call that submits it.
     return args.Prefixed(device->QueueExecute(lists.waits, lists.signals, lists.command_buffers,
+                                              vm::CurrentInvocationDeadline()));
+  }));
+  STRATA_RETURN_IF_ERROR(add("queue.execute_indirect", [](ModuleState& state, const Args& args, CallResults) {
+    Device* device = args.Typed<Device>(0);
+    CommandBuffer* command_buffer = args.Typed<CommandBuffer>(3);
+    vm::List* table_list = args.Typed<vm::List>(4);
+    thread_local SubmitLists lists;
+    STRATA_RETURN_IF_ERROR(ReadSemaphoreList("waits", args.Typed<vm::List>(1), &lists.waits));
+    STRATA_RETURN_IF_ERROR(ReadSemaphoreList("signals", args.Typed<vm::List>(2), &lists.signals));
+    const uint32_t elements = table_list->size();
+    if (elements % 3 || elements / 3 > CommandBuffer::kMaxBindingSlots) {
+      return InvalidArgumentError("hal.queue.execute_indirect: the binding table must hold at most ",
+                                  CommandBuffer::kMaxBindingSlots, " (buffer, offset, length) triples, got ",
+                                  elements, " elements");
+    }
+    lists.table.resize(elements / 3);
+    for (uint32_t i = 0; i < elements / 3; ++i) {
+      Value buffer, offset, length;
+      STRATA_RETURN_IF_ERROR(args.Prefixed(table_list->Get(3 * i, ValueType::kRef, &buffer)));
+      STRATA_RETURN_IF_ERROR(args.Prefixed(table_list->Get(3 * i + 1, ValueType::kI64, &offset)));
+      STRATA_RETURN_IF_ERROR(args.Prefixed(table_list->Get(3 * i + 2, ValueType::kI64, &length)));
+      auto* typed = RefCast<Buffer>(buffer.ref().get());
+      if (buffer.ref() && !typed) {
+        return InvalidArgumentError("hal.queue.execute_indirect: binding table entry ", i,
+                                    " must be a hal.buffer or null, got ", buffer.ref()->type_name());
+      }
+      // The list keeps the buffers alive for the call; the queue holds them
+      // from submission until the work is done.
+      lists.table[i] = {typed, static_cast<uint64_t>(offset.i64()), static_cast<uint64_t>(length.i64())};
+    }
+    const std::span<const BufferBinding> table = lists.table;
+    return args.Prefixed(device->QueueExecute(lists.waits, lists.signals, {&command_buffer, 1}, {&table, 1},
                                               vm::CurrentInvocationDeadline()));
   }));
   return OkStatus();

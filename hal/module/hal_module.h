@@ -79,13 +79,20 @@
 //                                       untouched otherwise until that submission ends: the
 //                                       device may run its commands as they are recorded
 //                                       (hal::Device::CreateStreamedCommandBuffer); what
-//                                       compiled programs create
+//                                       compiled programs create where they cannot reuse one
+//   command_buffer.create_indirect r_r (device) -> command buffer whose dispatch bindings
+//                                       may name slots of a binding table that each
+//                                       queue.execute_indirect gives
+//                                       (hal::Device::CreateIndirectCommandBuffer); what
+//                                       compiled programs record once per submission site
 //   command_buffer.begin      r_       (command_buffer)
 //   command_buffer.end        r_       (command_buffer)
 //   command_buffer.dispatch   rriiiirr_ (command_buffer, executable, entry_point, x, y, z,
 //                                       constants, bindings): constants is a vm.list of
 //                                       i32 (or null for none); bindings a vm.list of
-//                                       (buffer, offset i64, length i64) triples, flat
+//                                       (buffer, offset i64, length i64) triples, flat; an
+//                                       i32 in place of the buffer names that slot of the
+//                                       binding table (an indirect command buffer's)
 //   command_buffer.fill       rrIIii_  (command_buffer, target, offset, length, pattern,
 //                                       pattern_length)
 //   command_buffer.copy       rrIrII_  (command_buffer, source, source_offset, target,
@@ -107,6 +114,10 @@
 //                                       signals are vm.lists of (semaphore, value i64)
 //                                       pairs, flat; command_buffers a vm.list of command
 //                                       buffers; any of the three may be null for none
+//   queue.execute_indirect    rrrrr_   (device, waits, signals, command_buffer, table): one
+//                                       command buffer and its binding table, a vm.list of
+//                                       (buffer or null, offset i64, length i64) triples,
+//                                       flat, one per slot (length -1: the rest of the buffer)
 //
 // Executables arrive as values: the program hands over the vm.executable
 // the VM made from its own module, so the hal module never looks anything up

@@ -979,6 +979,125 @@ TEST_CASE("cpu-task: streamed command buffers, always and never streamed") {
 }
 #endif
 
+// Indirect command buffers: recorded once with slots, submitted with other
+// buffers each time (binding tables), and every table that does not fit
+// what the recording needs refused at submission.
+void CheckIndirectCommandBuffers(hal::Device& device) {
+  Ref<hal::Executable> add = PrepareTestKernel(device, "add_f32");
+  if (!add) return;
+  constexpr uint32_t kCount = 256;
+  constexpr uint64_t kBytes = kCount * 4;
+  Ref<Buffer> a = Allocate(device, kBytes);
+  Ref<Buffer> b1 = Allocate(device, kBytes);
+  Ref<Buffer> c1 = Allocate(device, kBytes);
+  Ref<Buffer> b2 = Allocate(device, 2 * kBytes);
+  Ref<Buffer> c2 = Allocate(device, 2 * kBytes);
+  StatusOr<Ref<CommandBuffer>> made = device.CreateIndirectCommandBuffer();
+  REQUIRE(made.ok());
+  Ref<CommandBuffer> command_buffer = std::move(made).value();
+  CHECK(command_buffer->indirect());
+  // c = a + b, then c = c + a: slot 0 is b, slot 1 is c.
+  const uint32_t constants[] = {16};
+  REQUIRE(command_buffer->Begin().ok());
+  const BufferBinding first[] = {{a.get(), 0, kBytes}, BufferBinding::Slot(0), BufferBinding::Slot(1, 0, kBytes)};
+  REQUIRE(command_buffer->Dispatch(add.get(), 0, {kCount / 16, 1, 1}, constants, first).ok());
+  REQUIRE(command_buffer->Barrier().ok());
+  const BufferBinding second[] = {BufferBinding::Slot(1, 0, kBytes), {a.get(), 0, kBytes}, BufferBinding::Slot(1)};
+  REQUIRE(command_buffer->Dispatch(add.get(), 0, {kCount / 16, 1, 1}, constants, second).ok());
+  REQUIRE(command_buffer->End().ok());
+  CHECK(command_buffer->slot_count() == 2);
+
+  auto submit = [&](std::span<CommandBuffer* const> command_buffers,
+                    std::span<const std::span<const BufferBinding>> tables) {
+    Ref<Semaphore> done = CreateSemaphore(device, 0);
+    SemaphoreValue signal{done.get(), 1};
+    STRATA_RETURN_IF_ERROR(device.QueueExecute({}, {&signal, 1}, command_buffers, tables));
+    return done->Wait(1, std::chrono::seconds(10));
+  };
+  CommandBuffer* raw = command_buffer.get();
+  auto check = [&](Buffer* c, uint64_t offset, float start) {
+    std::vector<float> result = Read<float>(device, c, offset, kCount);
+    size_t wrong = 0;
+    for (uint32_t i = 0; i < kCount; ++i) wrong += result[i] != 2.0f * (float(i) + start) + (float(i) + 0.5f);
+    CHECK(wrong == 0);
+  };
+  for (int round = 0; round < 4; ++round) {
+    INFO("round ", round);
+    Write(device, a.get(), 0, Iota(kCount, float(round)));
+    Write(device, b1.get(), 0, Iota(kCount, 0.5f));
+    Write(device, b2.get(), kBytes, Iota(kCount, 0.5f));
+    // The second half of b2 and c2 (an entry's offset), or b1 and c1 whole.
+    const BufferBinding in_halves[] = {{b2.get(), kBytes, Buffer::kWholeBuffer}, {c2.get(), kBytes, kBytes}};
+    const BufferBinding whole[] = {{b1.get(), 0, Buffer::kWholeBuffer}, {c1.get(), 0, Buffer::kWholeBuffer}};
+    const std::span<const BufferBinding> table = round % 2 ? std::span<const BufferBinding>(in_halves) : whole;
+    Status status = submit({&raw, 1}, {&table, 1});
+    REQUIRE_MESSAGE(status.ok(), status.ToString());
+    if (round % 2) check(c2.get(), kBytes, float(round));
+    else check(c1.get(), 0, float(round));
+  }
+  // The same command buffer twice in one submission, with two tables.
+  {
+    Write(device, a.get(), 0, Iota(kCount, 7.0f));
+    const BufferBinding one[] = {{b1.get(), 0, kBytes}, {c1.get(), 0, kBytes}};
+    const BufferBinding two[] = {{b2.get(), kBytes, kBytes}, {c2.get(), 0, kBytes}};
+    CommandBuffer* both[] = {raw, raw};
+    const std::span<const BufferBinding> tables[] = {one, two};
+    REQUIRE(submit(both, tables).ok());
+    check(c1.get(), 0, 7.0f);
+    check(c2.get(), 0, 7.0f);
+  }
+  // Tables that do not fit: refused, naming the slot and what it lacks.
+  auto refused = [&](std::span<const BufferBinding> table) { return submit({&raw, 1}, {&table, 1}); };
+  CheckError(refused({}), StatusCode::kInvalidArgument, {"command buffer 0", "binding table has 0 entries", "at least 2"});
+  {
+    // (Slot 0's bindings take the whole entry, however long: the kernel
+    // checks their lengths.)
+    const BufferBinding short_entry[] = {{b1.get(), 0, kBytes}, {c1.get(), 0, 64}};
+    CheckError(refused(short_entry), StatusCode::kOutOfRange,
+               {"binding table slot 1 holds 64 bytes", "binding 2 of dispatch 0 needs 1024 bytes"});
+    const BufferBinding past_end[] = {{b1.get(), 0, kBytes}, {c2.get(), kBytes + 512, Buffer::kWholeBuffer}};
+    CheckError(refused(past_end), StatusCode::kOutOfRange, {"binding table slot 1 holds 512 bytes", "needs 1024"});
+    const BufferBinding null_entry[] = {{b1.get(), 0, kBytes}, {}};
+    CheckError(refused(null_entry), StatusCode::kInvalidArgument, {"binding table slot 1 buffer is null"});
+    const BufferBinding misaligned[] = {{b2.get(), 4, kBytes}, {c1.get(), 0, kBytes}};
+    CheckError(refused(misaligned), StatusCode::kInvalidArgument, {"slot 0 offset 4", "binding alignment"});
+    const BufferBinding slot_entry[] = {BufferBinding::Slot(1), {c1.get(), 0, kBytes}};
+    CheckError(refused(slot_entry), StatusCode::kInvalidArgument, {"slot 0 names slot 1"});
+  }
+  CheckError(device.QueueExecute({}, {}, {&raw, 1}), StatusCode::kInvalidArgument,
+             {"binding table has 0 entries"});
+  {
+    const BufferBinding fine[] = {{b1.get(), 0, kBytes}, {c1.get(), 0, kBytes}};
+    const std::span<const BufferBinding> tables[] = {fine, fine};
+    CheckError(device.QueueExecute({}, {}, {&raw, 1}, tables), StatusCode::kInvalidArgument,
+               {"2 binding tables for 1 command buffers"});
+  }
+  // Slots only in indirect command buffers, and tables only for them.
+  Ref<CommandBuffer> direct = BeginCommandBuffer(device);
+  CheckError(direct->Dispatch(add.get(), 0, {kCount / 16, 1, 1}, constants, first), StatusCode::kInvalidArgument,
+             {"binding 1 names binding table slot 0", "not indirect"});
+  REQUIRE(RecordAdd(direct.get(), add.get(), a.get(), b1.get(), c1.get(), kCount, 16).ok());
+  REQUIRE(direct->End().ok());
+  {
+    const BufferBinding fine[] = {{b1.get(), 0, kBytes}};
+    const std::span<const BufferBinding> table = fine;
+    CommandBuffer* plain = direct.get();
+    CheckError(device.QueueExecute({}, {}, {&plain, 1}, {&table, 1}), StatusCode::kInvalidArgument,
+               {"command buffer 0 is not indirect", "got 1 entries"});
+  }
+  REQUIRE(command_buffer->Begin().ok());
+  const BufferBinding both_ways[] = {{a.get(), 0, kBytes}, {b1.get(), 0, kBytes, 0}, {c1.get(), 0, kBytes}};
+  CheckError(command_buffer->Dispatch(add.get(), 0, {kCount / 16, 1, 1}, constants, both_ways),
+             StatusCode::kInvalidArgument, {"binding 1 names both a buffer and binding table slot 0"});
+  const BufferBinding far_slot[] = {{a.get(), 0, kBytes}, BufferBinding::Slot(5000), {c1.get(), 0, kBytes}};
+  CheckError(command_buffer->Dispatch(add.get(), 0, {kCount / 16, 1, 1}, constants, far_slot),
+             StatusCode::kOutOfRange, {"names slot 5000", "at most 4096"});
+}
+
+TEST_CASE("conformance: indirect command buffers") {
+  FOR_EACH_DRIVER(device) { CheckIndirectCommandBuffers(*device); }
+}
+
 TEST_CASE("conformance: CPU kernels get the local memory they declare") {
   FOR_EACH_DRIVER(device) {
     const std::string format = device->info().executable_formats[0];

@@ -252,6 +252,73 @@ TEST_CASE("hal module: a dispatch from allocation to read-back") {
   }
 }
 
+TEST_CASE("hal module: an indirect command buffer recorded once, run with two binding tables") {
+  FOR_EACH_DRIVER(unused) {
+    if (!PrepareTestKernel(*unused, "add_f32")) continue;
+    Program program(_strata_driver);
+    Value device = program.Must("device.default", {})[0];
+    Value allocator = program.Must("device.allocator", {device})[0];
+    const int32_t visible = hal::kMemoryHostVisible;
+    const int32_t usage = hal::kUsageAll;
+    auto allocate = [&](int64_t bytes) {
+      return program.Must("allocator.allocate", {allocator, Value::I32(visible), Value::I32(usage), Value::I64(bytes)})[0];
+    };
+    auto fill = [&](Value buffer, float scale) {
+      Value mapped = program.Must("buffer.map", {buffer, Value::I64(0), Value::I64(-1)})[0];
+      auto* view = RefCast<vm::Buffer>(mapped.ref().get());
+      for (size_t i = 0; i < view->length() / 4; ++i) reinterpret_cast<float*>(view->data())[i] = scale * i;
+    };
+    Value a = allocate(64), b1 = allocate(64), c1 = allocate(64), b2 = allocate(128), c2 = allocate(128);
+    fill(a, 1.0f);
+    fill(b1, 10.0f);
+    fill(b2, 100.0f);
+    Value executable = program.Must("executable.create", {device, program.Executable("kernels")})[0];
+    Value command_buffer = program.Must("command_buffer.create_indirect", {device})[0];
+    CHECK(static_cast<hal::CommandBuffer*>(command_buffer.ref().get())->indirect());
+    program.Must("command_buffer.begin", {command_buffer});
+    // c (slot 1) = a + b (slot 0).
+    Ref<vm::List> constants = MakeList({Value::I32(16)});
+    Ref<vm::List> bindings = MakeList({a, Value::I64(0), Value::I64(64), Value::I32(0), Value::I64(0), Value::I64(64),
+                                       Value::I32(1), Value::I64(0), Value::I64(-1)});
+    program.Must("command_buffer.dispatch", {command_buffer, executable, Value::I32(0), Value::I32(1), Value::I32(1),
+                                             Value::I32(1), RefArg(constants), RefArg(bindings)});
+    program.Must("command_buffer.end", {command_buffer});
+    auto run = [&](std::initializer_list<Value> table) {
+      Value semaphore = program.Must("semaphore.create", {device, Value::I64(0)})[0];
+      STRATA_RETURN_IF_ERROR(program
+                                 .Call("queue.execute_indirect", {device, Value::FromRef(nullptr),
+                                                                  RefArg(MakeList({semaphore, Value::I64(1)})),
+                                                                  command_buffer, RefArg(MakeList(table))})
+                                 .status());
+      CHECK(program.Must("semaphore.wait", {semaphore, Value::I64(1), Value::I64(-1)})[0].i32() == 0);
+      return OkStatus();
+    };
+    auto read = [&](Value buffer, int64_t offset, int index) {
+      Value mapped = program.Must("buffer.map", {buffer, Value::I64(offset), Value::I64(64)})[0];
+      return reinterpret_cast<const float*>(RefCast<vm::Buffer>(mapped.ref().get())->data())[index];
+    };
+    REQUIRE(run({b1, Value::I64(0), Value::I64(-1), c1, Value::I64(0), Value::I64(-1)}).ok());
+    CHECK(read(c1, 0, 5) == 55.0f);
+    // The second halves of b2 and c2.
+    REQUIRE(run({b2, Value::I64(64), Value::I64(64), c2, Value::I64(64), Value::I64(-1)}).ok());
+    CHECK(read(c2, 64, 5) == 5.0f + 100.0f * 21);
+    CheckError(run({b1, Value::I64(0), Value::I64(-1)}), StatusCode::kInvalidArgument,
+               {"hal.queue.execute_indirect", "the binding table has 1 entry", "at least 2"});
+    CheckError(run({b1, Value::I64(0)}), StatusCode::kInvalidArgument,
+               {"hal.queue.execute_indirect: the binding table must hold", "(buffer, offset, length) triples, got 2"});
+    CheckError(run({executable, Value::I64(0), Value::I64(-1), c1, Value::I64(0), Value::I64(-1)}),
+               StatusCode::kInvalidArgument, {"binding table entry 0 must be a hal.buffer or null, got hal.executable"});
+    // Slots in a command buffer that is not indirect.
+    Value direct = program.Must("command_buffer.create", {device})[0];
+    program.Must("command_buffer.begin", {direct});
+    CheckError(program.Call("command_buffer.dispatch", {direct, executable, Value::I32(0), Value::I32(1),
+                                                        Value::I32(1), Value::I32(1), RefArg(constants),
+                                                        RefArg(bindings)})
+                   .status(),
+               StatusCode::kInvalidArgument, {"hal.command_buffer.dispatch", "names binding table slot 0", "not indirect"});
+  }
+}
+
 TEST_CASE("hal module: constants are made once per device; results prefer mappable memory") {
   FOR_EACH_DRIVER(unused) {
     if (!PrepareTestKernel(*unused, "add_f32")) continue;
@@ -381,7 +448,7 @@ TEST_CASE("hal module: errors name the function, the argument and the types") {
     CheckError(dispatch({Value::I64(16)}, {buffer, Value::I64(0), Value::I64(64)}), StatusCode::kInvalidArgument,
                {"hal.command_buffer.dispatch: ", "list element 0: expected i32, got i64"});
     CheckError(dispatch({Value::I32(16)}, {executable, Value::I64(0), Value::I64(64)}), StatusCode::kInvalidArgument,
-               {"binding 0 must be a hal.buffer, got hal.executable"});
+               {"binding 0 must be a hal.buffer or an i32 binding table slot, got hal.executable"});
 
     // Read-only bytes import as a read-only buffer.
     Ref<vm::Buffer> rodata = vm::Buffer::Wrap({}, nullptr, /*writable=*/false);
