@@ -1,6 +1,8 @@
 // The host side of a model as vm ops calling the hal module: checked
 // arguments, weights imported from rodata, one command buffer for the
-// dispatches of a block with a barrier after each, one submit and wait, and
+// dispatches of a block with a barrier after each, recorded on the first
+// call into a global and submitted on every call with a binding table of
+// that call's buffers, one submit and wait, and
 // transients planned by lifetime: the 1024-byte broadcast lives across all
 // matmuls; of the three 256-byte matmul results a, b and c, a and c are never
 // alive together and share bytes, so the arena is 1024 + 2 * 256 = 1536 bytes
@@ -16,14 +18,27 @@
 // CHECK: %[[EXE:.*]] = vm.const.ref.executable "kernels" : !vm.ref
 // CHECK: vm.call.import @hal.executable.create(%{{.*}}, %[[EXE]])
 // CHECK: vm.call.import @hal.buffer_view.assert(%[[X]],
-// A constant: made once per device by the hal module and shared by calls.
 // CHECK: %[[BYTES:.*]] = vm.const.ref.rodata @constant_{{[0-9]+}}
+// The arena and the result, allocated on every call.
+// CHECK: %[[ARENA_BUFFER:.*]] = vm.call.import @hal.allocator.allocate(%{{.*}}, %{{.*}}, %{{.*}}, %[[ARENA]]) :
+// CHECK: %[[RESULT:.*]] = vm.call.import @hal.allocator.allocate_preferring(
+// The command buffer: recorded once, on the first call.
+// CHECK: %[[CACHED:.*]] = vm.global.load.ref @chain_commands_0 : !vm.ref
+// CHECK: vm.cond_br %{{.*}}, ^[[SUBMIT:bb[0-9]+]](%[[CACHED]] : !vm.ref), ^[[RECORD:bb[0-9]+]]
+// CHECK: ^[[RECORD]]:
+// CHECK: %[[NEW:.*]] = vm.call.import @hal.command_buffer.create_indirect(%[[DEVICE]])
+// A constant: made once per device by the hal module, bound as it is.
 // CHECK: vm.call.import @hal.device.constant(%[[DEVICE]], %[[BYTES]],
-// The arena, at the first dispatch that uses it.
-// CHECK: vm.call.import @hal.allocator.allocate(%{{.*}}, %{{.*}}, %{{.*}}, %[[ARENA]]) :
-// CHECK: vm.call.import @hal.command_buffer.create
 // CHECK-COUNT-5: vm.call.import @hal.command_buffer.dispatch
-// CHECK: vm.call.import @hal.queue.execute
+// CHECK: vm.global.store.ref %[[NEW]], @chain_commands_0
+// CHECK: vm.br ^[[SUBMIT]](%[[NEW]] : !vm.ref)
+// CHECK: ^[[SUBMIT]](%[[COMMANDS:.*]]: !vm.ref):
+// The binding table: the argument's range, the arena and the result.
+// CHECK: %[[TABLE:.*]] = vm.list.alloc
+// CHECK-DAG: vm.list.set.ref %[[TABLE]][%{{.*}}], %[[ARENA_BUFFER]] : !vm.ref
+// CHECK-DAG: vm.list.set.ref %[[TABLE]][%{{.*}}], %[[RESULT]] : !vm.ref
+// CHECK-DAG: vm.list.set.ref %[[TABLE]][%{{.*}}], %{{.*}} : !vm.ref
+// CHECK: vm.call.import @hal.queue.execute_indirect(%[[DEVICE]], %{{.*}}, %{{.*}}, %[[COMMANDS]], %[[TABLE]])
 // CHECK: vm.call.import @hal.semaphore.wait
 // CHECK: vm.call.import @hal.buffer_view.create
 // CHECK: vm.return
