@@ -56,10 +56,10 @@ struct TensorValue {
   RankedTensorType type;
   Value view;   // !vm.ref hal.buffer_view, made on demand
   Value buffer; // !vm.ref hal.buffer; null for a constant
-  // A constant's bytes (!vm.buffer of its vm.rodata): its hal.buffer is
-  // made where it is used (bufferOf), so that a command buffer recorded
-  // once (emitReplayed) asks for it only then.
-  Value constantBytes;
+  // A constant's vm.rodata: its bytes and hal.buffer are asked for where
+  // they are used (bufferOf), so that a command buffer recorded once
+  // (emitReplayed) asks for them only then.
+  StringAttr constant;
   Value offset; // i64
   Value length; // i64
   SmallVector<Value> dims; // i64 each
@@ -73,7 +73,9 @@ struct TensorValue {
 /// What a dispatch binds: a buffer range, or a constant's (its bytes; the
 /// buffer is made where the binding is recorded).
 struct PendingBinding {
-  Value buffer, constantBytes, offset, length;
+  Value buffer;
+  StringAttr constant;
+  Value offset, length;
 };
 
 /// A dispatch of the block's submission, recorded at the submission
@@ -88,7 +90,7 @@ struct PendingDispatch {
 
 /// A range of a buffer that a recorded dispatch reads or writes.
 struct Access {
-  Value buffer;
+  const void *buffer; // the buffer's Value, or a constant's rodata symbol
   int64_t firstByte, endByte;
   bool write;
 
@@ -147,7 +149,9 @@ private:
   Value bufferOf(const TensorValue &tensor);
   /// The buffer of a binding, for a recording here: a constant's made once
   /// per recording (`made`).
-  Value bindingBuffer(const PendingBinding &binding, DenseMap<Value, Value> &made);
+  Value bindingBuffer(const PendingBinding &binding, DenseMap<Attribute, Value> &made);
+  /// The hal.buffer of the constant `symbol`, asked for here.
+  Value constantBuffer(StringAttr symbol);
   /// Records the pending dispatches into a new command buffer and submits
   /// it, or, where nothing but buffers differs from call to call, into one
   /// recorded on the first call and submitted with each call's buffers.
@@ -535,16 +539,22 @@ Value FunctionLowering::bufferOf(const TensorValue &tensor) {
   // Made once per device and then shared by every call (in place where
   // host memory is as fast for the device as its own, else uploaded to
   // device-local memory).
-  return call1("device.constant", {device, tensor.constantBytes, i64(0), i64(-1)});
+  return constantBuffer(tensor.constant);
+}
+
+Value FunctionLowering::constantBuffer(StringAttr symbol) {
+  Value bytes = vm::ConstRefRodataOp::create(
+      b, loc, vm::BufferType::get(b.getContext()), symbol);
+  return call1("device.constant", {device, bytes, i64(0), i64(-1)});
 }
 
 Value FunctionLowering::bindingBuffer(const PendingBinding &binding,
-                                      DenseMap<Value, Value> &made) {
+                                      DenseMap<Attribute, Value> &made) {
   if (binding.buffer)
     return binding.buffer;
-  Value &buffer = made[binding.constantBytes];
+  Value &buffer = made[binding.constant];
   if (!buffer)
-    buffer = call1("device.constant", {device, binding.constantBytes, i64(0), i64(-1)});
+    buffer = constantBuffer(binding.constant);
   return buffer;
 }
 
@@ -606,7 +616,7 @@ void FunctionLowering::emitRecorded() {
   // between its first dispatch and that submission (checkSubmitted): the
   // device may run it as it is recorded.
   Value commandBuffer = call1("command_buffer.create_streamed", {device});
-  DenseMap<Value, Value> made;
+  DenseMap<Attribute, Value> made;
   recordPending(commandBuffer, [&](size_t dispatch, size_t index) {
     const PendingBinding &binding = pending[dispatch].bindings[index];
     return std::array<Value, 3>{bindingBuffer(binding, made), binding.offset, binding.length};
@@ -680,7 +690,7 @@ void FunctionLowering::emitReplayed() {
 
   b.setInsertionPointToStart(record);
   Value made = call1("command_buffer.create_indirect", {device});
-  DenseMap<Value, Value> constants;
+  DenseMap<Attribute, Value> constants;
   recordPending(made, [&](size_t dispatch, size_t index) {
     const PendingBinding &binding = pending[dispatch].bindings[index];
     const Bound &slot = bound[dispatch][index];
@@ -1105,11 +1115,9 @@ LogicalResult FunctionLowering::lowerConstantTensor(arith::ConstantOp op) {
     return success();
   // (A splat is stored expanded: the module writer repeats its element.)
   StringRef symbol = module.rodata(elements, "constant");
-  Value bytes = vm::ConstRefRodataOp::create(
-      b, loc, vm::BufferType::get(b.getContext()), symbol);
   TensorValue tensor;
   tensor.type = type;
-  tensor.constantBytes = bytes;
+  tensor.constant = b.getStringAttr(symbol);
   tensor.offset = i64(0);
   int64_t size = type.getNumElements() * elementBytes(type.getElementType());
   tensor.length = i64(size);
@@ -1231,13 +1239,14 @@ LogicalResult FunctionLowering::lowerDispatch(flow::DispatchOp op) {
   SmallVector<PendingBinding> bindings;
   SmallVector<Access> accesses;
   for (TensorValue *input : inputs) {
-    bindings.push_back({input->buffer, input->constantBytes, input->offset, input->length});
-    accesses.push_back({input->buffer ? input->buffer : input->constantBytes,
+    bindings.push_back({input->buffer, input->constant, input->offset, input->length});
+    accesses.push_back({input->buffer ? input->buffer.getAsOpaquePointer()
+                                      : input->constant.getAsOpaquePointer(),
                         input->firstByte, input->endByte, false});
   }
   for (TensorValue &output : outputs) {
-    bindings.push_back({output.buffer, Value(), output.offset, output.length});
-    accesses.push_back({output.buffer, output.firstByte, output.endByte, true});
+    bindings.push_back({output.buffer, StringAttr(), output.offset, output.length});
+    accesses.push_back({output.buffer.getAsOpaquePointer(), output.firstByte, output.endByte, true});
   }
   if (info.scratchBytes != 0) {
     auto scratch = op->getAttrOfType<IntegerAttr>(kScratchOffsetAttr);
@@ -1245,12 +1254,12 @@ LogicalResult FunctionLowering::lowerDispatch(flow::DispatchOp op) {
       return op.emitOpError("dispatches a kernel that takes ")
              << info.scratchBytes << " bytes of scratch without a "
              << kScratchOffsetAttr << " (strata-plan-transients places it)";
-    bindings.push_back({arena, Value(), i64(scratch.getInt()), i64(info.scratchBytes)});
+    bindings.push_back({arena, StringAttr(), i64(scratch.getInt()), i64(info.scratchBytes)});
     // Every variant's scratch, as far as ordering goes: the largest.
     int64_t scratchBytes = 0;
     for (const KernelVariant &variant : variants)
       scratchBytes = std::max<int64_t>(scratchBytes, variant.dispatch.scratchBytes);
-    accesses.push_back({arena, scratch.getInt(), scratch.getInt() + scratchBytes, true});
+    accesses.push_back({arena.getAsOpaquePointer(), scratch.getInt(), scratch.getInt() + scratchBytes, true});
   }
 
   // The workgroup count of the format the device runs: each variant's,
