@@ -163,6 +163,9 @@ private:
       Value commandBuffer,
       function_ref<std::array<Value, 3>(size_t, size_t)> bind);
   bool replayable() const;
+  /// Whether an i32 is the same on every call of a context: a constant, or
+  /// one of constants chosen by the device's formats (perDevice).
+  bool fixedForDevice(Value value) const;
   void submitAndWait(StringRef import, ArrayRef<Value> operands);
   Value byteSize(TensorValue &tensor);
   Value byteSize(RankedTensorType type, ArrayRef<Value> dims);
@@ -181,6 +184,8 @@ private:
   DenseMap<Block *, Block *> blocks;
   Value device, allocator, executable;
   llvm::StringMap<Value> formatQueries;
+  // Workgroup counts chosen among constants by the device's formats.
+  DenseSet<Value> perDevice;
   std::array<Value, 2> dispatchLists;
   // Per block: the dispatches of the submission being built.
   SmallVector<PendingDispatch> pending;
@@ -579,15 +584,19 @@ void FunctionLowering::flush() {
   unordered.clear();
 }
 
+bool FunctionLowering::fixedForDevice(Value value) const {
+  return isa_and_nonnull<vm::ConstI32Op>(value.getDefiningOp()) ||
+         perDevice.contains(value);
+}
+
 /// Whether every workgroup count and push constant of the submission is a
-/// constant: then only its buffers differ between calls.
+/// constant, or chosen among constants by the device's formats: then only
+/// its buffers differ between calls of a context.
 bool FunctionLowering::replayable() const {
-  auto constant = [](Value value) {
-    return isa_and_nonnull<vm::ConstI32Op>(value.getDefiningOp());
-  };
+  auto fixed = [&](Value value) { return fixedForDevice(value); };
   for (const PendingDispatch &dispatch : pending)
-    if (!llvm::all_of(dispatch.count, constant) ||
-        !llvm::all_of(dispatch.constants, constant))
+    if (!llvm::all_of(dispatch.count, fixed) ||
+        !llvm::all_of(dispatch.constants, fixed))
       return false;
   return true;
 }
@@ -1270,8 +1279,14 @@ LogicalResult FunctionLowering::lowerDispatch(flow::DispatchOp op) {
       continue;
     std::array<Value, 3> other = workgroupCount(variant.dispatch, constants);
     Value runs = runsFormat(variant.format);
-    for (int d = 0; d < 3; ++d)
+    for (int d = 0; d < 3; ++d) {
+      const bool fixed = fixedForDevice(other[d]) && fixedForDevice(count[d]);
       count[d] = op1("select.i32", {runs, other[d], count[d]}, b.getI32Type());
+      // Constant counts chosen by the device's formats: the same on every
+      // call of a context, whose device is one.
+      if (fixed)
+        perDevice.insert(count[d]);
+    }
   }
   auto [x, y, z] = count;
 

@@ -37,24 +37,31 @@ flow.executable_binary "kernels" format "vulkan-spirv" data dense<[5, 6]> : tens
 // that memory is host-visible (preferring mapping).
 // CHECK: vm.call.import @hal.allocator.allocate_preferring(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}})
 // The flow.submit: one command buffer for all four dispatches, recorded on
-// every call (a workgroup count depends on the device).
-// CHECK-NOT: vm.global.load.ref
-// CHECK: %[[CB:.*]] = vm.call.import @hal.command_buffer.create_streamed
+// the first call of a context (the counts are chosen among constants by the
+// device's formats: the same on every call) and submitted with a binding
+// table of each call's buffers.
+// CHECK: %[[CACHED:.*]] = vm.global.load.ref @chain_commands_0
+// CHECK: %[[CB:.*]] = vm.call.import @hal.command_buffer.create_indirect
 // CHECK: vm.call.import @hal.command_buffer.dispatch(%[[CB]], %{{.*}}, %{{.*}}, %[[COUNT_X]],
 // CHECK: vm.call.import @hal.command_buffer.barrier(%[[CB]])
 // CHECK: vm.call.import @hal.command_buffer.dispatch(%[[CB]],
+// @s binds the arena's slot at b's, c's and the scratch's offsets.
 // CHECK: vm.list.resize %[[BINDINGS]]
-// CHECK: vm.list.set.ref %[[BINDINGS]][%{{.*}}], %[[ARENA]]
-// CHECK: vm.list.set.ref %[[BINDINGS]][%{{.*}}], %[[ARENA]]
+// CHECK: vm.list.set.i32 %[[BINDINGS]][%{{.*}}], %{{.*}} : i32
+// CHECK: vm.list.set.i32 %[[BINDINGS]][%{{.*}}], %{{.*}} : i32
 // CHECK: vm.list.set.i64 %[[BINDINGS]][%{{.*}}], %[[AT_320]]
-// CHECK: vm.list.set.ref %[[BINDINGS]][%{{.*}}], %[[ARENA]]
+// CHECK: vm.list.set.i32 %[[BINDINGS]][%{{.*}}], %{{.*}} : i32
 // CHECK: vm.list.set.i64 %[[BINDINGS]][%{{.*}}], %[[AT_0]]
 // CHECK: vm.list.set.i64 %[[BINDINGS]][%{{.*}}], %[[SCRATCH_BYTES]]
 // CHECK: vm.call.import @hal.command_buffer.dispatch(%[[CB]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[BINDINGS]])
 // CHECK: vm.call.import @hal.command_buffer.dispatch(%[[CB]],
 // CHECK-NOT: @hal.command_buffer.create
 // CHECK: vm.call.import @hal.command_buffer.end(%[[CB]])
-// CHECK: vm.call.import @hal.queue.execute
+// CHECK: vm.global.store.ref %[[CB]], @chain_commands_0
+// The table: the argument's view, the arena, the result.
+// CHECK: vm.list.set.ref %[[TABLE:[0-9]+]][%{{.*}}], %{{.*}} : !vm.ref
+// CHECK: vm.list.set.ref %[[TABLE]][%{{.*}}], %[[ARENA]] : !vm.ref
+// CHECK: vm.call.import @hal.queue.execute_indirect(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[TABLE]])
 // CHECK: vm.call.import @hal.semaphore.wait
 // CHECK: vm.return
 func.func @chain(%x: tensor<16xf32>) -> tensor<16xf32> {
