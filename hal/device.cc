@@ -1,8 +1,8 @@
 #include "hal/device.h"
 
-#include "hal/command_log.h"
-
 #include <cstring>
+
+#include "hal/command_log.h"
 
 namespace strata::hal {
 
