@@ -196,15 +196,13 @@ Status CommandBuffer::Dispatch(Executable* executable, uint32_t entry_point, Wor
   return OkStatus();
 }
 
-Status CommandBuffer::CheckBindingTable(size_t index, std::span<const BufferBinding> table,
-                                        std::vector<BufferBinding>* resolved) const {
+Status CommandBuffer::CheckBindingTable(size_t index, std::span<const BufferBinding> table) const {
   const auto what = [index] { return StrCat("submit: command buffer ", index); };
   if (table.size() < slots_.size()) {
     return InvalidArgumentError(what(), ": the binding table has ", table.size(), " entr",
                                 table.size() == 1 ? "y" : "ies", "; the command buffer's dispatches bind slots up to ",
                                 slots_.size() - 1, ", so it needs at least ", slots_.size());
   }
-  resolved->assign(table.begin(), table.end());
   for (size_t slot = 0; slot < slots_.size(); ++slot) {
     const SlotNeeds& needs = slots_[slot];
     if (!needs.used) continue;
@@ -234,7 +232,6 @@ Status CommandBuffer::CheckBindingTable(size_t index, std::span<const BufferBind
       return OutOfRangeError(prefix(), " holds ", *length, " bytes; binding ", needs.binding, " of dispatch ",
                              needs.dispatch, " needs ", needs.end, " bytes of it");
     }
-    (*resolved)[slot].length = *length;
   }
   return OkStatus();
 }

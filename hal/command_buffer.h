@@ -116,21 +116,24 @@ class CommandBuffer : public Resource {
   // The slots recorded since Begin: one past the highest named (0: none).
   uint32_t slot_count() const { return static_cast<uint32_t>(slots_.size()); }
   // Checks the binding table of a submission (of its command buffer
-  // `index`) against the slots recorded, and writes it to `resolved` with
-  // every used entry's length resolved: at least slot_count() entries, each
-  // used one a range of a buffer of this device with dispatch storage usage,
-  // the access its bindings need, an aligned offset, and room for every
-  // binding's range in it (the entries of unused slots may be null).
-  Status CheckBindingTable(size_t index, std::span<const BufferBinding> table,
-                           std::vector<BufferBinding>* resolved) const;
+  // `index`) against the slots recorded: at least slot_count() entries,
+  // each used one a range of a buffer of this device with dispatch storage
+  // usage, the access its bindings need, an aligned offset, and room for
+  // every binding's range in it (the entries of unused slots may be null).
+  Status CheckBindingTable(size_t index, std::span<const BufferBinding> table) const;
   // The command buffer as a CommandLog (hal/command_log.h), or null.
   virtual const CommandLog* AsLog() const { return nullptr; }
+  // The bytes of a table entry (CheckBindingTable accepted), its
+  // kWholeBuffer resolved.
+  static uint64_t EntryLength(const BufferBinding& entry) {
+    return entry.length == Buffer::kWholeBuffer ? entry.buffer->byte_length() - entry.offset : entry.length;
+  }
   // The buffer range a slot binding names in a table CheckBindingTable
-  // resolved.
+  // accepted.
   static BufferBinding ResolveSlot(const BufferBinding& binding, std::span<const BufferBinding> table) {
     const BufferBinding& entry = table[binding.slot];
     return {entry.buffer, entry.offset + binding.offset,
-            binding.length == Buffer::kWholeBuffer ? entry.length - binding.offset : binding.length};
+            binding.length == Buffer::kWholeBuffer ? EntryLength(entry) - binding.offset : binding.length};
   }
 
   // For queue implementations: a submission holds the command buffer pending

@@ -22,7 +22,7 @@ class CommandLog final : public CommandBuffer {
   }
 
   // Records the commands into `target` (begun and ended here) with the
-  // slots' ranges of `table` (as CheckBindingTable resolved it).
+  // slots' ranges of `table` (which CheckBindingTable accepted).
   Status Replay(CommandBuffer& target, std::span<const BufferBinding> table) const;
 
   const CommandLog* AsLog() const override { return this; }

@@ -123,30 +123,30 @@ Status Device::QueueExecuteWithTables(std::span<const SemaphoreValue> waits, std
                                       std::span<CommandBuffer* const> command_buffers,
                                       std::span<const std::span<const BufferBinding>> binding_tables,
                                       std::chrono::steady_clock::time_point deadline) {
-  const size_t count = command_buffers.size();
-  std::vector<std::vector<BufferBinding>> resolved(count);
-  std::vector<std::span<const BufferBinding>> tables(count);
-  // A CommandLog's submission runs a command buffer recorded from it now.
+  // A CommandLog's submission runs a command buffer recorded from it now
+  // (in `run`, made at the first).
   std::vector<Ref<CommandBuffer>> replayed;
-  std::vector<CommandBuffer*> run(command_buffers.begin(), command_buffers.end());
+  std::vector<CommandBuffer*> run;
   bool native = false;
-  for (size_t i = 0; i < count; ++i) {
+  for (size_t i = 0; i < command_buffers.size(); ++i) {
     CommandBuffer* command_buffer = command_buffers[i];
     if (command_buffer->slot_count() == 0) continue;
-    STRATA_RETURN_IF_ERROR(command_buffer->CheckBindingTable(
-        i, binding_tables.empty() ? std::span<const BufferBinding>() : binding_tables[i], &resolved[i]));
+    const std::span<const BufferBinding> table =
+        binding_tables.empty() ? std::span<const BufferBinding>() : binding_tables[i];
+    STRATA_RETURN_IF_ERROR(command_buffer->CheckBindingTable(i, table));
     if (const CommandLog* log = command_buffer->AsLog()) {
       STRATA_ASSIGN_OR_RETURN(Ref<CommandBuffer> direct, CreateCommandBuffer());
-      STRATA_RETURN_IF_ERROR(log->Replay(*direct, resolved[i]));
+      STRATA_RETURN_IF_ERROR(log->Replay(*direct, table));
+      if (run.empty()) run.assign(command_buffers.begin(), command_buffers.end());
       run[i] = direct.get();
       replayed.push_back(std::move(direct));
     } else {
-      tables[i] = resolved[i];
       native = true;
     }
   }
-  if (!native) return QueueExecuteImpl(waits, signals, run, deadline);
-  return QueueExecuteIndirectImpl(waits, signals, run, tables, deadline);
+  const std::span<CommandBuffer* const> submitted = run.empty() ? command_buffers : std::span(run);
+  if (!native) return QueueExecuteImpl(waits, signals, submitted, deadline);
+  return QueueExecuteIndirectImpl(waits, signals, submitted, binding_tables, deadline);
 }
 
 void Device::set_statistics_enabled(bool enabled) {

@@ -153,8 +153,7 @@ class Device : public RefObject {
   // Indirect command buffers: by default a CommandLog, replayed into a
   // command buffer of CreateCommandBuffer per submission. A driver that
   // binds tables itself returns its own and runs submissions of them, with
-  // their tables (checked, entry lengths resolved), in
-  // QueueExecuteIndirectImpl.
+  // their tables (checked), in QueueExecuteIndirectImpl.
   virtual StatusOr<Ref<CommandBuffer>> CreateIndirectCommandBufferImpl();
   virtual Status QueueExecuteIndirectImpl(std::span<const SemaphoreValue> waits,
                                           std::span<const SemaphoreValue> signals,

@@ -67,8 +67,8 @@ class HostQueue : public std::enable_shared_from_this<HostQueue> {
 
   // `tracer` (may be null) receives the submission's events as it runs.
   // Work still running at `deadline` stops as the driver can (Execute).
-  // `binding_tables`: none, or one per command buffer (checked, entry
-  // lengths resolved: Device::QueueExecute), held until the work is done.
+  // `binding_tables`: none, or one per command buffer (checked by
+  // Device::QueueExecute), held until the work is done.
   Status Submit(std::span<const SemaphoreValue> waits, std::span<const SemaphoreValue> signals,
                 std::span<CommandBuffer* const> command_buffers, Tracer* tracer,
                 std::chrono::steady_clock::time_point deadline,

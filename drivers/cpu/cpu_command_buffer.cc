@@ -179,7 +179,7 @@ CpuCommandBuffer::Bindings CpuCommandBuffer::Bind(std::span<const hal::BufferBin
     if (!base) base = static_cast<uint8_t*>(HostPointer(entry.buffer, entry.offset));
     storage->pointers[binding.index] = base + binding.offset;
     storage->lengths[binding.index] =
-        binding.length == hal::Buffer::kWholeBuffer ? entry.length - binding.offset : binding.length;
+        binding.length == hal::Buffer::kWholeBuffer ? EntryLength(entry) - binding.offset : binding.length;
   }
   return {storage->pointers.data(), storage->lengths.data()};
 }

@@ -115,8 +115,8 @@ class CpuCommandBuffer final : public hal::CommandBuffer {
     std::vector<uint8_t*> slot_bases;
   };
   // The bindings of a run with `table` (checked by
-  // hal::CommandBuffer::CheckBindingTable, entry lengths resolved); the own
-  // ones when nothing binds a slot.
+  // hal::CommandBuffer::CheckBindingTable); the own ones when nothing binds
+  // a slot.
   Bindings Bind(std::span<const hal::BufferBinding> table, BoundStorage* storage) const;
   // At a submission: whether commands of this recording ran while it was
   // recorded and have not been collected yet. If so, CollectStream waits
