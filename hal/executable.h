@@ -46,6 +46,10 @@ struct EntryPointInfo {
   // Bytes of memory each workgroup uses for itself while it runs, given by
   // the runtime per thread (0: none; CPU executables only).
   uint64_t local_memory_bytes = 0;
+  // The kernel wants its workgroups run in ascending order on a thread (it
+  // prefetches what the next one reads), never in the descending order the
+  // CPU drivers use on every second run (CPU executables only).
+  bool ascending_workgroups = false;
 };
 
 struct ExecutableParams {

@@ -157,6 +157,7 @@ Status CpuCommandBuffer::EndImpl() {
 }
 
 void CpuCommandBuffer::ResetImpl() {
+  runs_.store(0, std::memory_order_relaxed);
   StopStream();
   stream_.reset();
   commands_.clear();
@@ -363,21 +364,33 @@ Status CpuCommandBuffer::RunWorkgroups(const DispatchCommand& dispatch, const Bi
     STRATA_ASSIGN_OR_RETURN(state.local_memory, ThreadLocalMemory(entry.local_memory_bytes, entry));
     state.local_memory_size = entry.local_memory_bytes;
   }
-  // Decompose the first id once, then step x, carrying into y and z.
-  uint32_t x = static_cast<uint32_t>(begin % count_x);
-  uint32_t y = static_cast<uint32_t>(begin / count_x % count_y);
-  uint32_t z = static_cast<uint32_t>(begin / count_x / count_y);
-  for (uint64_t i = begin; i < end; ++i) {
+  if (begin >= end) return OkStatus();
+  // Decompose the first id once, then step x, carrying into y and z (or
+  // borrowing from them, descending).
+  const bool descending = bindings.descending && !entry.ascending_workgroups;
+  const uint64_t first = descending ? end - 1 : begin;
+  uint32_t x = static_cast<uint32_t>(first % count_x);
+  uint32_t y = static_cast<uint32_t>(first / count_x % count_y);
+  uint32_t z = static_cast<uint32_t>(first / count_x / count_y);
+  for (uint64_t n = 0; n < end - begin; ++n) {
     state.workgroup_id[0] = x;
     state.workgroup_id[1] = y;
     state.workgroup_id[2] = z;
     if (timed) [[unlikely]] {
       const auto now = std::chrono::steady_clock::now();
-      if (now > deadline) return DeadlineError(dispatch, i, now - deadline);
+      if (now > deadline) return DeadlineError(dispatch, descending ? end - 1 - n : begin + n, now - deadline);
     }
     int result = dispatch.kernel(&state);
     if (result != 0) [[unlikely]] return DispatchError(dispatch, result, x, y, z);
-    if (++x == count_x) {
+    if (descending) {
+      if (x-- == 0) {
+        x = count_x - 1;
+        if (y-- == 0) {
+          y = count_y - 1;
+          --z;
+        }
+      }
+    } else if (++x == count_x) {
       x = 0;
       if (++y == count_y) {
         y = 0;

@@ -67,7 +67,9 @@ Status CpuQueue::Execute(hal::CommandBuffer& command_buffer, std::span<const hal
   // serves every run on it.
   const auto& commands = static_cast<const CpuCommandBuffer&>(command_buffer);
   thread_local CpuCommandBuffer::BoundStorage storage;
-  return ExecuteCommands(commands, commands.Bind(binding_table, &storage), tracer, deadline);
+  CpuCommandBuffer::Bindings bindings = commands.Bind(binding_table, &storage);
+  bindings.descending = commands.NextRunDescending();
+  return ExecuteCommands(commands, bindings, tracer, deadline);
 }
 
 hal::DeviceInfo CpuDeviceInfo(const hal::DeviceSpec& spec, std::string description, uint32_t concurrency) {

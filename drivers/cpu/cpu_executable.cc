@@ -134,6 +134,7 @@ StatusOr<std::vector<hal::EntryPointInfo>> ParseCpuExecutableMetadata(const hal:
                                   " bytes of scratch but takes no binding to hold them");
     }
     info.local_memory_bytes = entry->local_memory_bytes();
+    info.ascending_workgroups = entry->ascending_workgroups();
     if (info.local_memory_bytes > kMaxLocalMemoryBytes) {
       return InvalidArgumentError(prefix(), "entry point '", info.name, "' needs ", info.local_memory_bytes,
                                   " bytes of local memory per thread; the CPU driver gives at most ",

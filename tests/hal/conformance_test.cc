@@ -494,19 +494,23 @@ TEST_CASE("conformance: dispatch over 2-D and 3-D workgroup counts") {
       const BufferBinding binding = {grid.get(), 0, Buffer::kWholeBuffer};
       REQUIRE(command_buffer->Dispatch(fill.get(), 0, count, {}, {&binding, 1}).ok());
       REQUIRE(command_buffer->End().ok());
-      Status status = SubmitAndWait(*device, command_buffer.get());
-      REQUIRE_MESSAGE(status.ok(), status.ToString());
-      std::vector<uint32_t> result = Read<uint32_t>(*device, grid.get(), 0, cells * 4);
-      size_t wrong = 0;
-      for (uint32_t z = 0; z < count.z; ++z) {
-        for (uint32_t y = 0; y < count.y; ++y) {
-          for (uint32_t x = 0; x < count.x; ++x) {
-            const uint32_t* cell = &result[4 * ((uint64_t{z} * count.y + y) * count.x + x)];
-            wrong += cell[0] != x || cell[1] != y || cell[2] != z || cell[3] != 1;
+      // Twice: the CPU drivers take the workgroups in descending order on
+      // the second run; each cell counts its workgroup's runs.
+      for (uint32_t run = 1; run <= 2; ++run) {
+        Status status = SubmitAndWait(*device, command_buffer.get());
+        REQUIRE_MESSAGE(status.ok(), status.ToString());
+        std::vector<uint32_t> result = Read<uint32_t>(*device, grid.get(), 0, cells * 4);
+        size_t wrong = 0;
+        for (uint32_t z = 0; z < count.z; ++z) {
+          for (uint32_t y = 0; y < count.y; ++y) {
+            for (uint32_t x = 0; x < count.x; ++x) {
+              const uint32_t* cell = &result[4 * ((uint64_t{z} * count.y + y) * count.x + x)];
+              wrong += cell[0] != x || cell[1] != y || cell[2] != z || cell[3] != run;
+            }
           }
         }
+        CHECK_MESSAGE(wrong == 0, "run ", run);
       }
-      CHECK(wrong == 0);
     }
   }
 }
@@ -1126,6 +1130,41 @@ TEST_CASE("conformance: CPU kernels get the local memory they declare") {
     REQUIRE(short_of_memory->End().ok());
     CheckError(SubmitAndWait(*device, short_of_memory.get()), StatusCode::kDataLoss,
                {"dispatch of 'fail_if'", "more local memory than the 1048576 bytes its metadata declares"});
+  }
+}
+
+TEST_CASE("conformance: cpu-sync takes workgroups in descending order on every second run") {
+  FOR_EACH_DRIVER(device) {
+    if (device->info().driver != "cpu-sync") continue;
+    // fail_if failing in every workgroup: the error names the first to run.
+    // With ascending_workgroups in its metadata (a kernel that prefetches
+    // what the next workgroup reads), always the first.
+    for (bool ascending : {false, true}) {
+      INFO("ascending_workgroups ", ascending);
+      hal::ExecutableParams params;
+      params.name = "order";
+      params.format = device->info().executable_formats[0];
+      params.data = HostKernelElf("fail_if");
+      std::vector<uint8_t> metadata = CpuMetadata("fail_if", 0, 1, {}, {}, 0, ascending);
+      params.metadata = metadata;
+      StatusOr<Ref<hal::Executable>> executable = device->PrepareExecutable(params);
+      REQUIRE(executable.ok());
+      CHECK((*executable)->entry_points()[0].ascending_workgroups == ascending);
+      Ref<CommandBuffer> runs = BeginCommandBuffer(*device);
+      const uint32_t seven[] = {7};
+      REQUIRE(runs->Dispatch(executable->get(), 0, {4, 3, 2}, seven, {}).ok());
+      REQUIRE(runs->End().ok());
+      const char* first = "workgroup (0, 0, 0) returned 7";
+      const char* last = ascending ? first : "workgroup (3, 2, 1) returned 7";
+      for (const char* expected : {first, last, first, last}) {
+        CheckError(SubmitAndWait(*device, runs.get()), StatusCode::kAborted, {expected});
+      }
+      // Recording again starts over, ascending.
+      REQUIRE(runs->Begin().ok());
+      REQUIRE(runs->Dispatch(executable->get(), 0, {4, 3, 2}, seven, {}).ok());
+      REQUIRE(runs->End().ok());
+      CheckError(SubmitAndWait(*device, runs.get()), StatusCode::kAborted, {first});
+    }
   }
 }
 

@@ -10,7 +10,7 @@ namespace strata::testing {
 
 std::vector<uint8_t> CpuMetadata(const std::string& entry_point, uint32_t binding_count, uint32_t constant_count,
                                  std::vector<bool> read_only, std::vector<std::string> features,
-                                 uint64_t local_memory_bytes) {
+                                 uint64_t local_memory_bytes, bool ascending_workgroups) {
   flatbuffers::FlatBufferBuilder fbb;
   auto name = fbb.CreateString(entry_point);
   flatbuffers::Offset<flatbuffers::Vector<uint8_t>> flags;
@@ -24,6 +24,7 @@ std::vector<uint8_t> CpuMetadata(const std::string& entry_point, uint32_t bindin
   entry.add_constant_count(constant_count);
   if (!read_only.empty()) entry.add_binding_read_only(flags);
   if (local_memory_bytes) entry.add_local_memory_bytes(local_memory_bytes);
+  if (ascending_workgroups) entry.add_ascending_workgroups(true);
   auto entries = fbb.CreateVector(std::vector<flatbuffers::Offset<schema::cpu::EntryPointDef>>{entry.Finish()});
   flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<flatbuffers::String>>> required;
   if (!features.empty()) required = fbb.CreateVectorOfStrings(features);

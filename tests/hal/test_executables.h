@@ -17,10 +17,11 @@ namespace strata::testing {
 // The metadata FlatBuffer (schemas/cpu_executable.fbs) describing one entry
 // point; `read_only` is empty or has one flag per binding; the executable
 // requires `features` (names of schemas/cpu_features.def); the entry point
-// uses `local_memory_bytes` of the runtime's per-thread local memory.
+// uses `local_memory_bytes` of the runtime's per-thread local memory and
+// with `ascending_workgroups` wants its workgroups run in ascending order.
 std::vector<uint8_t> CpuMetadata(const std::string& entry_point, uint32_t binding_count, uint32_t constant_count,
                                  std::vector<bool> read_only = {}, std::vector<std::string> features = {},
-                                 uint64_t local_memory_bytes = 0);
+                                 uint64_t local_memory_bytes = 0, bool ascending_workgroups = false);
 
 // One entry point of a GPU executable, as both GPU formats describe it.
 struct GpuKernelDescription {

@@ -45,6 +45,7 @@ std::string DescribeEntryPoint(const hal::EntryPointInfo& entry) {
   const uint32_t* size = entry.workgroup_size;
   if (size[0] || size[1] || size[2]) out += StrCat(", workgroup size ", size[0], "x", size[1], "x", size[2]);
   if (entry.local_memory_bytes) out += StrCat(", ", entry.local_memory_bytes, " bytes of local memory per thread");
+  if (entry.ascending_workgroups) out += ", workgroups in ascending order";
   return out;
 }
 

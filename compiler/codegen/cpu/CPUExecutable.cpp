@@ -310,6 +310,7 @@ FailureOr<std::vector<EntryPointInfo>> collectEntryPoints(ModuleOp module) {
       entry.scratchBytes = scratch.getInt();
     if (auto local = attr.getAs<IntegerAttr>("local_memory_bytes"))
       entry.localMemoryBytes = local.getInt();
+    entry.ascendingWorkgroups = attr.contains("ascending_workgroups");
     if (auto messages = attr.getAs<ArrayAttr>("check_messages"))
       for (auto message : messages.getAsValueRange<StringAttr>())
         entry.checkMessages.push_back(message.str());
@@ -359,7 +360,8 @@ serializeMetadata(llvm::ArrayRef<EntryPointInfo> entries,
                                              entry.checkMessages.end());
     defs.push_back(schema::CreateEntryPointDef(
         builder, name, entry.bindingCount, entry.constantCount, readOnlyVector,
-        sizeVector, checks, entry.scratchBytes, entry.localMemoryBytes));
+        sizeVector, checks, entry.scratchBytes, entry.localMemoryBytes,
+        entry.ascendingWorkgroups));
   }
   auto entryPoints = builder.CreateVector(defs);
   flatbuffers::Offset<

@@ -85,6 +85,9 @@ struct EntryPointInfo {
   /// Bytes of local memory each workgroup uses (0: none); the runtime
   /// provides it per thread.
   uint64_t localMemoryBytes = 0;
+  /// The workgroups should run in ascending order on a thread (they
+  /// prefetch what the next one reads).
+  bool ascendingWorkgroups = false;
 
   /// What the host compiler needs of it.
   codegen::DispatchInfo dispatchInfo() const {

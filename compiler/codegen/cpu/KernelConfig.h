@@ -57,6 +57,11 @@ inline constexpr llvm::StringLiteral kScratchBytesAttr =
     "strata_cpu.scratch_bytes";
 inline constexpr llvm::StringLiteral kLocalMemoryAttr =
     "strata_cpu.local_memory";
+/// On a kernel whose workgroups prefetch what workgroup id + 1 reads: its
+/// workgroups should run in ascending order on a thread (the entry point's
+/// `ascending_workgroups`, schemas/cpu_executable.fbs).
+inline constexpr llvm::StringLiteral kAscendingWorkgroupsAttr =
+    "strata_cpu.ascending_workgroups";
 /// On a `cf.assert` in a kernel body: its index among the entry point's
 /// checks (the kernel returns STRATA_CPU_KERNEL_CHECK_BASE + index when it
 /// fails).

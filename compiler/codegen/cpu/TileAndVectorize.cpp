@@ -865,6 +865,10 @@ struct CPUTileAndVectorizePass
                                  /*isWrite=*/false, locality, /*isDataCache=*/true);
     };
     if (weights) {
+      // The next workgroup's strip: its workgroups should run in ascending
+      // order (the CPU drivers run them descending on every second run
+      // otherwise).
+      kernel->setAttr(kAscendingWorkgroupsAttr, rewriter.getUnitAttr());
       Value next = arith::MinUIOp::create(
           rewriter, loc, arith::AddIOp::create(rewriter, loc, offsets[0], index(1)),
           index(packed.getDimSize(0) - 1));

@@ -529,6 +529,9 @@ struct CPUWrapKernelABIPass
     if (signature.localMemoryBytes)
       entries.push_back(b.getNamedAttr(
           "local_memory_bytes", b.getI64IntegerAttr(signature.localMemoryBytes)));
+    if (kernel->hasAttr(kAscendingWorkgroupsAttr))
+      entries.push_back(
+          b.getNamedAttr("ascending_workgroups", b.getUnitAttr()));
     if (!checks.empty())
       entries.push_back(b.getNamedAttr(
           "check_messages", b.getStrArrayAttr(SmallVector<StringRef>(

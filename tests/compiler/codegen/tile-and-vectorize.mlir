@@ -80,6 +80,7 @@ func.func @untiled(%a: memref<64xf32>, %b: memref<64xf32>) {
 // whose bytes have 1 KiB to spare after the strips (256 KiB + 1 KiB).
 // CHECK-LABEL: func.func @blocked
 // CHECK-SAME: (%[[A:.*]]: memref<64x1024xf32>, %[[B:.*]]: memref<1024x512xf32>, %[[C:.*]]: memref<64x512xf32>, %[[LOCAL:.*]]: memref<263168xi8> {strata_cpu.local_memory})
+// CHECK-NOT: strata_cpu.ascending_workgroups
 // CHECK: %[[BYTES:.*]] = memref.view %[[LOCAL]][%{{.*}}][] : memref<263168xi8> to memref<263168xi8>
 // CHECK: %[[PACKED:.*]] = memref.view %[[BYTES]][%{{.*}}][] : memref<263168xi8> to memref<8x256x32xf32>
 // CHECK: scf.for %[[N0:.*]] = %c0 to %c512 step %c256 {
@@ -317,8 +318,10 @@ func.func @depth_blocked_then_relu(%a: memref<64x1024xf32>, %b: memref<1024x64xf
 
 // A matmul over packed weights (m, n1, n0, k: A(m, k) * Bp(n1, k, n0)) with
 // few rows: each step of k also prefetches the same row of the next strip,
-// clamped to the last one, for the next workgroup.
+// clamped to the last one, for the next workgroup, so the kernel's
+// workgroups should run in ascending order.
 // CHECK-LABEL: func.func @packed_few_rows
+// CHECK-SAME: attributes {strata_cpu.ascending_workgroups}
 // CHECK-DAG: %[[LAST:.*]] = arith.constant 3 : index
 // CHECK-DAG: %[[ONE:.*]] = arith.constant 1 : index
 // CHECK: scf.for %[[N1:[a-z0-9]+]] = %{{.*}} to %{{.*}} step %[[ONE]]
@@ -347,6 +350,7 @@ func.func @packed_few_rows(%a: memref<12x64xf32>, %b: memref<4x64x16xf32>, %c: m
 // next one; where several row tiles read each (16 rows, tiles of 8), the
 // next strip is prefetched into L2 only (locality 2, prefetcht1).
 // CHECK-LABEL: func.func @packed_long_strips
+// CHECK-SAME: attributes {strata_cpu.ascending_workgroups}
 // CHECK: memref.prefetch %arg1[%{{.*}}, %{{.*}}, %{{.*}}], read, locality<2>, data : memref<4x384x16xf32>
 // CHECK: vector.transfer_read %arg1[
 func.func @packed_long_strips(%a: memref<16x384xf32>, %b: memref<4x384x16xf32>, %c: memref<16x4x16xf32>) {
@@ -364,6 +368,7 @@ func.func @packed_long_strips(%a: memref<16x384xf32>, %b: memref<4x384x16xf32>, 
 
 // One row tile reads each long strip once, in order: no prefetch.
 // CHECK-LABEL: func.func @packed_long_strips_one_tile
+// CHECK-NOT: strata_cpu.ascending_workgroups
 // CHECK-NOT: memref.prefetch
 // CHECK: return
 func.func @packed_long_strips_one_tile(%a: memref<8x384xf32>, %b: memref<4x384x16xf32>, %c: memref<8x4x16xf32>) {
@@ -382,6 +387,7 @@ func.func @packed_long_strips_one_tile(%a: memref<8x384xf32>, %b: memref<4x384x1
 // With many rows the strip serves them all from L1, and the next one
 // would take half of it: no prefetch.
 // CHECK-LABEL: func.func @packed_many_rows
+// CHECK-NOT: strata_cpu.ascending_workgroups
 // CHECK-NOT: memref.prefetch
 // CHECK: return
 func.func @packed_many_rows(%a: memref<64x64xf32>, %b: memref<4x64x16xf32>, %c: memref<64x4x16xf32>) {

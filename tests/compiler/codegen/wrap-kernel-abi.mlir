@@ -160,6 +160,16 @@ func.func @packs(%out: memref<4xf32>, %local: memref<4096xi8> {strata_cpu.local_
 
 // -----
 
+// A kernel that prefetches what the next workgroup reads (tile-and-vectorize
+// marks it) asks for its workgroups in ascending order.
+// CHECK-LABEL: func.func @prefetches(
+// CHECK-SAME: strata_cpu.entry_point = {ascending_workgroups, binding_count = 1 : i64
+func.func @prefetches(%out: memref<4xf32>) attributes {strata_cpu.ascending_workgroups} {
+  return
+}
+
+// -----
+
 // expected-error @+1 {{'func.func' op argument 1 is not the one static memref of i8 that local memory is}}
 func.func @bad_local(%out: memref<4xf32>, %local: memref<?xi8> {strata_cpu.local_memory}) {
   return
