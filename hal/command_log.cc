@@ -69,7 +69,7 @@ Status CommandLog::UpdateImpl(std::span<const uint8_t> source, Buffer* target, u
 }
 
 Status CommandLog::BarrierImpl() {
-  entries_.push_back(Entry{Kind::kBarrier});
+  entries_.emplace_back().kind = Kind::kBarrier;
   return OkStatus();
 }
 
