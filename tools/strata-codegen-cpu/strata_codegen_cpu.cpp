@@ -97,6 +97,12 @@ void printMetadata(llvm::ArrayRef<strata::cpu::EntryPointInfo> entries,
     }
     if (entry.workgroupCountConstant)
       os << " workgroup_count_constant " << *entry.workgroupCountConstant;
+    if (entry.scratchBytes)
+      os << " scratch_bytes " << entry.scratchBytes;
+    if (entry.localMemoryBytes)
+      os << " local_memory_bytes " << entry.localMemoryBytes;
+    if (entry.ascendingWorkgroups)
+      os << " ascending_workgroups";
     os << "\n";
   }
 }
