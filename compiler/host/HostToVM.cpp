@@ -646,35 +646,36 @@ void FunctionLowering::emitReplayed() {
   auto constant = [](Value value) {
     return isa_and_nonnull<vm::ConstI64Op>(value.getDefiningOp());
   };
-  // Slots: the table's entries (buffer, offset, length) and, per binding,
-  // its slot and range in the entry.
+  // Slots: the table's entries (buffer, offset, length; a whole buffer's
+  // without either) and, per binding, its slot: a whole buffer's, bound at
+  // the binding's range, or a range's, bound whole.
   SmallVector<std::array<Value, 3>> entries;
   DenseMap<Value, int64_t> wholeSlots;
   DenseMap<std::tuple<Value, Value, Value>, int64_t> rangeSlots;
   struct Bound {
     int64_t slot; // -1: a constant's buffer
-    Value offset, length;
+    bool range;
   };
   SmallVector<SmallVector<Bound>> bound;
   for (const PendingDispatch &dispatch : pending) {
     SmallVector<Bound> &list = bound.emplace_back();
     for (const PendingBinding &binding : dispatch.bindings) {
       if (!binding.buffer) {
-        list.push_back({-1, binding.offset, binding.length});
+        list.push_back({-1, false});
         continue;
       }
       if (constant(binding.offset) && constant(binding.length)) {
         auto [it, added] = wholeSlots.try_emplace(binding.buffer, entries.size());
         if (added)
           entries.push_back({binding.buffer, Value(), Value()});
-        list.push_back({it->second, binding.offset, binding.length});
+        list.push_back({it->second, false});
         continue;
       }
       auto key = std::make_tuple(binding.buffer, binding.offset, binding.length);
       auto [it, added] = rangeSlots.try_emplace(key, entries.size());
       if (added)
         entries.push_back({binding.buffer, binding.offset, binding.length});
-      list.push_back({it->second, Value(), Value()});
+      list.push_back({it->second, true});
     }
   }
 
@@ -705,9 +706,9 @@ void FunctionLowering::emitReplayed() {
     const Bound &slot = bound[dispatch][index];
     if (slot.slot < 0)
       return std::array<Value, 3>{bindingBuffer(binding, constants), binding.offset, binding.length};
-    if (slot.offset)
-      return std::array<Value, 3>{i32(slot.slot), slot.offset, slot.length};
-    return std::array<Value, 3>{i32(slot.slot), i64(0), i64(-1)};
+    if (slot.range)
+      return std::array<Value, 3>{i32(slot.slot), i64(0), i64(-1)};
+    return std::array<Value, 3>{i32(slot.slot), binding.offset, binding.length};
   });
   vm::GlobalStoreRefOp::create(b, loc, made, name);
   vm::BrOp::create(b, loc, ValueRange{made}, run);

@@ -345,6 +345,7 @@ Status CpuCommandBuffer::RunInOrder(const Bindings& bindings, Tracer* tracer,
 Status CpuCommandBuffer::RunWorkgroups(const DispatchCommand& dispatch, const Bindings& bindings, uint64_t begin,
                                        uint64_t end,
                                        std::chrono::steady_clock::time_point deadline) const {
+  if (begin >= end) return OkStatus();
   const bool timed = deadline != std::chrono::steady_clock::time_point::max();
   strata_cpu_dispatch_v0_t state;
   const uint32_t count_x = dispatch.workgroup_count[0];
@@ -364,7 +365,6 @@ Status CpuCommandBuffer::RunWorkgroups(const DispatchCommand& dispatch, const Bi
     STRATA_ASSIGN_OR_RETURN(state.local_memory, ThreadLocalMemory(entry.local_memory_bytes, entry));
     state.local_memory_size = entry.local_memory_bytes;
   }
-  if (begin >= end) return OkStatus();
   // Decompose the first id once, then step x, carrying into y and z (or
   // borrowing from them, descending).
   const bool descending = bindings.descending && !entry.ascending_workgroups;

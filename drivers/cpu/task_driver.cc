@@ -370,7 +370,8 @@ class TaskQueue final : public CpuQueue, public CpuCommandBuffer::Streamer {
   // is recorded, takes the recording off the critical path (ViT at batch 1
   // when it was recorded every call, 151 commands, a third of its call
   // recording them: 0.85 to 0.90 of the time; compiled programs now record
-  // static submissions once, and stream only those of dynamic shapes). Smaller ones gain nothing over the hand-off (the sample CNN's 8
+  // static submissions once, and stream only those of dynamic shapes).
+  // Smaller ones gain nothing over the hand-off (the sample CNN's 8
   // commands: the same time streamed), and a shape that splits gains more
   // from splitting (streamed by their timings instead, the sample MLPs ran
   // on one thread in some processes). A site that streams keeps streaming:
