@@ -1827,6 +1827,21 @@ def gather_and_tensor_families():
                 "%%r = tensor.pad %%x0 low[%d, %d] high[%d, %d] {" % (low + high),
                 "^bb0(%i: index, %j: index):", "  tensor.yield %c : f32",
                 "} : %s to %s" % (xt, ot)], make))
+    # A padding value that depends on the element's indices (i - 2j).
+    xt, ot = tensor_type((5, 6), "f32"), tensor_type((8, 9), "f32")
+    items.append(generic_case("pad_by_index", "5x6 low [2, 1] high [1, 2], i - 2j", [xt], ot, [
+        "%c2 = arith.constant 2 : index",
+        "%r = tensor.pad %x0 low[2, 1] high[1, 2] {",
+        "^bb0(%i: index, %j: index):",
+        "  %jj = arith.muli %j, %c2 : index",
+        "  %d = arith.subi %i, %jj : index",
+        "  %di = arith.index_cast %d : index to i32",
+        "  %v = arith.sitofp %di : i32 to f32",
+        "  tensor.yield %v : f32",
+        "} : %s to %s" % (xt, ot)],
+        lambda rng: (lambda x: ([x], same(np.where(
+            np.pad(np.ones((5, 6), bool), [(2, 1), (1, 2)]), np.pad(x, [(2, 1), (1, 2)]),
+            np.arange(8)[:, None] - 2.0 * np.arange(9)[None, :]))))(rand((5, 6), rng))))
     for dim, a, b in [(0, (7, 13), (1, 13)), (1, (7, 13), (7, 1000)), (1, (1, 1), (1, 1))]:
         out = tuple(x + y if i == dim else x for i, (x, y) in enumerate(zip(a, b)))
         at, bt, ot = tensor_type(a, "f32"), tensor_type(b, "f32"), tensor_type(out, "f32")

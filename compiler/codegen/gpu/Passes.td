@@ -206,6 +206,27 @@ def GPULowerChecksPass : Pass<"strata-gpu-lower-checks",
                            "::mlir::ub::UBDialect"];
 }
 
+def GPUPadsToGridsPass : Pass<"strata-gpu-pads-to-grids",
+                              "::mlir::func::FuncOp"> {
+  let summary = "A tensor.pad becomes one elementwise op over its result";
+  let description = [{
+    Bufferized as it stands, a `tensor.pad` is a fill of the result and a
+    copy into its interior: two loops over different iterations, which the
+    distributor cannot fuse, so the kernel ran as one workgroup (a ResNet's
+    padded 112x112x64 activation on one multiprocessor). Each pad becomes a
+    `linalg.generic` over the result instead, whose element at i is the
+    source's at i - low where that is inside the source and the padding
+    value elsewhere (the source index clamped, so that every load is in
+    bounds): one loop, distributed over a grid. The padding region's body
+    is computed in the generic, its indices being the generic's. Padded
+    dimensions need a static source extent of at least 1 (an empty source
+    dimension has nothing to clamp to); others may be dynamic.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 def GPUBoolBytesPass : Pass<"strata-gpu-bool-bytes", "::mlir::func::FuncOp"> {
   let summary = "Boolean buffers hold one byte per element";
   let description = [{

@@ -47,6 +47,8 @@ void copyWithDefaultMatrixTiles(GPUCodegenPipelineOptions &to,
 void buildGPUCodegenPipeline(OpPassManager &pm,
                              const GPUCodegenPipelineOptions &options) {
   pm.addNestedPass<func::FuncOp>(createGPUSplatsToFillsPass());
+  // A pad is one loop over its result, so that it runs on a grid.
+  pm.addNestedPass<func::FuncOp>(createGPUPadsToGridsPass());
   // Integer powers by a loop in the kernel, where the CPU calls a helper
   // function; minimum and maximum ordering -0 below +0, before
   // arith-expand-ops below makes them selects that leave the sign of a tie
