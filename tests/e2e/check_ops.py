@@ -948,21 +948,81 @@ def conv_label(xs, k, f, s, d):
     return "%s*%dx%dx%d s%d%d d%d%d" % (shape_name(xs), k[0], k[1], f, s[0], s[1], d[0], d[1])
 
 
+def conv_epilogue_family():
+    """A convolution of a dynamic batch with its bias, a residual and a ReLU in the kernel, as a
+    ResNet's; in f32, and with f16 inputs and filter summed in f32 (NVIDIA's tensor cores)."""
+    functions, cases = [], []
+    n, h, w, c, f = 2, 18, 18, 32, 64
+    oh, ow = h - 2, w - 2
+    for t in ("f32", "f16"):
+        xt, wt = "tensor<?x%dx%dx%dx%s>" % (h, w, c, t), tensor_type((3, 3, c, f), t)
+        bt, ot = tensor_type((f,), "f32"), "tensor<?x%dx%dx%dxf32>" % (oh, ow, f)
+        ident = "affine_map<(n, h, w, f) -> (n, h, w, f)>"
+        body = ["%c0 = arith.constant 0 : index",
+                "%n = tensor.dim %x, %c0 : " + xt,
+                "%e = tensor.empty(%n) : " + ot,
+                "%z = arith.constant 0.0 : f32",
+                "%%o = linalg.fill ins(%%z : f32) outs(%%e : %s) -> %s" % (ot, ot),
+                "%%c = linalg.conv_2d_nhwc_hwcf %s ins(%%x, %%w : %s, %s) outs(%%o : %s) -> %s" % (
+                    conv_attrs((1, 1), (1, 1)), xt, wt, ot, ot),
+                "%%r = linalg.generic {indexing_maps = [%s, affine_map<(n, h, w, f) -> (f)>, %s, %s], "
+                "iterator_types = [\"parallel\", \"parallel\", \"parallel\", \"parallel\"]} "
+                "ins(%%c, %%b, %%res : %s, %s, %s) outs(%%e : %s) {" % (ident, ident, ident, ot, bt, ot, ot),
+                "^bb0(%in: f32, %bias: f32, %skip: f32, %out: f32):",
+                "  %s = arith.addf %in, %bias : f32",
+                "  %u = arith.addf %s, %skip : f32",
+                "  %v = arith.maximumf %u, %z : f32",
+                "  linalg.yield %v : f32",
+                "} -> " + ot]
+        name = "conv_bias_residual_relu_%s" % t
+        functions.append(function(name, [("x", xt), ("w", wt), ("b", bt), ("res", ot)], [("%r", ot)], body))
+
+        def make(rng, t=t):
+            x, wgt = rand((n, h, w, c), rng), rand((3, 3, c, f), rng)
+            bias, skip = rand((f,), rng), rand((n, oh, ow, f), rng)
+            if t == "f16":
+                x, wgt = x.astype(np.float16), wgt.astype(np.float16)
+            a, b, bb, ss = f64(x, wgt, bias, skip)
+            values = np.maximum(conv_nhwc_hwcf(a, b, (1, 1), (1, 1)) + bb + ss, 0)
+            bound = conv_nhwc_hwcf(np.abs(a), np.abs(b), (1, 1), (1, 1)) + np.abs(bb) + np.abs(ss)
+            return [x, wgt, bias, skip], [summed(values, bound, 9 * c + 2)]
+        cases.append(Case(name, "?x%dx%dx%d *3x3x%d + bias + residual, relu, %s operands, batch %d" % (
+            h, w, c, f, t, n), make))
+    # Sums that start from a binding's values (TOSA's bias, broadcast by another kernel, is the
+    # convolution's initial output), f32, dynamic batch.
+    xt, wt = "tensor<?x%dx%dx%dxf32>" % (h, w, c), tensor_type((3, 3, c, f), "f32")
+    ot = "tensor<?x%dx%dx%dxf32>" % (oh, ow, f)
+    functions.append(function("conv_accumulate", [("x", xt), ("w", wt), ("init", ot)], [("%r", ot)], [
+        "%%r = linalg.conv_2d_nhwc_hwcf %s ins(%%x, %%w : %s, %s) outs(%%init : %s) -> %s" % (
+            conv_attrs((1, 1), (1, 1)), xt, wt, ot, ot)]))
+
+    def accumulate(rng):
+        x, wgt, init = rand((n, h, w, c), rng), rand((3, 3, c, f), rng), rand((n, oh, ow, f), rng)
+        a, b, i = f64(x, wgt, init)
+        values = conv_nhwc_hwcf(a, b, (1, 1), (1, 1)) + i
+        bound = conv_nhwc_hwcf(np.abs(a), np.abs(b), (1, 1), (1, 1)) + np.abs(i)
+        return [x, wgt, init], [summed(values, bound, 9 * c + 1)]
+    cases.append(Case("conv_accumulate", "?x%dx%dx%d *3x3x%d into initial values, batch %d" % (
+        h, w, c, f, n), accumulate))
+    return family("convolution epilogues", functions, cases)
+
+
 def conv_families():
     fams = []
 
-    def build(opname, shapes, layout):
+    def build(opname, shapes, layout, name=None):
         functions, cases = [], []
+        name = name or opname
         for index, (xs, k, f, s, d) in enumerate(shapes):
             n, h, w, c = xs
             oh, ow = out_size(h, k[0], s[0], d[0]), out_size(w, k[1], s[1], d[1])
             x_shape, w_shape, o_shape, ref = layout(n, h, w, c, k, f, oh, ow)
             count = k[0] * k[1] * (c if "depthwise" not in opname else 1)
-            text, case = conv_case("%s_%d" % (opname, index), opname, x_shape, w_shape, o_shape, s, d,
+            text, case = conv_case("%s_%d" % (name, index), opname, x_shape, w_shape, o_shape, s, d,
                                    ref, count, conv_label(xs, k, f, s, d))
             functions.append(text)
             cases.append(case)
-        fams.append(family("linalg." + opname, functions, cases))
+        fams.append(family("linalg." + name, functions, cases))
 
     build("conv_2d_nhwc_hwcf", CONV_SHAPES, lambda n, h, w, c, k, f, oh, ow: (
         (n, h, w, c), (k[0], k[1], c, f), (n, oh, ow, f), conv_nhwc_hwcf))
@@ -973,6 +1033,15 @@ def conv_families():
         (n, c, h, w), (f, c, k[0], k[1]), (n, f, oh, ow),
         lambda x, wt, s, d: conv_nhwc_hwcf(x.transpose(0, 2, 3, 1), wt.transpose(2, 3, 1, 0), s, d)
         .transpose(0, 3, 1, 2)))
+    # On GPUs a convolution with enough output pixels and channels is a matmul in workgroup-memory
+    # tiles (f32: from 128 tiles of 64x64; f16 on NVIDIA's tensor cores from any count), reading
+    # its input in place: 2 x 64 x 64 pixels by 64 channels, and 65 x 63 by 128 with strides and
+    # dilations (the last tile of rows masked).
+    build("conv_2d_nhwc_hwcf", [((2, 66, 66, 16), (3, 3), 64, (1, 1), (1, 1)),
+                                ((1, 133, 129, 8), (3, 3), 128, (2, 2), (2, 2))],
+          lambda n, h, w, c, k, f, oh, ow: ((n, h, w, c), (k[0], k[1], c, f), (n, oh, ow, f), conv_nhwc_hwcf),
+          name="conv_2d_nhwc_hwcf_tiles")
+    fams.append(conv_epilogue_family())
     dw_shapes = [((1, 7, 13, 5), (3, 3), 0, (1, 1), (1, 1)), ((2, 13, 7, 3), (3, 3), 0, (2, 2), (1, 1)),
                  ((1, 13, 13, 7), (3, 3), 0, (1, 1), (2, 2)), ((1, 1, 1000, 1), (1, 7), 0, (1, 1), (1, 1)),
                  ((1, 1, 1, 1), (1, 1), 0, (1, 1), (1, 1))]

@@ -316,6 +316,8 @@ def check(variant, args, report):
         os.remove(module)
     cmd = [os.path.join(args.bin, "compile-module"), variant.path(".mlir"), "-o", module,
            "--target=" + args.target]
+    if args.gpu_codegen_options:
+        cmd.append("--gpu-codegen-options=" + args.gpu_codegen_options)
     error, detail = run_tool(cmd, COMPILE_TIMEOUT)
     if error:
         report.fail(variant.label + " compile", one_line(error, 400), detail)
@@ -407,6 +409,8 @@ def main():
     parser.add_argument("--target", default="cpu",
                         help="compile-module --target (cpu, vulkan, cuda, rocm, cpu,vulkan); with "
                              "--devices= (none) the models are compiled and not run")
+    parser.add_argument("--gpu-codegen-options", default="",
+                        help="compile-module --gpu-codegen-options (e.g. conv-tiles-from=1)")
     parser.add_argument("--keep-modules", action="store_true",
                         help="keep the .smod files of models that passed (failures' are kept)")
     parser.add_argument("--run-only", action="store_true",

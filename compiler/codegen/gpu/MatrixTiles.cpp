@@ -71,17 +71,40 @@ constexpr int64_t kFewRowsColumns = 32;
 constexpr int64_t kFewRowsInvocations = 256;
 constexpr int64_t kFewRowsUnroll = 4;
 
+// Tiles of C that fill a large GPU (an H100 has 132 multiprocessors).
+constexpr int64_t kEnoughTiles = 128;
+
 /// The tile of C one workgroup computes at a time, and its invocations.
 struct TileShape {
   int64_t rows = kTile, cols = kTile, invocations = kInvocations;
 };
 
+/// A 2-D NHWC convolution as the matmul it is (implicit GEMM): row m of A
+/// is output pixel (n, oh, ow) = m in row-major order, column k is filter
+/// tap (kh, kw, c) = k likewise, so A[m, k] = input[n, oh * sh + kh * dh,
+/// ow * sw + kw * dw, c], B is the HWCF filter viewed as (KH * KW * C) x F
+/// and C the output as (N * OH * OW) x F. A is read in place, never
+/// copied out.
+struct ConvGeometry {
+  int64_t outH = 0, outW = 0, kW = 0, channels = 0;
+  int64_t strideH = 1, strideW = 1, dilationH = 1, dilationW = 1;
+};
+
 /// A kernel the pass rewrites: C (+)= A * B, then elementwise ops on C.
 struct MatmulKernel {
   linalg::FillOp fill;  // null: C's values accumulate
+  // C's values copied from a binding before they accumulate (a bias
+  // broadcast by another kernel): the sums start from that binding's.
+  linalg::CopyOp copy;
   linalg::MatmulOp matmul;
+  linalg::Conv2DNhwcHwcfOp conv;  // instead of the matmul
+  ConvGeometry geometry;
   SmallVector<linalg::GenericOp> epilogue;
+  // For a convolution: a its input, b its filter, c its output (their
+  // matrix views are made when the kernel is written).
   Value a, b, c;
+  // M when static (N * OH * OW for a convolution), else dynamic.
+  int64_t m = ShapedType::kDynamic;
   int64_t n = 0, k = 0;
   bool f16 = false;  // A and B are f16 (else f32, or bf16 for `shared`)
   // `mma` with f16 or bf16 operands: the tensor cores (else `shared`).
@@ -93,9 +116,10 @@ struct MatmulKernel {
 };
 
 bool isElementwiseOnC(linalg::GenericOp generic, Value c) {
+  const unsigned rank = cast<MemRefType>(c.getType()).getRank();
   if (generic.getNumDpsInits() != 1 || generic.getDpsInits()[0] != c ||
-      generic.getNumLoops() != 2 ||
-      generic.getNumParallelLoops() != 2)
+      generic.getNumLoops() != rank ||
+      generic.getNumParallelLoops() != rank)
     return false;
   if (!generic.getMatchingIndexingMap(generic.getDpsInitOperand(0)).isIdentity())
     return false;
@@ -132,7 +156,6 @@ std::optional<TileShape> sharedTileShape(int64_t m, int64_t n) {
                ? std::numeric_limits<int64_t>::max()
                : (m + shape.rows - 1) / shape.rows * (n / shape.cols);
   };
-  constexpr int64_t kEnoughTiles = 128;
   if (tiles() < kEnoughTiles)
     shape.rows = 64;
   if (tiles() < kEnoughTiles)
@@ -142,28 +165,86 @@ std::optional<TileShape> sharedTileShape(int64_t m, int64_t n) {
   return shape;
 }
 
-/// The kernel's matmul, when its whole body is what the pass rewrites and
-/// the shapes fit the tiles of `kind`.
-std::optional<MatmulKernel> matchKernel(func::FuncOp kernel, StringRef kind) {
+/// A memref whose elements are contiguous in row-major order.
+bool isContiguous(Value value) {
+  auto type = cast<MemRefType>(value.getType());
+  return type.getLayout().isIdentity();
+}
+
+/// The convolution's operands and geometry, when it is one the tiles can
+/// read in place: static except the batch, contiguous operands.
+bool matchConvolution(MatmulKernel &match) {
+  linalg::Conv2DNhwcHwcfOp conv = match.conv;
+  match.a = conv.getDpsInputs()[0];
+  match.b = conv.getDpsInputs()[1];
+  match.c = conv.getDpsInits()[0];
+  auto input = cast<MemRefType>(match.a.getType());
+  auto filter = cast<MemRefType>(match.b.getType());
+  auto output = cast<MemRefType>(match.c.getType());
+  if (!isContiguous(match.a) || !isContiguous(match.b) ||
+      !isContiguous(match.c) || !filter.hasStaticShape())
+    return false;
+  for (int64_t d = 1; d < 4; ++d)
+    if (input.isDynamicDim(d) || output.isDynamicDim(d))
+      return false;
+  ConvGeometry &g = match.geometry;
+  g.outH = output.getDimSize(1);
+  g.outW = output.getDimSize(2);
+  g.kW = filter.getDimSize(1);
+  g.channels = filter.getDimSize(2);
+  auto strides = conv.getStrides().getValues<int64_t>();
+  auto dilations = conv.getDilations().getValues<int64_t>();
+  g.strideH = strides[0];
+  g.strideW = strides[1];
+  g.dilationH = dilations[0];
+  g.dilationW = dilations[1];
+  match.n = filter.getDimSize(3);
+  match.k = filter.getDimSize(0) * filter.getDimSize(1) * filter.getDimSize(2);
+  match.m = output.isDynamicDim(0)
+                ? ShapedType::kDynamic
+                : output.getDimSize(0) * g.outH * g.outW;
+  return g.outH > 0 && g.outW > 0;
+}
+
+/// The kernel's matmul (or convolution), when its whole body is what the
+/// pass rewrites and the shapes fit the tiles of `kind`.
+std::optional<MatmulKernel> matchKernel(func::FuncOp kernel, StringRef kind,
+                                        int64_t convTilesFrom) {
   if (!kernel.getBody().hasOneBlock())
     return std::nullopt;
   MatmulKernel match;
   for (Operation &op : kernel.getBody().front().without_terminator()) {
+    const bool contraction = match.matmul || match.conv;
     if (auto fill = dyn_cast<linalg::FillOp>(op)) {
-      if (match.fill || match.matmul)
+      if (match.fill || match.copy || contraction)
         return std::nullopt;
       match.fill = fill;
       continue;
     }
+    if (auto copy = dyn_cast<linalg::CopyOp>(op)) {
+      if (match.fill || match.copy || contraction ||
+          !copy.hasPureBufferSemantics())
+        return std::nullopt;
+      match.copy = copy;
+      continue;
+    }
     if (auto matmul = dyn_cast<linalg::MatmulOp>(op)) {
-      if (match.matmul || matmul.hasUserDefinedMaps() ||
+      if (contraction || matmul.hasUserDefinedMaps() ||
           !matmul.hasPureBufferSemantics())
         return std::nullopt;
       match.matmul = matmul;
       continue;
     }
+    if (auto conv = dyn_cast<linalg::Conv2DNhwcHwcfOp>(op)) {
+      // Convolutions take the workgroup-memory tiles only.
+      if (contraction || !conv.hasPureBufferSemantics() ||
+          (kind != "shared" && kind != "mma"))
+        return std::nullopt;
+      match.conv = conv;
+      continue;
+    }
     if (auto generic = dyn_cast<linalg::GenericOp>(op)) {
-      if (!match.matmul || !generic.hasPureBufferSemantics())
+      if (!contraction || !generic.hasPureBufferSemantics())
         return std::nullopt;
       match.epilogue.push_back(generic);
       continue;
@@ -171,14 +252,26 @@ std::optional<MatmulKernel> matchKernel(func::FuncOp kernel, StringRef kind) {
     if (!isMemoryEffectFree(&op) || op.getNumRegions())
       return std::nullopt;
   }
-  if (!match.matmul)
+  if (match.conv) {
+    if (!matchConvolution(match))
+      return std::nullopt;
+  } else if (match.matmul) {
+    match.a = match.matmul.getDpsInputs()[0];
+    match.b = match.matmul.getDpsInputs()[1];
+    match.c = match.matmul.getDpsInits()[0];
+  } else {
     return std::nullopt;
-  match.a = match.matmul.getDpsInputs()[0];
-  match.b = match.matmul.getDpsInputs()[1];
-  match.c = match.matmul.getDpsInits()[0];
+  }
   if (match.fill && (match.fill.getDpsInits()[0] != match.c ||
                      !match.fill.value().getType().isFloat()))
     return std::nullopt;
+  if (match.copy) {
+    Value source = match.copy.getDpsInputs()[0];
+    if (match.copy.getDpsInits()[0] != match.c || source == match.c ||
+        source.getType() != match.c.getType() || !isContiguous(source) ||
+        !isContiguous(match.c))
+      return std::nullopt;
+  }
   for (linalg::GenericOp generic : match.epilogue)
     if (!isElementwiseOnC(generic, match.c))
       return std::nullopt;
@@ -200,10 +293,17 @@ std::optional<MatmulKernel> matchKernel(func::FuncOp kernel, StringRef kind) {
     return std::nullopt;
   match.f16 = ea.isF16();
   match.tensorCores = kind == "mma" && (ea.isF16() || ea.isBF16());
-  match.n = bType.getDimSize(1);
-  match.k = bType.getDimSize(0);
+  if (match.matmul) {
+    match.n = bType.getDimSize(1);
+    match.k = bType.getDimSize(0);
+    match.m = cType.getDimSize(0);
+  } else if (match.tensorCores && match.geometry.channels % 8 != 0) {
+    // The tensor-core tiles load A in runs of 8 along K: 8 channels of one
+    // filter tap.
+    return std::nullopt;
+  }
   const int64_t fewRows = kind == "mma" ? kFewRowsCuda : kFewRows;
-  if (!cType.isDynamicDim(0) && cType.getDimSize(0) <= fewRows &&
+  if (match.matmul && !cType.isDynamicDim(0) && cType.getDimSize(0) <= fewRows &&
       !ShapedType::isDynamic(match.n) && !ShapedType::isDynamic(match.k) &&
       match.k > 0 && match.n > 0) {
     match.fewRows = true;
@@ -221,9 +321,15 @@ std::optional<MatmulKernel> matchKernel(func::FuncOp kernel, StringRef kind) {
       match.k % kStep != 0 || match.k == 0)
     return std::nullopt;
   if (shared) {
-    std::optional<TileShape> shape =
-        sharedTileShape(cType.getDimSize(0), match.n);
+    std::optional<TileShape> shape = sharedTileShape(match.m, match.n);
     if (!shape)
+      return std::nullopt;
+    // On the FMAs, a convolution of few tiles leaves most of a large GPU
+    // idle, where one output element per invocation fills it: it takes the
+    // tiles from convTilesFrom of them (a batch of images, early layers).
+    if (match.conv && !match.tensorCores && !ShapedType::isDynamic(match.m) &&
+        (match.m + shape->rows - 1) / shape->rows * (match.n / shape->cols) <
+            convTilesFrom)
       return std::nullopt;
     match.shape = *shape;
     if (match.tensorCores)
@@ -255,8 +361,22 @@ class TileWriter {
 public:
   TileWriter(func::FuncOp kernel, MatmulKernel &match, int64_t maxWorkgroupCount)
       : kernel(kernel), match(match), maxWorkgroupCount(maxWorkgroupCount),
-        loc(match.matmul.getLoc()), b(match.matmul),
-        cType(cast<MemRefType>(match.c.getType())) {}
+        loc(contraction()->getLoc()), b(contraction()) {
+    // A convolution's filter and output as matrices (contiguous, so these
+    // views are plain reshapes).
+    bMatrix = match.b;
+    cMatrix = match.c;
+    cStart = match.copy ? match.copy.getDpsInputs()[0] : match.c;
+    if (match.conv) {
+      SmallVector<ReassociationIndices> firstThree = {{0, 1, 2}, {3}};
+      bMatrix = memref::CollapseShapeOp::create(b, loc, match.b, firstThree);
+      cMatrix = memref::CollapseShapeOp::create(b, loc, match.c, firstThree);
+      cStart = match.copy ? memref::CollapseShapeOp::create(b, loc, cStart, firstThree)
+                                .getResult()
+                          : cMatrix;
+    }
+    cType = cast<MemRefType>(cMatrix.getType());
+  }
 
   /// Replaces the kernel's body by the tile loop; `kind` is "mfma",
   /// "wmma32", "scalar" (wmma32 has f16 instructions only), "shared" or
@@ -269,7 +389,7 @@ public:
               shape.rows % (shape.invocations / kFewRowsColumns) != 0);
     columnsMasked = match.n % shape.cols != 0;
     m = staticM ? index(cType.getDimSize(0))
-                : memref::DimOp::create(b, loc, match.c, index(0)).getResult();
+                : memref::DimOp::create(b, loc, cMatrix, index(0)).getResult();
     lastRow = arith::SubIOp::create(b, loc, m, index(1));
     const int64_t tilesN = (match.n + shape.cols - 1) / shape.cols;
     Value tiles = arith::MulIOp::create(
@@ -324,9 +444,13 @@ public:
     } else {
       // The host dispatches ceil(factor * M / invocations) workgroups:
       // M / rows * N / cols with factor = invocations / rows * N / cols.
+      // A convolution's M is its batch (the output's first extent, which
+      // the word holds) times OH * OW.
       unsigned word = PushConstantLayout::of(kernel).dimWord(
           kernel, cast<BlockArgument>(match.c).getArgNumber(), 0);
       int64_t factor = shape.invocations * tilesN / shape.rows;
+      if (match.conv)
+        factor *= match.geometry.outH * match.geometry.outW;
       kernel->setAttr(
           "strata.workgroup_count",
           attrs.getDictionaryAttr(
@@ -343,12 +467,18 @@ public:
 
     for (linalg::GenericOp generic : llvm::reverse(match.epilogue))
       generic->erase();
-    match.matmul->erase();
+    contraction()->erase();
     if (match.fill)
       match.fill->erase();
+    if (match.copy)
+      match.copy->erase();
   }
 
 private:
+  Operation *contraction() const {
+    return match.conv ? match.conv.getOperation() : match.matmul.getOperation();
+  }
+
   /// An index constant, at the top of the kernel where it dominates every
   /// use; one per value.
   Value index(int64_t value) {
@@ -364,15 +494,52 @@ private:
     return c == 0 ? x : arith::AddIOp::create(at, loc, x, index(c)).getResult();
   }
 
+  /// The indices of A[row, k] in match.a: the same for a matmul; for a
+  /// convolution, the input element output pixel `row` reads at filter tap
+  /// `k` (ConvGeometry).
+  SmallVector<Value> indicesOfA(OpBuilder &at, Value row, Value k) {
+    if (!match.conv)
+      return {row, k};
+    const ConvGeometry &g = match.geometry;
+    auto div = [&](Value x, int64_t d) {
+      return arith::DivUIOp::create(at, loc, x, index(d)).getResult();
+    };
+    auto rem = [&](Value x, int64_t d) {
+      return arith::RemUIOp::create(at, loc, x, index(d)).getResult();
+    };
+    auto scale = [&](Value x, int64_t s) {
+      return s == 1 ? x : arith::MulIOp::create(at, loc, x, index(s)).getResult();
+    };
+    auto mulAdd = [&](Value x, int64_t s, Value y, int64_t t) {
+      return arith::AddIOp::create(at, loc, scale(x, s), scale(y, t)).getResult();
+    };
+    Value pixels = div(row, g.outW);
+    Value tap = div(k, g.channels);
+    Value ih = mulAdd(rem(pixels, g.outH), g.strideH, div(tap, g.kW), g.dilationH);
+    Value iw = mulAdd(rem(row, g.outW), g.strideW, rem(tap, g.kW), g.dilationW);
+    return {div(pixels, g.outH), ih, iw, rem(k, g.channels)};
+  }
+
+  /// The indices of the output element C[row, col] in match.c.
+  SmallVector<Value> indicesOfC(Value row, Value col) {
+    if (!match.conv)
+      return {row, col};
+    const ConvGeometry &g = match.geometry;
+    Value pixels = arith::DivUIOp::create(b, loc, row, index(g.outW));
+    return {arith::DivUIOp::create(b, loc, pixels, index(g.outH)),
+            arith::RemUIOp::create(b, loc, pixels, index(g.outH)),
+            arith::RemUIOp::create(b, loc, row, index(g.outW)), col};
+  }
+
   /// A[row, k], the row clamped: rows past M compute what is never stored.
   Value loadA(OpBuilder &at, Value row, Value k) {
     if (masked)
       row = arith::MinUIOp::create(at, loc, row, lastRow);
-    return memref::LoadOp::create(at, loc, match.a, ValueRange{row, k});
+    return memref::LoadOp::create(at, loc, match.a, indicesOfA(at, row, k));
   }
 
   Value loadB(OpBuilder &at, Value k, Value col) {
-    return memref::LoadOp::create(at, loc, match.b, ValueRange{k, col});
+    return memref::LoadOp::create(at, loc, bMatrix, ValueRange{k, col});
   }
 
   /// Column thread % 32, rows 16 * (thread / 32) + 0..15, by FMAs.
@@ -800,9 +967,9 @@ private:
     };
     SmallVector<Piece> piecesA = pieces(chunksA, kMmaK / 8);  // row, chunk
     SmallVector<Piece> piecesB = pieces(unitsB, kMmaK / 2);   // column group, pair
-    auto load = [&](OpBuilder &at, Value memref, Value row, Value col) {
+    auto load = [&](OpBuilder &at, Value memref, ValueRange indices) {
       return vector::LoadOp::create(at, loc, vectorOf(8, element), memref,
-                                    ValueRange{row, col}, /*nontemporal=*/false,
+                                    indices, /*nontemporal=*/false,
                                     llvm::MaybeAlign(16))
           .getResult();
     };
@@ -817,16 +984,18 @@ private:
           row = arith::MinUIOp::create(at, loc, row, lastRow);
         Value k = arith::AddIOp::create(
             at, loc, k0, arith::MulIOp::create(at, loc, p.minor, index(8)));
-        words.push_back(vector::BitCastOp::create(at, loc, vectorOf(4, i32),
-                                                  load(at, match.a, row, k)));
+        // A convolution's 8 elements are 8 channels of one tap (its
+        // channels are a multiple of 8).
+        words.push_back(vector::BitCastOp::create(
+            at, loc, vectorOf(4, i32), load(at, match.a, indicesOfA(at, row, k))));
       }
       for (const Piece &p : piecesB) {
         Value k = arith::AddIOp::create(
             at, loc, k0, arith::MulIOp::create(at, loc, p.minor, index(2)));
         Value col = arith::AddIOp::create(
             at, loc, col0, arith::MulIOp::create(at, loc, p.major, index(8)));
-        Value first = load(at, match.b, k, col);
-        Value second = load(at, match.b, add(at, k, 1), col);
+        Value first = load(at, bMatrix, ValueRange{k, col});
+        Value second = load(at, bMatrix, ValueRange{add(at, k, 1), col});
         SmallVector<int64_t> interleave;
         for (int64_t i = 0; i < 8; ++i)
           interleave.append({i, i + 8});
@@ -978,10 +1147,15 @@ private:
       b.setInsertionPointToStart(&ifOp.getThenRegion().front());
     }
     Value indices[2] = {element.row, element.col};
+    // The epilogue's operands are indexed like the output (a convolution's
+    // n, oh, ow, f).
+    SmallVector<Value> outputIndices;
+    if (!match.epilogue.empty())
+      outputIndices = indicesOfC(element.row, element.col);
     Type cElement = cType.getElementType();
     Value start = match.fill
                       ? widen(b, loc, match.fill.value())
-                      : widen(b, loc, memref::LoadOp::create(b, loc, match.c, indices));
+                      : widen(b, loc, memref::LoadOp::create(b, loc, cStart, indices));
     Value value = arith::AddFOp::create(b, loc, start, element.value);
     if (!cElement.isF32())
       value = arith::TruncFOp::create(b, loc, cElement, value);
@@ -996,7 +1170,7 @@ private:
         }
         SmallVector<Value> at;
         for (AffineExpr result : generic.getMatchingIndexingMap(input).getResults())
-          at.push_back(indices[cast<AffineDimExpr>(result).getPosition()]);
+          at.push_back(outputIndices[cast<AffineDimExpr>(result).getPosition()]);
         mapping.map(arg, memref::LoadOp::create(b, loc, input->get(), at));
       }
       mapping.map(body->getArgument(generic.getNumDpsInputs()), value);
@@ -1005,7 +1179,7 @@ private:
       value = mapping.lookup(
           cast<linalg::YieldOp>(body->getTerminator()).getValues()[0]);
     }
-    memref::StoreOp::create(b, loc, value, match.c, indices);
+    memref::StoreOp::create(b, loc, value, cMatrix, indices);
   }
 
   func::FuncOp kernel;
@@ -1013,6 +1187,10 @@ private:
   const int64_t maxWorkgroupCount;
   Location loc;
   OpBuilder b;
+  // B and C as matrices: a convolution's filter and output viewed so;
+  // cStart what C's sums start from where there is no fill (C, or the
+  // binding copied into it).
+  Value bMatrix, cMatrix, cStart;
   MemRefType cType;
   llvm::DenseMap<int64_t, Value> constants;
   bool masked = false, columnsMasked = false;
@@ -1035,7 +1213,7 @@ struct GPUMatrixTilesPass
           << kind << "' is not one of mfma, wmma32, scalar, shared and mma";
       return signalPassFailure();
     }
-    std::optional<MatmulKernel> match = matchKernel(kernel, kind);
+    std::optional<MatmulKernel> match = matchKernel(kernel, kind, convTilesFrom);
     if (!match)
       return;
     TileWriter(kernel, *match, maxWorkgroupCount).write(kind);

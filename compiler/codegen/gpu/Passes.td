@@ -102,6 +102,18 @@ def GPUMatrixTilesPass : Pass<"strata-gpu-matrix-tiles", "::mlir::func::FuncOp">
       adjacent along K, and each warp accumulates a quarter of the tile in
       f32 with `nvvm.mma.sync` m16n8k16. K must be a multiple of 32.
 
+    With `shared` and `mma`, a kernel that is an optional fill of its
+    output, one `linalg.conv_2d_nhwc_hwcf` (static except the batch,
+    contiguous operands) and elementwise ops on the output is the same
+    matmul read in place (implicit GEMM): row m of A is output pixel
+    (n, oh, ow), column k filter tap (kh, kw, c), so A[m, k] is the input
+    element that pixel reads at that tap; B is the filter viewed as
+    (KH * KW * C) x F, C the output as (N * OH * OW) x F. The tensor cores
+    need C a multiple of 8 (A's runs of 8 along K are 8 channels of one
+    tap). An f32 convolution of static shape takes the tiles from
+    `conv-tiles-from` tiles on (128: with fewer, one output element per
+    invocation keeps more of a large GPU busy).
+
     Fragments are loaded from the bindings in each instruction's lane layout
     (rows of A past M are clamped, and their results never stored), and the
     elementwise ops run on each accumulator element before it is stored
@@ -126,6 +138,10 @@ def GPUMatrixTilesPass : Pass<"strata-gpu-matrix-tiles", "::mlir::func::FuncOp">
     Option<"maxWorkgroupCount", "max-workgroup-count", "int64_t",
            /*default=*/"65535",
            "Most workgroups the host may dispatch along x">,
+    Option<"convTilesFrom", "conv-tiles-from", "int64_t",
+           /*default=*/"128",
+           "Fewest tiles of C an f32 convolution of static shape takes the "
+           "`shared` tiles with (fewer: one output element per invocation)">,
   ];
 }
 
