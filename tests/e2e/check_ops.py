@@ -778,8 +778,9 @@ def contraction_family(name, op_text, shape_sets, a_shape, b_shape, out_shape, r
 
 MATMUL_SHAPES = [(1, 1, 1), (7, 7, 7), (13, 13, 13), (1, 1000, 7), (13, 7, 1000), (1000, 13, 7),
                  (7, 1, 13), (1, 13, 1000), (13, 1000, 13), (1000, 1, 1), (1000, 7, 1000),
-                 # tiled in workgroup memory on GPUs: M not a multiple of the tile, N of 128 and 64
-                 (200, 128, 40), (256, 192, 64),
+                 # tiled in workgroup memory on GPUs: M not a multiple of the tile, N of 128 and 64;
+                 # K not a multiple of the step of 8 (the last step's elements past K zero)
+                 (200, 128, 40), (256, 192, 64), (100, 128, 37),
                  # blocked for the caches on CPUs: whole 256 x 256 blocks of the right-hand side
                  # packed in the runtime's local memory (three workgroups of 128 rows; then
                  # 128, 128 and 44), then blocks that do not divide N and K, read in place
@@ -1035,10 +1036,12 @@ def conv_families():
         .transpose(0, 3, 1, 2)))
     # On GPUs a convolution with enough output pixels and channels is a matmul in workgroup-memory
     # tiles (f32: from 128 tiles of 64x64; f16 on NVIDIA's tensor cores from any count), reading
-    # its input in place: 2 x 64 x 64 pixels by 64 channels, and 65 x 63 by 128 with strides and
-    # dilations (the last tile of rows masked).
+    # its input in place: 2 x 64 x 64 pixels by 64 channels, 65 x 63 by 128 with strides and
+    # dilations (the last tile of rows masked), and a ResNet's first layer (7 x 7 x 3 taps: K of
+    # 147, its last step of 8 past K).
     build("conv_2d_nhwc_hwcf", [((2, 66, 66, 16), (3, 3), 64, (1, 1), (1, 1)),
-                                ((1, 133, 129, 8), (3, 3), 128, (2, 2), (2, 2))],
+                                ((1, 133, 129, 8), (3, 3), 128, (2, 2), (2, 2)),
+                                ((2, 133, 133, 3), (7, 7), 64, (2, 2), (1, 1))],
           lambda n, h, w, c, k, f, oh, ow: ((n, h, w, c), (k[0], k[1], c, f), (n, oh, ow, f), conv_nhwc_hwcf),
           name="conv_2d_nhwc_hwcf_tiles")
     fams.append(conv_epilogue_family())

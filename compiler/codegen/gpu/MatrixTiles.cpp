@@ -106,6 +106,10 @@ struct MatmulKernel {
   // M when static (N * OH * OW for a convolution), else dynamic.
   int64_t m = ShapedType::kDynamic;
   int64_t n = 0, k = 0;
+  // The K loop's extent: K, or for the `shared` FMA tiles K rounded up to
+  // a step of 8, A's and B's elements past K read as zeros (a ResNet's first
+  // layer: 7 * 7 * 3 = 147).
+  int64_t kSteps = 0;
   bool f16 = false;  // A and B are f16 (else f32, or bf16 for `shared`)
   // `mma` with f16 or bf16 operands: the tensor cores (else `shared`).
   bool tensorCores = false;
@@ -302,6 +306,7 @@ std::optional<MatmulKernel> matchKernel(func::FuncOp kernel, StringRef kind,
     // filter tap.
     return std::nullopt;
   }
+  match.kSteps = match.k;
   const int64_t fewRows = kind == "mma" ? kFewRowsCuda : kFewRows;
   if (match.matmul && !cType.isDynamicDim(0) && cType.getDimSize(0) <= fewRows &&
       !ShapedType::isDynamic(match.n) && !ShapedType::isDynamic(match.k) &&
@@ -317,9 +322,11 @@ std::optional<MatmulKernel> matchKernel(func::FuncOp kernel, StringRef kind,
                         : shared          ? kSharedK
                         : match.f16       ? 16
                                           : 4;
+  const bool fmaTiles = shared && !match.tensorCores;
   if (ShapedType::isDynamic(match.n) || ShapedType::isDynamic(match.k) ||
-      match.k % kStep != 0 || match.k == 0)
+      (match.k % kStep != 0 && !fmaTiles) || match.k == 0)
     return std::nullopt;
+  match.kSteps = (match.k + kStep - 1) / kStep * kStep;
   if (shared) {
     std::optional<TileShape> shape = sharedTileShape(match.m, match.n);
     if (!shape)
@@ -535,11 +542,28 @@ private:
   Value loadA(OpBuilder &at, Value row, Value k) {
     if (masked)
       row = arith::MinUIOp::create(at, loc, row, lastRow);
-    return memref::LoadOp::create(at, loc, match.a, indicesOfA(at, row, k));
+    return zeroPastK(at, k, [&](Value inK) {
+      return memref::LoadOp::create(at, loc, match.a, indicesOfA(at, row, inK));
+    });
   }
 
   Value loadB(OpBuilder &at, Value k, Value col) {
-    return memref::LoadOp::create(at, loc, bMatrix, ValueRange{k, col});
+    return zeroPastK(at, k, [&](Value inK) {
+      return memref::LoadOp::create(at, loc, bMatrix, ValueRange{inK, col});
+    });
+  }
+
+  /// load(k), or where the K loop runs past K (kSteps > K), load(K - 1)
+  /// replaced by zero for k >= K.
+  Value zeroPastK(OpBuilder &at, Value k,
+                  llvm::function_ref<Value(Value)> load) {
+    if (match.kSteps == match.k)
+      return load(k);
+    Value value = load(arith::MinUIOp::create(at, loc, k, index(match.k - 1)));
+    Value inside = arith::CmpIOp::create(at, loc, arith::CmpIPredicate::ult, k,
+                                         index(match.k));
+    Value zero = arith::ConstantOp::create(at, loc, at.getZeroAttr(value.getType()));
+    return arith::SelectOp::create(at, loc, inside, value, zero);
   }
 
   /// Column thread % 32, rows 16 * (thread / 32) + 0..15, by FMAs.
@@ -755,7 +779,7 @@ private:
     Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(b.getF32Type()));
     SmallVector<Value> inits(accumulators, zero);
     inits.append(loadStep(b, index(0)));
-    auto kLoop = scf::ForOp::create(b, loc, index(0), index(match.k), index(step), inits);
+    auto kLoop = scf::ForOp::create(b, loc, index(0), index(match.kSteps), index(step), inits);
     OpBuilder inner = OpBuilder::atBlockBegin(kLoop.getBody());
     mlir::gpu::BarrierOp::create(inner, loc);
     return kLoop;
@@ -880,7 +904,7 @@ private:
     mlir::gpu::BarrierOp::create(inner, loc);
     // The next step's elements (the last step loads its own again).
     Value nextK = arith::MinUIOp::create(inner, loc, add(inner, k0, kSharedK),
-                                         index(match.k - kSharedK));
+                                         index(match.kSteps - kSharedK));
     SmallVector<Value> prefetched = loadStep(inner, nextK);
     SmallVector<Value> acc(carried.begin(), carried.begin() + kAccumulators);
     for (int64_t kk = 0; kk < kSharedK; ++kk) {
@@ -1047,7 +1071,7 @@ private:
     mlir::gpu::BarrierOp::create(inner, loc);
     // The next step's elements (the last step loads its own again).
     Value nextK = arith::MinUIOp::create(inner, loc, add(inner, k0, kMmaK),
-                                         index(match.k - kMmaK));
+                                         index(match.kSteps - kMmaK));
     SmallVector<Value> prefetched = loadStep(inner, nextK);
 
     // Fragments come from workgroup memory by `ldmatrix.x4`: four 8x8

@@ -101,12 +101,19 @@ func.func @batch_one(%x: memref<1x58x58x64xf32>, %w: memref<3x3x64x64xf32>, %ini
 // -----
 
 // Left to the general distribution: 36 output channels (not a multiple of
-// 64), and 3 input channels (K = 7 * 7 * 3 = 147, not a multiple of 8).
+// 64). A ResNet's first layer, 3 input channels (K = 7 * 7 * 3 = 147, not
+// a multiple of 8): 196 tiles, its K loop to 152, the taps past 147 read as
+// zeros.
 // SMALL-LABEL: func.func @narrow
 // SMALL-NOT: strata.matrix_tiles
 // SMALL-LABEL: func.func @odd_k
-// SMALL-NOT: strata.matrix_tiles
-// SMALL: linalg.conv_2d_nhwc_hwcf
+// SMALL-SAME: strata.matrix_tiles = "shared"
+// SMALL-SAME: strata.workgroup_count = array<i32: 196, 1, 1>
+// SMALL: arith.minui %{{.*}}, %c146 : index
+// SMALL: arith.cmpi ult, %{{.*}}, %c147 : index
+// SMALL: scf.for %{{.*}} = %c0 to %c152 step %c8 iter_args(
+// CHECK-LABEL: func.func @odd_k
+// CHECK-SAME: strata.matrix_tiles = "shared"
 func.func @narrow(%x: memref<1x58x58x64xf32>, %w: memref<3x3x64x36xf32>, %out: memref<1x56x56x36xf32>) {
   linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%x, %w : memref<1x58x58x64xf32>, memref<3x3x64x36xf32>) outs(%out : memref<1x56x56x36xf32>)
   return

@@ -73,8 +73,10 @@ func.func @bf16(%arg0: memref<256x32xbf16>, %arg1: memref<32x192xbf16>, %arg2: m
 
 // -----
 
-// A static M from 17 to 31, N not a multiple of 64 and K not a multiple of
-// 8: left to the general distribution.
+// A static M from 17 to 31 and N not a multiple of 64: left to the general
+// distribution. K not a multiple of 8 (36): the K loop runs to 40, each
+// load of A and B at k clamped to K - 1 and zero from K on; on the tensor
+// cores (K a multiple of 32 there) the general distribution.
 // CHECK-LABEL: func.func @short
 // CHECK-NOT: strata.matrix_tiles
 // CHECK: linalg.matmul
@@ -82,8 +84,13 @@ func.func @bf16(%arg0: memref<256x32xbf16>, %arg1: memref<32x192xbf16>, %arg2: m
 // CHECK-NOT: strata.matrix_tiles
 // CHECK: linalg.matmul
 // CHECK-LABEL: func.func @odd_k
-// CHECK-NOT: strata.matrix_tiles
-// CHECK: linalg.matmul
+// CHECK-SAME: strata.matrix_tiles = "shared"
+// CHECK: %[[K:.*]] = arith.minui %[[KK:.*]], %c35 : index
+// CHECK: %[[A:.*]] = memref.load %arg0[%{{.*}}, %[[K]]]
+// CHECK: %[[IN:.*]] = arith.cmpi ult, %[[KK]], %c36 : index
+// CHECK: arith.select %[[IN]], %[[A]], %{{.*}} : f32
+// CHECK: scf.for %{{.*}} = %c0 to %c40 step %c8 iter_args(
+// CHECK-NOT: linalg.
 func.func @short(%arg0: memref<24x64xf32>, %arg1: memref<64x128xf32>, %arg2: memref<24x128xf32>) {
   linalg.matmul ins(%arg0, %arg1 : memref<24x64xf32>, memref<64x128xf32>) outs(%arg2 : memref<24x128xf32>)
   return
