@@ -779,8 +779,9 @@ def contraction_family(name, op_text, shape_sets, a_shape, b_shape, out_shape, r
 MATMUL_SHAPES = [(1, 1, 1), (7, 7, 7), (13, 13, 13), (1, 1000, 7), (13, 7, 1000), (1000, 13, 7),
                  (7, 1, 13), (1, 13, 1000), (13, 1000, 13), (1000, 1, 1), (1000, 7, 1000),
                  # tiled in workgroup memory on GPUs: M not a multiple of the tile, N of 128 and 64;
-                 # K not a multiple of the step of 8 (the last step's elements past K zero)
-                 (200, 128, 40), (256, 192, 64), (100, 128, 37),
+                 # K not a multiple of the step of 8 (the last step's elements past K zero), N not
+                 # a multiple of 64 (the last tile's columns past N masked)
+                 (200, 128, 40), (256, 192, 64), (100, 128, 37), (200, 96, 40),
                  # blocked for the caches on CPUs: whole 256 x 256 blocks of the right-hand side
                  # packed in the runtime's local memory (three workgroups of 128 rows; then
                  # 128, 128 and 44), then blocks that do not divide N and K, read in place
@@ -808,9 +809,10 @@ def contraction_families():
         contraction_family("linalg.matmul_acc", "linalg.matmul", [(1, 1, 1), (7, 13, 1000), (1000, 7, 13), (96, 64, 24), (256, 512, 512)],
                            M, K, O, mm, count, acc=True),
         # f16 operands accumulated in f32: on NVIDIA GPUs (sm_80 and later) the shapes with N
-        # a multiple of 64 and K of 32 run on the tensor cores (mma.sync), M past the tile masked.
+        # of 64 or more, a multiple of 8, and K a multiple of 32 run on the tensor cores
+        # (mma.sync), M past the tile masked, and N past it (96).
         contraction_family("linalg.matmul_f16", "linalg.matmul",
-                           [(7, 13, 20), (200, 128, 64), (256, 192, 96), (33, 64, 1024)],
+                           [(7, 13, 20), (200, 128, 64), (256, 192, 96), (33, 64, 1024), (256, 96, 64)],
                            M, K, O, mm, count, operands="f16"),
         contraction_family("linalg.matmul_ta", "linalg.matmul " + matmul_maps("k, m", "k, n"), MT_SHAPES,
                            lambda m, n, k: (k, m), K, O, lambda a, b: a.T @ b, count),

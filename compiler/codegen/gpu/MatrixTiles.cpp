@@ -146,11 +146,12 @@ bool isElementwiseOnC(linalg::GenericOp generic, Value c) {
 }
 
 /// The workgroup-memory tile for an M x N result: 128 x 128 where that
-/// leaves enough tiles to fill a GPU, else halved (rows first). None for
-/// an N that is not a multiple of 64 or a static M under 32, which the
+/// leaves enough tiles to fill a GPU, else halved (rows first); 64 columns
+/// where N is not a multiple of 128 (the last tile's columns past N
+/// masked). None for an N under 64 or a static M under 32, which the
 /// general distribution serves better.
 std::optional<TileShape> sharedTileShape(int64_t m, int64_t n) {
-  if (n % 64 != 0 || (!ShapedType::isDynamic(m) && m < 32))
+  if (n < 64 || (!ShapedType::isDynamic(m) && m < 32))
     return std::nullopt;
   TileShape shape;
   shape.rows = 128;
@@ -158,7 +159,8 @@ std::optional<TileShape> sharedTileShape(int64_t m, int64_t n) {
   auto tiles = [&] {
     return ShapedType::isDynamic(m)
                ? std::numeric_limits<int64_t>::max()
-               : (m + shape.rows - 1) / shape.rows * (n / shape.cols);
+               : (m + shape.rows - 1) / shape.rows *
+                     ((n + shape.cols - 1) / shape.cols);
   };
   if (tiles() < kEnoughTiles)
     shape.rows = 64;
@@ -335,8 +337,12 @@ std::optional<MatmulKernel> matchKernel(func::FuncOp kernel, StringRef kind,
     // idle, where one output element per invocation fills it: it takes the
     // tiles from convTilesFrom of them (a batch of images, early layers).
     if (match.conv && !match.tensorCores && !ShapedType::isDynamic(match.m) &&
-        (match.m + shape->rows - 1) / shape->rows * (match.n / shape->cols) <
+        (match.m + shape->rows - 1) / shape->rows *
+                ((match.n + shape->cols - 1) / shape->cols) <
             convTilesFrom)
+      return std::nullopt;
+    // The tensor cores read B in runs of 8 columns, none across N.
+    if (match.tensorCores && match.n % 8 != 0)
       return std::nullopt;
     match.shape = *shape;
     if (match.tensorCores)
@@ -551,6 +557,15 @@ private:
     return zeroPastK(at, k, [&](Value inK) {
       return memref::LoadOp::create(at, loc, bMatrix, ValueRange{inK, col});
     });
+  }
+
+  /// The first of `run` columns of B a tile reads at `col`, kept inside N
+  /// where the last tile's columns pass it (what they compute is never
+  /// stored): N - run at most (N a multiple of `run`).
+  Value clampColumn(OpBuilder &at, Value col, int64_t run) {
+    if (!columnsMasked)
+      return col;
+    return arith::MinUIOp::create(at, loc, col, index(match.n - run));
   }
 
   /// load(k), or where the K loop runs past K (kSteps > K), load(K - 1)
@@ -884,7 +899,9 @@ private:
         Value k = arith::AddIOp::create(at, loc, k0, c.k);
         Value col = arith::AddIOp::create(
             at, loc, col0, arith::MulIOp::create(at, loc, c.vector, index(4)));
-        gather([&](int64_t v) { return loadB(at, k, add(at, col, v)); });
+        gather([&](int64_t v) {
+          return loadB(at, k, clampColumn(at, add(at, col, v), 1));
+        });
       }
       return vectors;
     };
@@ -1018,6 +1035,7 @@ private:
             at, loc, k0, arith::MulIOp::create(at, loc, p.minor, index(2)));
         Value col = arith::AddIOp::create(
             at, loc, col0, arith::MulIOp::create(at, loc, p.major, index(8)));
+        col = clampColumn(at, col, 8);
         Value first = load(at, bMatrix, ValueRange{k, col});
         Value second = load(at, bMatrix, ValueRange{add(at, k, 1), col});
         SmallVector<int64_t> interleave;

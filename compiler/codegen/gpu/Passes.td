@@ -93,9 +93,10 @@ def GPUMatrixTilesPass : Pass<"strata-gpu-matrix-tiles", "::mlir::func::FuncOp">
       invocations; per step of 8 along K the workgroup copies the tiles of
       A and B to workgroup memory, and each invocation accumulates 8x8
       elements of C in registers, loading the next step's elements while
-      this one computes. N must be a multiple of 64 (K may be any static
-      extent: the last step's elements past K are zeros); a static M under
-      32 is left to the general distribution.
+      this one computes. N must be at least 64 (the last tile's columns
+      past N masked) and K may be any static extent (the last step's
+      elements past K are zeros); a static M under 32 is left to the general
+      distribution.
     - `mma` (NVIDIA sm_80 and later): f16 and bf16 matmuls on the tensor
       cores, f32 ones as `shared`. The same tiles of C, one per workgroup of
       four warps; per step of 32 along K the workgroup copies A's tile and

@@ -100,8 +100,8 @@ func.func @batch_one(%x: memref<1x58x58x64xf32>, %w: memref<3x3x64x64xf32>, %ini
 
 // -----
 
-// Left to the general distribution: 36 output channels (not a multiple of
-// 64). A ResNet's first layer, 3 input channels (K = 7 * 7 * 3 = 147, not
+// Left to the general distribution: 36 output channels (under 64). A
+// ResNet's first layer, 3 input channels (K = 7 * 7 * 3 = 147, not
 // a multiple of 8): 196 tiles, its K loop to 152, the taps past 147 read as
 // zeros.
 // SMALL-LABEL: func.func @narrow

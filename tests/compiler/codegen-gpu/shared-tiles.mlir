@@ -73,16 +73,26 @@ func.func @bf16(%arg0: memref<256x32xbf16>, %arg1: memref<32x192xbf16>, %arg2: m
 
 // -----
 
-// A static M from 17 to 31 and N not a multiple of 64: left to the general
-// distribution. K not a multiple of 8 (36): the K loop runs to 40, each
-// load of A and B at k clamped to K - 1 and zero from K on; on the tensor
-// cores (K a multiple of 32 there) the general distribution.
+// A static M from 17 to 31 and N under 64: left to the general
+// distribution. N not a multiple of 64 (96): two tiles of 64 columns, the
+// second's reads of B kept inside N (column 95 at most), its stores past N
+// masked. K not a multiple of 8 (36): the K loop runs to 40, each load of A
+// and B at k clamped to K - 1 and zero from K on; on the tensor cores (K a
+// multiple of 32 there) the general distribution.
 // CHECK-LABEL: func.func @short
 // CHECK-NOT: strata.matrix_tiles
 // CHECK: linalg.matmul
-// CHECK-LABEL: func.func @narrow
+// CHECK-LABEL: func.func @thin
 // CHECK-NOT: strata.matrix_tiles
 // CHECK: linalg.matmul
+// CHECK-LABEL: func.func @narrow
+// CHECK-SAME: strata.matrix_tiles = "shared"
+// CHECK-SAME: strata.workgroup_count = array<i32: 2, 1, 1>
+// CHECK: %[[COL:.*]] = arith.minui %{{.*}}, %c95 : index
+// CHECK: memref.load %arg1[%{{.*}}, %[[COL]]] : memref<64x96xf32>
+// CHECK: arith.cmpi ult, %{{.*}}, %c96 : index
+// CHECK: scf.if
+// CHECK: memref.store %{{.*}}, %arg2
 // CHECK-LABEL: func.func @odd_k
 // CHECK-SAME: strata.matrix_tiles = "shared"
 // CHECK: %[[K:.*]] = arith.minui %[[KK:.*]], %c35 : index
@@ -93,6 +103,10 @@ func.func @bf16(%arg0: memref<256x32xbf16>, %arg1: memref<32x192xbf16>, %arg2: m
 // CHECK-NOT: linalg.
 func.func @short(%arg0: memref<24x64xf32>, %arg1: memref<64x128xf32>, %arg2: memref<24x128xf32>) {
   linalg.matmul ins(%arg0, %arg1 : memref<24x64xf32>, memref<64x128xf32>) outs(%arg2 : memref<24x128xf32>)
+  return
+}
+func.func @thin(%arg0: memref<64x64xf32>, %arg1: memref<64x32xf32>, %arg2: memref<64x32xf32>) {
+  linalg.matmul ins(%arg0, %arg1 : memref<64x64xf32>, memref<64x32xf32>) outs(%arg2 : memref<64x32xf32>)
   return
 }
 func.func @narrow(%arg0: memref<64x64xf32>, %arg1: memref<64x96xf32>, %arg2: memref<64x96xf32>) {
@@ -188,5 +202,23 @@ func.func @few_rows_16(%arg0: memref<16x64xf32>, %arg1: memref<64x128xf32>, %arg
 // MMA-NOT: memref.store
 func.func @few_rows_32(%arg0: memref<32x64xf32>, %arg1: memref<64x128xf32>, %arg2: memref<32x128xf32>) {
   linalg.matmul ins(%arg0, %arg1 : memref<32x64xf32>, memref<64x128xf32>) outs(%arg2 : memref<32x128xf32>)
+  return
+}
+
+// -----
+
+// On the tensor cores, 96 columns (a multiple of 8, not of 64): B read in
+// runs of 8 columns from column 88 at most, the stores past N masked.
+// MMA-LABEL: func.func @narrow_f16
+// MMA-SAME: strata.matrix_tiles = "mma"
+// MMA: %[[COL:.*]] = arith.minui %{{.*}}, %c88 : index
+// MMA: vector.load %arg1[%{{.*}}, %[[COL]]] {alignment = 16 : i64} : memref<64x96xf16>, vector<8xf16>
+// MMA: nvvm.mma.sync
+// MMA: arith.cmpi ult, %{{.*}}, %c96 : index
+// MMA: scf.if
+func.func @narrow_f16(%arg0: memref<256x64xf16>, %arg1: memref<64x96xf16>, %arg2: memref<256x96xf32>) {
+  %cst = arith.constant 0.000000e+00 : f32
+  linalg.fill ins(%cst : f32) outs(%arg2 : memref<256x96xf32>)
+  linalg.matmul ins(%arg0, %arg1 : memref<256x64xf16>, memref<64x96xf16>) outs(%arg2 : memref<256x96xf32>)
   return
 }
