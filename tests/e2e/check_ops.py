@@ -778,10 +778,8 @@ def contraction_family(name, op_text, shape_sets, a_shape, b_shape, out_shape, r
 
 MATMUL_SHAPES = [(1, 1, 1), (7, 7, 7), (13, 13, 13), (1, 1000, 7), (13, 7, 1000), (1000, 13, 7),
                  (7, 1, 13), (1, 13, 1000), (13, 1000, 13), (1000, 1, 1), (1000, 7, 1000),
-                 # tiled in workgroup memory on GPUs: M not a multiple of the tile, N of 128 and 64;
-                 # K not a multiple of the step of 8 (the last step's elements past K zero), N not
-                 # a multiple of 64 (the last tile's columns past N masked)
-                 (200, 128, 40), (256, 192, 64), (100, 128, 37), (200, 96, 40),
+                 # tiled in workgroup memory on GPUs: M not a multiple of the tile, N of 128 and 64
+                 (200, 128, 40), (256, 192, 64),
                  # blocked for the caches on CPUs: whole 256 x 256 blocks of the right-hand side
                  # packed in the runtime's local memory (three workgroups of 128 rows; then
                  # 128, 128 and 44), then blocks that do not divide N and K, read in place
@@ -808,6 +806,11 @@ def contraction_families():
         contraction_family("linalg.matmul", "linalg.matmul", MATMUL_SHAPES, M, K, O, mm, count),
         contraction_family("linalg.matmul_acc", "linalg.matmul", [(1, 1, 1), (7, 13, 1000), (1000, 7, 13), (96, 64, 24), (256, 512, 512)],
                            M, K, O, mm, count, acc=True),
+        # In workgroup-memory tiles on GPUs at any tile count (as for a GPU of few
+        # multiprocessors): K not a multiple of the step of 8 (the last step's elements past K
+        # zero), N not a multiple of 64 (the last tile's columns past N masked).
+        contraction_family("linalg.matmul_partial_tiles", "linalg.matmul",
+                           [(100, 128, 37), (200, 96, 40), (64, 160, 13)], M, K, O, mm, count),
         # f16 operands accumulated in f32: on NVIDIA GPUs (sm_80 and later) the shapes with N
         # of 64 or more, a multiple of 8, and K a multiple of 32 run on the tensor cores
         # (mma.sync), M past the tile masked, and N past it (96).
@@ -826,6 +829,8 @@ def contraction_families():
             "affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]",
             MT_SHAPES, M, lambda m, n, k: (n, k), O, lambda a, b: a @ b.T, count),
     ]
+    partial = next(f for f in fams if f.name == "linalg.matmul_partial_tiles")
+    partial.flags = ["--gpu-codegen-options=fma-tiles-from=1"]
     bm = lambda a, b: np.einsum("bmk,bkn->bmn", a, b)
     bshapes = [(1, 1, 1, 1), (3, 7, 13, 1), (2, 13, 7, 1000), (7, 1, 1000, 13), (13, 7, 1, 7)]
     fams.append(contraction_family("linalg.batch_matmul", "linalg.batch_matmul", bshapes,

@@ -410,7 +410,7 @@ def main():
                         help="compile-module --target (cpu, vulkan, cuda, rocm, cpu,vulkan); with "
                              "--devices= (none) the models are compiled and not run")
     parser.add_argument("--gpu-codegen-options", default="",
-                        help="compile-module --gpu-codegen-options (e.g. conv-tiles-from=1)")
+                        help="compile-module --gpu-codegen-options (e.g. fma-tiles-from=1)")
     parser.add_argument("--keep-modules", action="store_true",
                         help="keep the .smod files of models that passed (failures' are kept)")
     parser.add_argument("--run-only", action="store_true",

@@ -215,7 +215,7 @@ bool matchConvolution(MatmulKernel &match) {
 /// The kernel's matmul (or convolution), when its whole body is what the
 /// pass rewrites and the shapes fit the tiles of `kind`.
 std::optional<MatmulKernel> matchKernel(func::FuncOp kernel, StringRef kind,
-                                        int64_t convTilesFrom) {
+                                        int64_t fmaTilesFrom) {
   if (!kernel.getBody().hasOneBlock())
     return std::nullopt;
   MatmulKernel match;
@@ -333,13 +333,18 @@ std::optional<MatmulKernel> matchKernel(func::FuncOp kernel, StringRef kind,
     std::optional<TileShape> shape = sharedTileShape(match.m, match.n);
     if (!shape)
       return std::nullopt;
-    // On the FMAs, a convolution of few tiles leaves most of a large GPU
-    // idle, where one output element per invocation fills it: it takes the
-    // tiles from convTilesFrom of them (a batch of images, early layers).
-    if (match.conv && !match.tensorCores && !ShapedType::isDynamic(match.m) &&
+    // On the FMAs, few tiles leave most of a large GPU idle, where one
+    // output element per invocation fills it: a convolution, or a matmul
+    // with a last tile of columns or step of K past the matrix, takes the
+    // tiles from fmaTilesFrom of them (a batch of images, early layers).
+    // Matmuls of whole tiles and steps take them at any count, as they did
+    // when measured on a GPU (docs/codegen-gpu.md).
+    const bool wholeMatmul = match.matmul && match.n % 64 == 0 &&
+                             match.k % kSharedK == 0;
+    if (!match.tensorCores && !wholeMatmul && !ShapedType::isDynamic(match.m) &&
         (match.m + shape->rows - 1) / shape->rows *
                 ((match.n + shape->cols - 1) / shape->cols) <
-            convTilesFrom)
+            fmaTilesFrom)
       return std::nullopt;
     // The tensor cores read B in runs of 8 columns, none across N.
     if (match.tensorCores && match.n % 8 != 0)
@@ -1255,7 +1260,7 @@ struct GPUMatrixTilesPass
           << kind << "' is not one of mfma, wmma32, scalar, shared and mma";
       return signalPassFailure();
     }
-    std::optional<MatmulKernel> match = matchKernel(kernel, kind, convTilesFrom);
+    std::optional<MatmulKernel> match = matchKernel(kernel, kind, fmaTilesFrom);
     if (!match)
       return;
     TileWriter(kernel, *match, maxWorkgroupCount).write(kind);

@@ -112,8 +112,9 @@ def GPUMatrixTilesPass : Pass<"strata-gpu-matrix-tiles", "::mlir::func::FuncOp">
     element that pixel reads at that tap; B is the filter viewed as
     (KH * KW * C) x F, C the output as (N * OH * OW) x F. The tensor cores
     need C a multiple of 8 (A's runs of 8 along K are 8 channels of one
-    tap). An f32 convolution of static shape takes the tiles from
-    `conv-tiles-from` tiles on (128: with fewer, one output element per
+    tap). On the FMAs (f32), a convolution of static shape, or a matmul of
+    static M whose N is not a multiple of 64 or K of 8, takes the tiles
+    from `fma-tiles-from` tiles on (128: with fewer, one output element per
     invocation keeps more of a large GPU busy).
 
     Fragments are loaded from the bindings in each instruction's lane layout
@@ -140,10 +141,12 @@ def GPUMatrixTilesPass : Pass<"strata-gpu-matrix-tiles", "::mlir::func::FuncOp">
     Option<"maxWorkgroupCount", "max-workgroup-count", "int64_t",
            /*default=*/"65535",
            "Most workgroups the host may dispatch along x">,
-    Option<"convTilesFrom", "conv-tiles-from", "int64_t",
+    Option<"fmaTilesFrom", "fma-tiles-from", "int64_t",
            /*default=*/"128",
-           "Fewest tiles of C an f32 convolution of static shape takes the "
-           "`shared` tiles with (fewer: one output element per invocation)">,
+           "Fewest tiles of C with which an f32 convolution of static shape, "
+           "or a matmul of static M whose N is not a multiple of 64 or K of "
+           "8, takes the `shared` tiles (fewer: one output element per "
+           "invocation)">,
   ];
 }
 

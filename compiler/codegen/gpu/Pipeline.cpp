@@ -77,7 +77,7 @@ void buildGPUCodegenPipeline(OpPassManager &pm,
     GPUMatrixTilesPassOptions tiles;
     tiles.kind = options.matrixTiles;
     tiles.maxWorkgroupCount = options.maxWorkgroupCount;
-    tiles.convTilesFrom = options.convTilesFrom;
+    tiles.fmaTilesFrom = options.fmaTilesFrom;
     pm.addNestedPass<func::FuncOp>(createGPUMatrixTilesPass(tiles));
   }
   // One parallel loop nest per linalg op; the distributor fuses adjacent

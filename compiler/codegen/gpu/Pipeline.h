@@ -59,12 +59,13 @@ struct GPUCodegenPipelineOptions
                      "target's choice, shared for Vulkan, mma for CUDA "
                      "(shared with an arch before sm_80), by arch for ROCm)"),
       llvm::cl::init("")};
-  Option<int64_t> convTilesFrom{
-      *this, "conv-tiles-from",
-      llvm::cl::desc("Fewest tiles of the output an f32 convolution of "
-                     "static shape takes workgroup-memory tiles with (fewer: "
-                     "one output element per invocation; lower it for GPUs "
-                     "of few multiprocessors)"),
+  Option<int64_t> fmaTilesFrom{
+      *this, "fma-tiles-from",
+      llvm::cl::desc("Fewest tiles of the output with which an f32 "
+                     "convolution of static shape, or a matmul of static M "
+                     "whose N is not a multiple of 64 or K of 8, takes "
+                     "workgroup-memory tiles (fewer: one output element per "
+                     "invocation; lower it for GPUs of few multiprocessors)"),
       llvm::cl::init(128)};
   Option<unsigned> maxPrivateBytes{
       *this, "max-private-bytes",

@@ -7,7 +7,7 @@
 // (linalg.conv_2d_nhwc_hwcf_tiles, convolution epilogues), and
 // models.resnet18.vulkan the real model's.
 // RUN: strata-opt %s --split-input-file --strata-gpu-matrix-tiles=kind=shared | FileCheck %s
-// RUN: strata-opt %s --split-input-file --strata-gpu-matrix-tiles="kind=shared conv-tiles-from=1" | FileCheck %s --check-prefix=SMALL
+// RUN: strata-opt %s --split-input-file --strata-gpu-matrix-tiles="kind=shared fma-tiles-from=1" | FileCheck %s --check-prefix=SMALL
 // RUN: strata-opt %s --split-input-file --strata-gpu-matrix-tiles=kind=mma | FileCheck %s --check-prefix=MMA
 
 // A dynamic batch: 128x64 tiles of C (N * 16 * 16 rows, 64 columns), and
@@ -77,8 +77,8 @@ func.func @half(%x: memref<?x18x18x32xf16>, %w: memref<3x3x32x64xf16>, %out: mem
 // -----
 
 // A static batch 1 of 56 x 56 pixels by 64 channels: 49 tiles of 64x64,
-// too few for a large GPU below conv-tiles-from (128), so one output element
-// per invocation; with conv-tiles-from=1 the tiles, C's sums starting from
+// too few for a large GPU below fma-tiles-from (128), so one output element
+// per invocation; with fma-tiles-from=1 the tiles, C's sums starting from
 // the binding copied into it (the copy goes).
 // CHECK-LABEL: func.func @batch_one
 // CHECK-NOT: strata.matrix_tiles

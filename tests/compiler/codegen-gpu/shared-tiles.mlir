@@ -6,6 +6,7 @@
 // lavapipe against NumPy.
 // RUN: strata-opt %s --split-input-file --strata-gpu-matrix-tiles=kind=shared | FileCheck %s
 // RUN: strata-opt %s --split-input-file --strata-gpu-matrix-tiles=kind=mma | FileCheck %s --check-prefix=MMA
+// RUN: strata-opt %s --split-input-file --strata-gpu-matrix-tiles="kind=shared fma-tiles-from=1" | FileCheck %s --check-prefix=SMALL
 
 // A dynamic M: 128x128 tiles of 256 invocations, rows of A clamped, stores
 // masked, and ceil(2 * M / 256) workgroups: M / 128 tiles of rows, one of
@@ -77,8 +78,9 @@ func.func @bf16(%arg0: memref<256x32xbf16>, %arg1: memref<32x192xbf16>, %arg2: m
 // distribution. N not a multiple of 64 (96): two tiles of 64 columns, the
 // second's reads of B kept inside N (column 95 at most), its stores past N
 // masked. K not a multiple of 8 (36): the K loop runs to 40, each load of A
-// and B at k clamped to K - 1 and zero from K on; on the tensor cores (K a
-// multiple of 32 there) the general distribution.
+// and B at k clamped to K - 1 and zero from K on. Both are 2 tiles, under
+// fma-tiles-from (128) on the FMAs, so they take the tiles only with a
+// lower threshold.
 // CHECK-LABEL: func.func @short
 // CHECK-NOT: strata.matrix_tiles
 // CHECK: linalg.matmul
@@ -86,21 +88,29 @@ func.func @bf16(%arg0: memref<256x32xbf16>, %arg1: memref<32x192xbf16>, %arg2: m
 // CHECK-NOT: strata.matrix_tiles
 // CHECK: linalg.matmul
 // CHECK-LABEL: func.func @narrow
-// CHECK-SAME: strata.matrix_tiles = "shared"
-// CHECK-SAME: strata.workgroup_count = array<i32: 2, 1, 1>
-// CHECK: %[[COL:.*]] = arith.minui %{{.*}}, %c95 : index
-// CHECK: memref.load %arg1[%{{.*}}, %[[COL]]] : memref<64x96xf32>
-// CHECK: arith.cmpi ult, %{{.*}}, %c96 : index
-// CHECK: scf.if
-// CHECK: memref.store %{{.*}}, %arg2
+// CHECK-NOT: strata.matrix_tiles
+// CHECK: linalg.matmul
 // CHECK-LABEL: func.func @odd_k
-// CHECK-SAME: strata.matrix_tiles = "shared"
-// CHECK: %[[K:.*]] = arith.minui %[[KK:.*]], %c35 : index
-// CHECK: %[[A:.*]] = memref.load %arg0[%{{.*}}, %[[K]]]
-// CHECK: %[[IN:.*]] = arith.cmpi ult, %[[KK]], %c36 : index
-// CHECK: arith.select %[[IN]], %[[A]], %{{.*}} : f32
-// CHECK: scf.for %{{.*}} = %c0 to %c40 step %c8 iter_args(
-// CHECK-NOT: linalg.
+// CHECK-NOT: strata.matrix_tiles
+// CHECK: linalg.matmul
+// SMALL-LABEL: func.func @thin
+// SMALL-NOT: strata.matrix_tiles
+// SMALL-LABEL: func.func @narrow
+// SMALL-SAME: strata.matrix_tiles = "shared"
+// SMALL-SAME: strata.workgroup_count = array<i32: 2, 1, 1>
+// SMALL: %[[COL:.*]] = arith.minui %{{.*}}, %c95 : index
+// SMALL: memref.load %arg1[%{{.*}}, %[[COL]]] : memref<64x96xf32>
+// SMALL: arith.cmpi ult, %{{.*}}, %c96 : index
+// SMALL: scf.if
+// SMALL: memref.store %{{.*}}, %arg2
+// SMALL-LABEL: func.func @odd_k
+// SMALL-SAME: strata.matrix_tiles = "shared"
+// SMALL: %[[K:.*]] = arith.minui %[[KK:.*]], %c35 : index
+// SMALL: %[[A:.*]] = memref.load %arg0[%{{.*}}, %[[K]]]
+// SMALL: %[[IN:.*]] = arith.cmpi ult, %[[KK]], %c36 : index
+// SMALL: arith.select %[[IN]], %[[A]], %{{.*}} : f32
+// SMALL: scf.for %{{.*}} = %c0 to %c40 step %c8 iter_args(
+// SMALL-NOT: linalg.
 func.func @short(%arg0: memref<24x64xf32>, %arg1: memref<64x128xf32>, %arg2: memref<24x128xf32>) {
   linalg.matmul ins(%arg0, %arg1 : memref<24x64xf32>, memref<64x128xf32>) outs(%arg2 : memref<24x128xf32>)
   return
