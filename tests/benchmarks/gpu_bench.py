@@ -1,8 +1,12 @@
 #!/usr/bin/python3
 """Strata on an NVIDIA GPU (the cuda and vulkan drivers) against PyTorch CUDA on the same
 GPU, in the same run: GEMM 4096^3 in f32, bf16 and f16 (cuBLAS through torch.matmul; bf16
-and f16 on cuda only: SPIR-V has no bf16 here) and the sample models (PyTorch eager with the same
-weights, as tests/benchmarks/model_bench.py builds them).
+and f16 on cuda only: SPIR-V has no bf16 here), the sample models (PyTorch eager with the same
+weights, as tests/benchmarks/model_bench.py builds them), and ResNet-18's convolutions at batch
+1 and 8 (cuDNN through torch.nn.functional.conv2d, channels-last), each compiled twice: as
+compile-module does by default (f32 convolutions in workgroup-memory tiles from 128 tiles on,
+else one output element per invocation) and with --gpu-codegen-options=fma-tiles-from=1 (every
+convolution in tiles), the figures that say where the threshold belongs.
 
 The modules are compiled where the compiler is (the GPU machine has none):
 
@@ -30,6 +34,44 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 N = 4096
 SAMPLES = ["mlp", "encoder_block", "cnn"]
+# ResNet-18's convolutions on their padded inputs: (name, batch, input side, channels,
+# filter side, output channels, stride, element type of input and filter). The output is f32.
+CONVS = [("stem", 1, 230, 3, 7, 64, 2, "f32"), ("56", 1, 58, 64, 3, 64, 1, "f32"),
+         ("28", 1, 30, 128, 3, 128, 1, "f32"), ("14", 1, 16, 256, 3, 256, 1, "f32"),
+         ("7", 1, 9, 512, 3, 512, 1, "f32"), ("56", 8, 58, 64, 3, 64, 1, "f32"),
+         ("14", 8, 16, 256, 3, 256, 1, "f32"), ("56", 1, 58, 64, 3, 64, 1, "bf16"),
+         ("14", 8, 16, 256, 3, 256, 1, "bf16")]
+CONV_VARIANTS = {"default": [], "tiles": ["--gpu-codegen-options=fma-tiles-from=1"]}
+
+
+def conv_shapes(conv):
+    name, n, side, c, k, f, stride, t = conv
+    out = (side - k) // stride + 1
+    return (n, side, side, c), (k, k, c, f), (n, out, out, f)
+
+
+def conv_function(conv):
+    return "conv_%s_b%d_%s" % (conv[0], conv[1], conv[7])
+
+
+def conv_source():
+    """One function per layer: a fill, the convolution, its output returned."""
+    lines = []
+    for conv in CONVS:
+        x, w, o = conv_shapes(conv)
+        t = conv[7]
+        xt = "tensor<%sx%s>" % ("x".join(map(str, x)), t)
+        wt = "tensor<%sx%s>" % ("x".join(map(str, w)), t)
+        ot = "tensor<%sxf32>" % "x".join(map(str, o))
+        lines += ["func.func @%s(%%x: %s, %%w: %s) -> %s {" % (conv_function(conv), xt, wt, ot),
+                  "  %z = arith.constant 0.0 : f32",
+                  "  %e = tensor.empty() : " + ot,
+                  "  %%o = linalg.fill ins(%%z : f32) outs(%%e : %s) -> %s" % (ot, ot),
+                  "  %%r = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, "
+                  "strides = dense<%d> : tensor<2xi64>} ins(%%x, %%w : %s, %s) outs(%%o : %s) -> %s"
+                  % (conv[6], xt, wt, ot, ot),
+                  "  return %%r : %s" % ot, "}"]
+    return "\n".join(lines) + "\n"
 
 
 class Failed(Exception):
@@ -64,7 +106,14 @@ def compile_modules(args):
     os.makedirs(args.work, exist_ok=True)
     sources = [os.path.join(HERE, "gpu", "gemm_%s.mlir" % t) for t in ("f32",) + HALVES]
     sources += [os.path.join(args.models, s + ".mlir") for s in args.samples]
+    convs = os.path.join(args.work, "convs.mlir")
+    with open(convs, "w") as f:
+        f.write(conv_source())
     for driver in args.drivers:
+        for variant, flags in CONV_VARIANTS.items():
+            run([os.path.join(args.bin, "compile-module"), convs, "--target=" + driver, "-o",
+                 module(args, "convs_" + variant, driver)] + flags)
+            print("compiled ResNet-18's convolutions (%s) for %s" % (variant, driver))
         for source in sources:
             name = os.path.splitext(os.path.basename(source))[0]
             if name in ("gemm_" + t for t in HALVES) and not has_halves(driver):
@@ -207,6 +256,29 @@ def main():
             ours = strata_ms(args, module(args, case.sample, driver), case.function, [shape], driver)
             row("%s %s" % (case.name, driver), ours, theirs)
     torch.from_numpy = from_numpy
+
+    # ResNet-18's convolutions: Strata's two builds against cuDNN (TF32 off for f32).
+    torch.backends.cudnn.allow_tf32 = False
+    print("%-24s %10s %10s %10s %8s" % ("conv, ms per call", "default", "tiles", "pytorch",
+                                         "best/pt"))
+    for conv in CONVS:
+        x, w, o = conv_shapes(conv)
+        dtype = {"f32": torch.float32, "bf16": torch.bfloat16}[conv[7]]
+        tx = torch.rand(x[0], x[3], x[1], x[2], device="cuda", dtype=dtype).to(
+            memory_format=torch.channels_last)
+        tw = torch.rand(w[3], w[2], w[0], w[1], device="cuda", dtype=dtype).to(
+            memory_format=torch.channels_last)
+        with torch.no_grad():
+            theirs = torch_ms(lambda: torch.nn.functional.conv2d(tx, tw, stride=conv[6]))
+        inputs = ["%sx%s=0.5" % ("x".join(map(str, shape)), conv[7]) for shape in (x, w)]
+        for driver in args.drivers:
+            if conv[7] in HALVES and not has_halves(driver):
+                continue
+            ours = [strata_ms(args, module(args, "convs_" + variant, driver), conv_function(conv),
+                              inputs, driver) for variant in CONV_VARIANTS]
+            print("%-24s %10.3f %10.3f %10.3f %8.2f" % (
+                "%s %s" % (conv_function(conv), driver), ours[0], ours[1], theirs,
+                min(ours) / theirs), flush=True)
     if failures:
         sys.exit("failed: " + ", ".join(failures))
 

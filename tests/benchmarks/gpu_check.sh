@@ -15,8 +15,8 @@
 # GPU machine's transfer (REAL_MODELS below, compiled --target=cuda,vulkan) on both
 # against PyTorch's outputs (tests/models/check_models.py --run-only), the op coverage
 # suite on vulkan (tests/e2e/check_ops.py --run-only, 8 shards side by side; cuda's
-# ran before), then tests/benchmarks/gpu_bench.py (GEMM 4096^3 and the samples against
-# PyTorch CUDA). Each step has its own time limit; the summary names the steps that
+# ran before), then tests/benchmarks/gpu_bench.py (GEMM 4096^3, the samples and ResNet-18's
+# convolutions, in two builds, against PyTorch CUDA). Each step has its own time limit; the summary names the steps that
 # failed. STEPS="models real-models ..." runs only the steps it names; BENCH_ARGS passes
 # gpu_bench.py options (--samples= times the GEMMs alone, --drivers=vulkan one driver);
 # OPS_SHARDS (8) and OPS_SECONDS (180) size the op suite's step (16 and 330 run it whole on
