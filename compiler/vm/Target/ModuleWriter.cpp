@@ -228,7 +228,7 @@ serializeModule(ModuleOp module, ArrayRef<uint8_t> signingKey) {
     schema::ExternalRange range(externalData.size(), bytes.size());
     segments.push_back({externalData.size(), bytes.size(),
                         integrity::PartKind::kRodata,
-                        uint32_t(rodataDefs.size())});
+                        uint32_t(rodataDefs.size()), {}});
     externalData.insert(externalData.end(), bytes.begin(), bytes.end());
     rodataDefs.push_back(schema::CreateRodataDefDirect(
         fbb, name.c_str(), /*inline_data=*/nullptr, &range));
@@ -241,7 +241,7 @@ serializeModule(ModuleOp module, ArrayRef<uint8_t> signingKey) {
     schema::ExternalRange range(externalData.size(), executable.data.size());
     segments.push_back({externalData.size(), executable.data.size(),
                         integrity::PartKind::kExecutable,
-                        uint32_t(executableDefs.size())});
+                        uint32_t(executableDefs.size()), {}});
     externalData.insert(externalData.end(), executable.data.begin(),
                         executable.data.end());
     executableDefs.push_back(schema::CreateExecutableDefDirect(
@@ -272,19 +272,19 @@ serializeModule(ModuleOp module, ArrayRef<uint8_t> signingKey) {
   // The integrity record: the description, then each segment, with the
   // alignment bytes between them as padding parts.
   std::vector<integrity::Part> parts = {
-      {0, externalBase, integrity::PartKind::kDescription, 0}};
+      {0, externalBase, integrity::PartKind::kDescription, 0, {}}};
   uint64_t end = 0;
   for (integrity::Part segment : segments) {
     if (segment.offset > end)
       parts.push_back({externalBase + end, segment.offset - end,
-                       integrity::PartKind::kPadding, 0});
+                       integrity::PartKind::kPadding, 0, {}});
     segment.offset += externalBase;
     parts.push_back(segment);
     end = segment.offset - externalBase + segment.length;
   }
   if (externalData.size() > end)
     parts.push_back({externalBase + end, externalData.size() - end,
-                     integrity::PartKind::kPadding, 0});
+                     integrity::PartKind::kPadding, 0, {}});
   if (signingKey.empty()) {
     integrity::Seal(file, std::move(parts));
     return file;
