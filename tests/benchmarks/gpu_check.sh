@@ -15,7 +15,7 @@
 # GPU machine's transfer (REAL_MODELS below, compiled --target=cuda,vulkan) on both
 # against PyTorch's outputs (tests/models/check_models.py --run-only), the op coverage
 # suite on vulkan (tests/e2e/check_ops.py --run-only, 8 shards side by side; cuda's
-# ran before), then tests/benchmarks/gpu_bench.py (GEMM 4096^3, the samples and ResNet-18's
+# ran before) and its matmul and convolution tile families on cuda (CUDA_OPS_FAMILIES), then tests/benchmarks/gpu_bench.py (GEMM 4096^3, the samples and ResNet-18's
 # convolutions, in two builds, against PyTorch CUDA). Each step has its own time limit; the summary names the steps that
 # failed. STEPS="models real-models ..." runs only the steps it names; BENCH_ARGS passes
 # gpu_bench.py options (--samples= times the GEMMs alone, --drivers=vulkan one driver);
@@ -34,6 +34,9 @@ models="cnn encoder_block mlp mlp_dynamic newton"
 # MobileNetV2. GPT-2 (2 layers, a 59 MB module), ResNet-18 (46 MB of weights) and BERT
 # (90 MB) do not fit beside them; REAL_MODELS names others.
 REAL_MODELS=${REAL_MODELS:-"vit-linalg vit-linalg-48 vit-linalg-dynamic mobilenet_v2-linalg"}
+# The op families whose kernels take the workgroup-memory and tensor-core tiles: convolutions
+# read in place, partial tiles of K and N, f16 matmuls.
+CUDA_OPS_FAMILIES=${CUDA_OPS_FAMILIES:-"linalg.conv_2d_nhwc_hwcf_tiles convolution linalg.matmul_partial_tiles linalg.matmul_f16"}
 
 if [ "${1:-}" = --prepare ]; then
   build=$2 runtime=$3 dir=$4
@@ -64,6 +67,9 @@ if [ "${1:-}" = --prepare ]; then
   done
   "$python" "$root/tests/e2e/check_ops.py" --bin "$build/bin" --work "$dir/ops" --target=vulkan \
     --compile-only ${OPS_FAMILIES:-} > "$dir/ops-compile.log"
+  "$python" "$root/tests/e2e/check_ops.py" --bin "$build/bin" --work "$dir/ops-cuda" --target=cuda \
+    --compile-only $CUDA_OPS_FAMILIES > "$dir/ops-cuda-compile.log"
+  rm -rf "$dir/ops-cuda/"*.executables
   exit 0
 fi
 
@@ -129,6 +135,8 @@ ops_shards() {
 export dir root logs
 export -f ops_shards
 step ops.vulkan ${OPS_SECONDS:-180} bash -c ops_shards
+step ops.cuda 150 python3 "$root/tests/e2e/check_ops.py" --run-only --bin "$dir/bin" \
+  --work "$dir/ops-cuda" --target=cuda --devices=cuda $CUDA_OPS_FAMILIES
 step bench 150 python3 "$here/gpu_bench.py" --bin "$dir/bin" --models "$dir/models" --work "$dir/bench" ${BENCH_ARGS:-}
 [ -f "$logs/ops.vulkan.summary" ] && head -n 60 "$logs/ops.vulkan.summary"
 [ -f "$logs/bench.log" ] && cat "$logs/bench.log"
