@@ -33,6 +33,10 @@
 // prints each module's minimum, quartiles and median call time, and the
 // quartiles and median of the pairs' ratios (module over baseline): a
 // slow spell that lengthens both calls of a pair leaves their ratio.
+// --burst=N makes each side of a pair N calls in a row, the first not
+// timed and the others' mean its time: what one call leaves in the caches
+// for the next (a model whose weights nearly fit L2) then counts, where
+// single calls alternating with the other build's never see it.
 //
 //   benchmark-module --module=new.smod --baseline=old.smod --input=...
 //   paired calls of sgemm(...) on CPU, inline on the calling thread: 100 pairs
@@ -65,7 +69,7 @@ void PrintUsage(FILE* out) {
   std::fprintf(out,
                "usage: benchmark-module --module=FILE.smod [--function=NAME] [--device=SPEC]\n"
                "                        [--input=VALUE ...] [--warmup-calls=N] [--benchmark_...]\n"
-               "       benchmark-module --module=FILE.smod --baseline=OLD.smod [--pairs=N] ...\n"
+               "       benchmark-module --module=FILE.smod --baseline=OLD.smod [--pairs=N] [--burst=N] ...\n"
                "       benchmark-module --module=FILE.smod --list-functions\n"
                "       benchmark-module --list-devices\n"
                "\n"
@@ -77,8 +81,10 @@ void PrintUsage(FILE* out) {
                "                  --benchmark_time_unit=ns|us|ms|s, --benchmark_format=json\n"
                "  --baseline      another build of the module: calls of both alternate in pairs,\n"
                "                  and the pairs' time ratios are printed (no Google Benchmark)\n"
-               "  --pairs         pairs of calls with --baseline (default %d)\n",
-               kProgramFlagsHelp, kDefaultRepetitions, kDefaultPairs);
+               "  --pairs         pairs of calls with --baseline (default %llu)\n"
+               "  --burst         with --baseline, each side of a pair is N calls in a row, the\n"
+               "                  first not timed, the others' mean its time (default 1)\n",
+               kProgramFlagsHelp, kDefaultRepetitions, static_cast<unsigned long long>(kDefaultPairs));
 }
 
 double Min(const std::vector<double>& values) { return *std::min_element(values.begin(), values.end()); }
@@ -97,9 +103,10 @@ struct Timed {
   std::vector<double> micros;
 };
 
-// --baseline: `pairs` pairs of calls of both programs, the order alternating,
-// then each one's times and the pairs' ratios (program over baseline).
-Status RunPaired(Timed& baseline, Timed& timed, uint64_t warmup_calls, uint64_t pairs) {
+// --baseline: `pairs` pairs of calls of both programs (of bursts of `burst`
+// calls, the first of each not timed), the order alternating, then each
+// one's times and the pairs' ratios (program over baseline).
+Status RunPaired(Timed& baseline, Timed& timed, uint64_t warmup_calls, uint64_t pairs, uint64_t burst) {
   for (Timed* t : {&baseline, &timed}) {
     for (uint64_t i = 0; i < warmup_calls; ++i) {
       auto results = t->program->context->Invoke(t->program->function, t->args);
@@ -111,16 +118,24 @@ Status RunPaired(Timed& baseline, Timed& timed, uint64_t warmup_calls, uint64_t 
     Timed* order[2] = {&baseline, &timed};
     if (pair % 2) std::swap(order[0], order[1]);
     for (Timed* t : order) {
-      const auto begin = std::chrono::steady_clock::now();
-      auto results = t->program->context->Invoke(t->program->function, t->args);
-      const std::chrono::duration<double, std::micro> took = std::chrono::steady_clock::now() - begin;
-      if (!results.ok()) return std::move(results).status().Annotate(t->name, ": call ", pair + 1, ": ");
-      t->micros.push_back(took.count());
+      double timed_micros = 0;
+      for (uint64_t call = 0; call < burst; ++call) {
+        const auto begin = std::chrono::steady_clock::now();
+        auto results = t->program->context->Invoke(t->program->function, t->args);
+        const std::chrono::duration<double, std::micro> took = std::chrono::steady_clock::now() - begin;
+        if (!results.ok()) return std::move(results).status().Annotate(t->name, ": call ", pair * burst + call + 1, ": ");
+        if (burst == 1 || call > 0) timed_micros += took.count();
+      }
+      t->micros.push_back(timed_micros / static_cast<double>(burst == 1 ? 1 : burst - 1));
     }
     ratios.push_back(timed.micros.back() / baseline.micros.back());
   }
-  std::printf("paired calls of %s on %s: %llu pairs\n", timed.program->description.c_str(),
+  std::printf("paired calls of %s on %s: %llu pairs", timed.program->description.c_str(),
               timed.program->device->info().description.c_str(), static_cast<unsigned long long>(pairs));
+  if (burst > 1) {
+    std::printf(" of bursts of %llu calls (the first of each not timed)", static_cast<unsigned long long>(burst));
+  }
+  std::printf("\n");
   std::printf("%-32s %10s %10s %10s %10s\n", "module", "min us", "25 %", "median", "75 %");
   for (Timed* t : {&baseline, &timed}) {
     std::sort(t->micros.begin(), t->micros.end());
@@ -163,7 +178,8 @@ Status Run(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
 
   ProgramOptions options;
-  uint64_t warmup_calls = 1, pairs = kDefaultPairs;
+  uint64_t warmup_calls = 1, pairs = kDefaultPairs, burst = 1;
+  bool burst_given = false;
   std::string baseline_path;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i], value;
@@ -177,9 +193,18 @@ Status Run(int argc, char** argv) {
       if (pairs == 0) return InvalidArgumentError("--pairs=0: expected at least one pair");
       continue;
     }
+    if (ParseFlag(arg, "burst", &value)) {
+      STRATA_ASSIGN_OR_RETURN(burst, ParseCount("burst", value));
+      if (burst == 0) return InvalidArgumentError("--burst=0: expected at least one call a burst");
+      burst_given = true;
+      continue;
+    }
     if (ParseFlag(arg, "baseline", &baseline_path)) continue;
     PrintUsage(stderr);
     return InvalidArgumentError("unknown argument '", arg, "'");
+  }
+  if (burst_given && baseline_path.empty()) {
+    return InvalidArgumentError("--burst=", burst, ": bursts are of paired calls, which need --baseline=OLD.smod");
   }
   STRATA_ASSIGN_OR_RETURN(bool listed, PrintListing(options));
   if (listed) return OkStatus();
@@ -193,7 +218,7 @@ Status Run(int argc, char** argv) {
     STRATA_ASSIGN_OR_RETURN(std::vector<vm::Value> baseline_args, baseline->ParseInputs(options.inputs));
     Timed old_build{std::filesystem::path(baseline_path).filename(), baseline.get(), std::move(baseline_args), {}};
     Timed new_build{std::filesystem::path(options.module_path).filename(), program.get(), std::move(args), {}};
-    return RunPaired(old_build, new_build, warmup_calls, pairs);
+    return RunPaired(old_build, new_build, warmup_calls, pairs, burst);
   }
   vm::Context& context = *program->context;
   const vm::FunctionHandle function = program->function;
