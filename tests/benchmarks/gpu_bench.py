@@ -124,8 +124,10 @@ def compile_modules(args):
 
 
 def strata_ms(args, module, function, inputs, driver):
-    out = run([os.path.join(args.bin, "benchmark-module"), "--module=" + module, "--function=" + function,
-               "--device=" + driver, "--benchmark_repetitions=5", "--benchmark_format=json"]
+    """function None: the module's only export."""
+    out = run([os.path.join(args.bin, "benchmark-module"), "--module=" + module]
+              + ([] if function is None else ["--function=" + function])
+              + ["--device=" + driver, "--benchmark_repetitions=5", "--benchmark_format=json"]
               + ["--input=" + i for i in inputs])
     report = json.loads(out)
     times = [b["real_time"] * {"ns": 1e-6, "us": 1e-3, "ms": 1.0, "s": 1e3}[b["time_unit"]]
@@ -151,6 +153,45 @@ def torch_ms(call, repetitions=20):
 
 def row(name, ours, theirs, unit="ms"):
     print("%-24s %10.3f %10.3f %8.2f" % (name, ours, theirs, ours / theirs), flush=True)
+
+
+REAL_SUFFIX = ".cuda_vulkan.smod"
+
+
+def real_models(args, drivers):
+    """The real models gpu_check.sh carries (tests/models/check_models.py's exports, compiled
+    --target=cuda,vulkan as <stem>.cuda_vulkan.smod beside their batch-1 inputs): Strata on each
+    driver against PyTorch eager on the GPU with the same seeded weights and inputs
+    (tests/models/zoo.py, which needs torchvision and transformers; without them the PyTorch
+    column says why)."""
+    import numpy as np
+    import torch
+    stems = sorted(f[:-len(REAL_SUFFIX)] for f in os.listdir(args.real_models) if f.endswith(REAL_SUFFIX))
+    for stem in stems:
+        # check_models.py's stem: family-way[-size][-dynamic].
+        parts = stem.split("-")
+        size = int(parts[2]) if len(parts) > 2 and parts[2].isdigit() else None
+        inputs = sorted(os.path.join(args.real_models, f) for f in os.listdir(args.real_models)
+                        if f.startswith(stem + ".b1.in") and f.endswith(".npy"))
+        theirs, why = None, ""
+        try:
+            sys.path.insert(0, os.path.join(ROOT, "tests", "models"))
+            import zoo
+            family = zoo.FAMILIES[parts[0]]
+            model = family.build(size or family.sizes[0]).cuda().eval()
+            tensors = [torch.from_numpy(np.load(p)).cuda() for p in inputs]
+            with torch.no_grad():
+                theirs = torch_ms(lambda: model(*tensors))
+        except Exception as error:  # ImportError for torchvision or transformers, mostly
+            why = "%s: %s" % (type(error).__name__, str(error).splitlines()[0][:60])
+        for driver in drivers:
+            ours = strata_ms(args, os.path.join(args.real_models, stem + REAL_SUFFIX), None,
+                             ["@" + p for p in inputs], driver)
+            if theirs is None:
+                print("%-24s %10.3f %10s   (PyTorch: %s)" % ("%s %s" % (stem, driver), ours, "-", why),
+                      flush=True)
+            else:
+                row("%s %s" % (stem, driver), ours, theirs)
 
 
 def check_gemms(args, driver):
@@ -207,6 +248,8 @@ def main():
                              "empty: the GEMMs alone)")
     parser.add_argument("--drivers", default=",".join(DRIVERS),
                         help="the drivers to compile for and time (default: cuda,vulkan)")
+    parser.add_argument("--real-models", default="",
+                        help="a folder of real-model modules (gpu_check.sh's real-models) to time")
     args = parser.parse_args()
     args.drivers = args.drivers.split(",")
     args.samples = [s for s in args.samples.split(",") if s]
@@ -256,6 +299,8 @@ def main():
             ours = strata_ms(args, module(args, case.sample, driver), case.function, [shape], driver)
             row("%s %s" % (case.name, driver), ours, theirs)
     torch.from_numpy = from_numpy
+    if args.real_models:
+        real_models(args, args.drivers)
 
     # ResNet-18's convolutions: Strata's two builds against cuDNN (TF32 off for f32).
     torch.backends.cudnn.allow_tf32 = False

@@ -15,7 +15,9 @@
 # GPU machine's transfer (REAL_MODELS below, compiled --target=cuda,vulkan) on both
 # against PyTorch's outputs (tests/models/check_models.py --run-only), the op coverage
 # suite on vulkan (tests/e2e/check_ops.py --run-only, 8 shards side by side; cuda's
-# ran before) and its matmul and convolution tile families on cuda (CUDA_OPS_FAMILIES), then tests/benchmarks/gpu_bench.py (GEMM 4096^3, the samples and ResNet-18's
+# ran before) and its matmul and convolution tile families on cuda (CUDA_OPS_FAMILIES),
+# and (in gpu_bench.py) the carried real models against PyTorch eager where the machine's
+# Python has torchvision and transformers, then tests/benchmarks/gpu_bench.py (GEMM 4096^3, the samples and ResNet-18's
 # convolutions, in two builds, against PyTorch CUDA). Each step has its own time limit; the summary names the steps that
 # failed. STEPS="models real-models ..." runs only the steps it names; BENCH_ARGS passes
 # gpu_bench.py options (--samples= times the GEMMs alone, --drivers=vulkan one driver);
@@ -137,7 +139,8 @@ export -f ops_shards
 step ops.vulkan ${OPS_SECONDS:-180} bash -c ops_shards
 step ops.cuda 150 python3 "$root/tests/e2e/check_ops.py" --run-only --bin "$dir/bin" \
   --work "$dir/ops-cuda" --target=cuda --devices=cuda $CUDA_OPS_FAMILIES
-step bench 150 python3 "$here/gpu_bench.py" --bin "$dir/bin" --models "$dir/models" --work "$dir/bench" ${BENCH_ARGS:-}
+step bench 240 python3 "$here/gpu_bench.py" --bin "$dir/bin" --models "$dir/models" --work "$dir/bench" \
+  --real-models "$dir/real-models" ${BENCH_ARGS:-}
 [ -f "$logs/ops.vulkan.summary" ] && head -n 60 "$logs/ops.vulkan.summary"
 [ -f "$logs/bench.log" ] && cat "$logs/bench.log"
 echo "failed steps: ${failed[*]:-none}"
