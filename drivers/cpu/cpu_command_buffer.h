@@ -15,15 +15,16 @@
 //
 // Alternating order: every second run of a command buffer takes each
 // dispatch's workgroups (each chunk of them a thread runs, where cpu-task
-// splits a dispatch) in descending order. A model whose weights a little exceed the core's L2
-// cache streams them all from memory on every call when each call reads
-// them in the same order: the least recently used lines are always the
-// ones needed next. Read backwards, a call starts with what the call
-// before read last, still in the cache (the sample MLP at batch 1, 2.7 MB
-// of weights, 2 MiB of L2: 0.88 of the time on one thread; docs/hal.md). Workgroups
-// may run in any order (kernel_abi.h), so results do not change. Kernels
-// that prefetch what the next workgroup reads say so in their metadata
-// (hal::EntryPointInfo::ascending_workgroups) and always run ascending.
+// splits a dispatch) in descending order. A model whose weights a little
+// exceed the core's L2 cache streams them all from memory on every call
+// when each call reads them in the same order: the least recently used
+// lines are always the ones needed next. Read backwards, a call starts with
+// what the call before read last, still in the cache (the sample MLP at
+// batch 1, 2.7 MB of weights, 2 MiB of L2: 0.88 of the time on one thread;
+// docs/hal.md). Workgroups may run in any order (kernel_abi.h), so results
+// do not change. Kernels that prefetch what the next workgroup reads say so
+// in their metadata (hal::EntryPointInfo::ascending_workgroups) and always
+// run ascending.
 //
 // Ownership and thread safety: see hal/command_buffer.h.
 #pragma once

@@ -167,6 +167,7 @@ def real_models(args, drivers):
     import numpy as np
     import torch
     stems = sorted(f[:-len(REAL_SUFFIX)] for f in os.listdir(args.real_models) if f.endswith(REAL_SUFFIX))
+    sys.path.insert(0, os.path.join(ROOT, "tests", "models"))
     for stem in stems:
         # check_models.py's stem: family-way[-size][-dynamic].
         parts = stem.split("-")
@@ -175,7 +176,6 @@ def real_models(args, drivers):
                         if f.startswith(stem + ".b1.in") and f.endswith(".npy"))
         theirs, why = None, ""
         try:
-            sys.path.insert(0, os.path.join(ROOT, "tests", "models"))
             import zoo
             family = zoo.FAMILIES[parts[0]]
             model = family.build(size or family.sizes[0]).cuda().eval()

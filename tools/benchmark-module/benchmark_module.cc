@@ -118,15 +118,17 @@ Status RunPaired(Timed& baseline, Timed& timed, uint64_t warmup_calls, uint64_t 
     Timed* order[2] = {&baseline, &timed};
     if (pair % 2) std::swap(order[0], order[1]);
     for (Timed* t : order) {
+      // A burst's first call is not timed; a single call is.
+      const uint64_t untimed = burst > 1 ? 1 : 0;
       double timed_micros = 0;
       for (uint64_t call = 0; call < burst; ++call) {
         const auto begin = std::chrono::steady_clock::now();
         auto results = t->program->context->Invoke(t->program->function, t->args);
         const std::chrono::duration<double, std::micro> took = std::chrono::steady_clock::now() - begin;
         if (!results.ok()) return std::move(results).status().Annotate(t->name, ": call ", pair * burst + call + 1, ": ");
-        if (burst == 1 || call > 0) timed_micros += took.count();
+        if (call >= untimed) timed_micros += took.count();
       }
-      t->micros.push_back(timed_micros / static_cast<double>(burst == 1 ? 1 : burst - 1));
+      t->micros.push_back(timed_micros / static_cast<double>(burst - untimed));
     }
     ratios.push_back(timed.micros.back() / baseline.micros.back());
   }

@@ -7,8 +7,10 @@
 
 #include "compiler/codegen/gpu/Passes.h"
 
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/IRMapping.h"
 
 using namespace mlir;
@@ -20,18 +22,13 @@ namespace strata::gpu {
 
 namespace {
 
-bool isZero(OpFoldResult value) {
-  std::optional<int64_t> constant = getConstantIntValue(value);
-  return constant && *constant == 0;
-}
-
 /// Whether the pass can rewrite `pad`: every padded dimension of the source
 /// has a static extent of at least 1.
 bool rewritable(tensor::PadOp pad) {
   RankedTensorType source = pad.getSourceType();
   for (int64_t d = 0; d < source.getRank(); ++d) {
-    bool padded = !isZero(pad.getMixedLowPad()[d]) ||
-                  !isZero(pad.getMixedHighPad()[d]);
+    bool padded = !isZeroInteger(pad.getMixedLowPad()[d]) ||
+                  !isZeroInteger(pad.getMixedHighPad()[d]);
     if (padded && (source.isDynamicDim(d) || source.getDimSize(d) < 1))
       return false;
   }
@@ -47,12 +44,6 @@ void rewrite(tensor::PadOp pad) {
   const int64_t rank = resultType.getRank();
   SmallVector<OpFoldResult> low = pad.getMixedLowPad();
   SmallVector<OpFoldResult> high = pad.getMixedHighPad();
-  auto indexValue = [&](OpBuilder &at, OpFoldResult value) -> Value {
-    if (auto attr = dyn_cast<Attribute>(value))
-      return arith::ConstantIndexOp::create(
-          at, loc, cast<IntegerAttr>(attr).getInt());
-    return cast<Value>(value);
-  };
 
   // The result's dynamic extents: low + source + high.
   SmallVector<Value> dynamicSizes;
@@ -61,8 +52,9 @@ void rewrite(tensor::PadOp pad) {
       continue;
     Value extent = tensor::DimOp::create(b, loc, source, d);
     for (OpFoldResult pad : {low[d], high[d]})
-      if (!isZero(pad))
-        extent = arith::AddIOp::create(b, loc, extent, indexValue(b, pad));
+      if (!isZeroInteger(pad))
+        extent = arith::AddIOp::create(
+            b, loc, extent, getValueOrCreateConstantIndexOp(b, loc, pad));
     dynamicSizes.push_back(extent);
   }
   Value init = tensor::EmptyOp::create(b, loc, resultType.getShape(),
@@ -79,15 +71,15 @@ void rewrite(tensor::PadOp pad) {
         for (int64_t d = 0; d < rank; ++d) {
           Value index = linalg::IndexOp::create(at, loc, d);
           indices.push_back(index);
-          if (isZero(low[d]) && isZero(high[d])) {
+          if (isZeroInteger(low[d]) && isZeroInteger(high[d])) {
             sourceIndices.push_back(index);
             continue;
           }
           // i - low, unsigned: below the source it wraps past its extent.
-          Value shifted = isZero(low[d])
+          Value shifted = isZeroInteger(low[d])
                               ? index
                               : arith::SubIOp::create(at, loc, index,
-                                                      indexValue(at, low[d]))
+                                                      getValueOrCreateConstantIndexOp(at, loc, low[d]))
                                     .getResult();
           const int64_t extent = sourceType.getDimSize(d);
           Value in = arith::CmpIOp::create(
