@@ -94,8 +94,11 @@ def module(args, name, driver="cuda"):
     return os.path.join(args.work, "%s.%s.smod" % (name, driver))
 
 
-# The 16-bit GEMMs (on the tensor cores), on cuda only.
+# The 16-bit GEMMs (on the tensor cores), on cuda only, each compiled twice: by default
+# (workgroup memory filled by cp.async into three buffers) and with one buffer filled through
+# registers (mma-stages=1), the figures that say which to keep.
 HALVES = ("bf16", "f16")
+MMA_VARIANTS = {"": [], "_stages1": ["--gpu-codegen-options=mma-stages=1"]}
 
 
 def has_halves(driver):
@@ -116,11 +119,13 @@ def compile_modules(args):
             print("compiled ResNet-18's convolutions (%s) for %s" % (variant, driver))
         for source in sources:
             name = os.path.splitext(os.path.basename(source))[0]
-            if name in ("gemm_" + t for t in HALVES) and not has_halves(driver):
+            half = name in ("gemm_" + t for t in HALVES)
+            if half and not has_halves(driver):
                 continue
-            run([os.path.join(args.bin, "compile-module"), source, "--target=" + driver, "-o",
-                 module(args, name, driver)])
-            print("compiled", name, "for", driver)
+            for suffix, flags in (MMA_VARIANTS.items() if half else [("", [])]):
+                run([os.path.join(args.bin, "compile-module"), source, "--target=" + driver,
+                     "-o", module(args, name + suffix, driver)] + flags)
+                print("compiled", name + suffix, "for", driver)
 
 
 def strata_ms(args, module, function, inputs, driver):
@@ -223,16 +228,19 @@ def check_gemms(args, driver):
             bits = (values.astype(np.float32).view(np.uint32) >> 16).astype(np.uint16) if t == "bf16" \
                 else values.astype(np.float16).view(np.uint16)
             bits.tofile(path)
-        run([os.path.join(args.bin, "run-module"), "--module=" + module(args, "gemm_" + t, driver),
-             "--device=" + driver] + ["--input=%dx%dx%s=@%s" % (N, N, t, path) for path in raw]
-            + ["--output=@" + paths[2]])
-        out = np.load(paths[2])
-        wrong = int((out != want).sum())
-        if wrong:
-            where = np.unravel_index(np.argmax(out != want), out.shape)
-            raise Failed("gemm %s: %d of %d elements wrong; C[%d, %d] is %g, expected %g" % (
-                t, wrong, out.size, where[0], where[1], out[where], want[where]))
-        print("%s gemm %s %d^3: every element exact (random integers in [-4, 4])" % (driver, t, N))
+        for suffix in MMA_VARIANTS:
+            run([os.path.join(args.bin, "run-module"),
+                 "--module=" + module(args, "gemm_" + t + suffix, driver), "--device=" + driver]
+                + ["--input=%dx%dx%s=@%s" % (N, N, t, path) for path in raw]
+                + ["--output=@" + paths[2]])
+            out = np.load(paths[2])
+            wrong = int((out != want).sum())
+            if wrong:
+                where = np.unravel_index(np.argmax(out != want), out.shape)
+                raise Failed("gemm %s%s: %d of %d elements wrong; C[%d, %d] is %g, expected %g" % (
+                    t, suffix, wrong, out.size, where[0], where[1], out[where], want[where]))
+            print("%s gemm %s%s %d^3: every element exact (random integers in [-4, 4])" % (
+                driver, t, suffix, N))
 
 
 def main():
@@ -279,11 +287,13 @@ def main():
         for driver in args.drivers:
             if t in HALVES and not has_halves(driver):
                 continue
-            ours = strata_ms(args, module(args, "gemm_" + t, driver), "gemm",
-                             ["%dx%dx%s=0.5" % (N, N, t)] * 2, driver)
-            theirs = torch_ms(lambda: a @ b)
-            row("gemm %s %d^3 %s" % (t, N, driver), ours, theirs)
-            print("%-24s %10.1f %10.1f   TFLOP/s" % ("", 2 * N ** 3 / ours / 1e9, 2 * N ** 3 / theirs / 1e9))
+            for suffix in (MMA_VARIANTS if t in HALVES else [""]):
+                ours = strata_ms(args, module(args, "gemm_" + t + suffix, driver), "gemm",
+                                 ["%dx%dx%s=0.5" % (N, N, t)] * 2, driver)
+                theirs = torch_ms(lambda: a @ b)
+                row("gemm %s%s %d^3 %s" % (t, suffix, N, driver), ours, theirs)
+                print("%-24s %10.1f %10.1f   TFLOP/s" % ("", 2 * N ** 3 / ours / 1e9,
+                                                         2 * N ** 3 / theirs / 1e9))
 
     # The sample models: PyTorch eager on the GPU with the weights of the .mlir files.
     from_numpy = torch.from_numpy

@@ -82,3 +82,13 @@ func.func @few_rows_32(%arg0: memref<32x40xf32>, %arg1: memref<40x64xf32>, %arg2
   linalg.matmul ins(%arg0, %arg1 : memref<32x40xf32>, memref<40x64xf32>) outs(%arg2 : memref<32x64xf32>)
   return
 }
+
+// f16 inputs, f32 C, dynamic M (masked), N = 96 (kind mma: tiles of 64
+// columns, the second's last 32 masked), K = 64 (two steps of 32: with three
+// cp.async buffers the step the loop copies ahead is past K from the start).
+func.func @half_masked(%arg0: memref<?x64xf16>, %arg1: memref<64x96xf16>, %arg2: memref<?x96xf32>) {
+  %cst = arith.constant 0.000000e+00 : f32
+  linalg.fill ins(%cst : f32) outs(%arg2 : memref<?x96xf32>)
+  linalg.matmul ins(%arg0, %arg1 : memref<?x64xf16>, memref<64x96xf16>) outs(%arg2 : memref<?x96xf32>)
+  return
+}

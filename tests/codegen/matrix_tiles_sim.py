@@ -25,12 +25,24 @@ A static M of 16 or fewer (32 with CUDA's mma) takes the few-rows body (K split
 over the warps, lane-dependent loop bounds run masked, partial sums in
 workgroup memory).
 
+With kind mma the tiles reach workgroup memory through registers
+(mma-stages=1) or by nvvm.cp.async.shared.global into 2 or 3 buffers
+(16 bytes from a binding's address; a copy lands when its invocation's
+nvvm.cp.async.wait.group lets it), B's fragments then loaded transposed
+(ldmatrix .trans: lane l receives column l / 4 of rows 2 (l % 4) and
+2 (l % 4) + 1 of each matrix).
+
 Checked, per kernel, kind and M: every element of C against a plain
 reference (matmul, fill or C's old values, the elementwise epilogue); that
 each element of C is stored exactly once, by the iteration of the tile that
 holds it, and nothing else is stored; that every load and store is in bounds
 (rows of A past M clamped, stores past M masked); that wmma32 keeps f32
-kernels on the scalar body (strata.matrix_tiles = "scalar").
+kernels on the scalar body (strata.matrix_tiles = "scalar"); workgroup
+memory as the memory model orders it (a word written or landed since the
+last barrier read only by its writer, a word read since then written only by
+its reader, no word read or copied to while a cp.async to it is in flight,
+no copy in flight at the end); that the eight rows of each matrix an
+ldmatrix reads fall in distinct banks.
 Not checked: that the documented layouts are what the silicon does (only
 hardware can say), rounding (inputs are small integers, so every f16/f32 value
 is exact and extf/truncf are identities), timing, races between workgroups.
@@ -51,6 +63,7 @@ import sys
 
 TILE, U64 = 32, 1 << 64
 SHARED_BASE = 1 << 40  # the address of workgroup buffer i is i * SHARED_BASE
+GLOBAL_BASE = 1 << 50  # the address of binding i is (i + 1) * GLOBAL_BASE
 
 
 class SimError(Exception):
@@ -196,6 +209,7 @@ BINARY = {
     "arith.minui": min, "arith.maxui": max, "arith.addf": lambda p, q: p + q,
     "arith.subf": lambda p, q: p - q, "arith.mulf": lambda p, q: p * q,
     "arith.maximumf": max, "arith.minimumf": min, "arith.andi": lambda p, q: p and q,
+    "arith.xori": lambda p, q: p ^ q,
 }
 # arith.cmpi: eq ne slt sle sgt sge ult ule ugt uge (indices are never negative)
 CMPI = [lambda p, q: p == q, lambda p, q: p != q] + [
@@ -210,6 +224,14 @@ class Buf:
     def __init__(self, shape, data, shared=False):
         self.shape, self.data, self.writes = shape, data, [0] * len(data)
         self.shared = shared  # workgroup memory
+        if shared:
+            # Per word: the barrier epoch and invocation of its last write,
+            # the epoch of its last reads and who read in it, and the
+            # invocation whose cp.async to it is in flight.
+            n = len(data)
+            self.w_epoch, self.w_lane = [-1] * n, [None] * n
+            self.r_epoch, self.r_lanes = [-1] * n, [set() for _ in range(n)]
+            self.pending = [None] * n
 
     def index(self, idx):
         lin = 0
@@ -222,18 +244,71 @@ class Buf:
 
 
 class Workgroup:
-    def __init__(self, c, block, grid, wrong, size, tile):
+    """One workgroup's run. Workgroup memory is checked as the memory model
+    orders it, invocation by invocation: a word written (or landed by a
+    cp.async) since the last barrier may be read only by the invocation that
+    wrote it, a word read since the last barrier may be written only by the
+    invocation that read it, and nobody reads a word, or copies to it, while
+    a cp.async to it is in flight (before the issuing invocation's
+    cp.async.wait.group lets it land)."""
+
+    def __init__(self, c, block, grid, wrong, size, tile, bindings):
         self.c, self.block, self.grid, self.wrong = c, block, grid, wrong
         self.wg, self.tile_rows, self.tile_cols = size, *tile
         self.env, self.tile, self.shared = {}, None, []
+        self.bindings, self.epoch = bindings, 0
+        # Per invocation: its cp.async copies not yet committed, and its
+        # committed groups, oldest first; a copy is (buffer, word, 4 words).
+        self.open = [[] for _ in range(size)]
+        self.groups = [[] for _ in range(size)]
 
-    def address(self, value):
+    def address(self, value, what="ldmatrix"):
         """The workgroup buffer and word an address (from
         memref.extract_aligned_pointer_as_index) points at."""
         index, byte = divmod(value, SHARED_BASE)
         check(1 <= index <= len(self.shared) and byte % 16 == 0,
-              f"ldmatrix: address {value:#x} is not a 16-byte aligned workgroup address")
+              f"{what}: address {value:#x} is not a 16-byte aligned workgroup address")
         return self.shared[index - 1], byte // 4
+
+    def read(self, buf, i, lane, what):
+        check(buf.pending[i] is None,
+              f"{what}: invocation {lane} reads a word whose cp.async (by invocation "
+              f"{buf.pending[i]}) has not landed")
+        check(buf.w_epoch[i] != self.epoch or buf.w_lane[i] == lane,
+              f"{what}: invocation {lane} reads a word invocation {buf.w_lane[i]} "
+              "wrote with no barrier between")
+        if buf.r_epoch[i] != self.epoch:
+            buf.r_epoch[i], buf.r_lanes[i] = self.epoch, set()
+        buf.r_lanes[i].add(lane)
+
+    def write(self, buf, i, lane, what, landing=False):
+        check(landing or buf.pending[i] is None,
+              f"{what}: invocation {lane} writes a word a cp.async (by invocation "
+              f"{buf.pending[i]}) has in flight")
+        others = buf.r_lanes[i] - {lane} if buf.r_epoch[i] == self.epoch else set()
+        check(not others, f"{what}: invocation {lane} writes a word invocation "
+              f"{min(others) if others else None} read with no barrier between")
+        check(buf.w_epoch[i] != self.epoch or buf.w_lane[i] == lane,
+              f"{what}: invocations {buf.w_lane[i]} and {lane} write one word with no "
+              "barrier between")
+        buf.w_epoch[i], buf.w_lane[i] = self.epoch, lane
+
+    def land(self, lane, keep):
+        """cp.async.wait.group: all but the newest `keep` groups of the
+        invocation land."""
+        groups = self.groups[lane]
+        cut = max(len(groups) - keep, 0)
+        done, self.groups[lane] = groups[:cut], groups[cut:]
+        for group in done:
+            for buf, word, words in group:
+                for i, value in enumerate(words):
+                    buf.pending[word + i] = None
+                    self.write(buf, word + i, lane, "cp.async", landing=True)
+                    buf.data[word + i] = value
+
+    def finish(self):
+        check(not any(self.open) and not any(self.groups),
+              "cp.async copies still in flight at the end of the kernel")
 
     def buf_at(self, op, name, types, idx, mask):
         """The buffer of a load/store and its linear index per active lane."""
@@ -290,13 +365,18 @@ class Workgroup:
             put(lanes(lambda b, i: b.shape[i]))
         elif n == "memref.load":
             buf, lins = self.buf_at(op, op.operands[0], memref_types(op.text), ins[1:], mask)
+            if buf.shared:
+                for lane, i in enumerate(lins):
+                    if i is not None:
+                        self.read(buf, i, lane, n)
             put([buf.data[i] if i is not None else None for i in lins])
         elif n == "memref.store":
             buf, lins = self.buf_at(op, op.operands[1], memref_types(op.text), ins[2:], mask)
             check(buf is self.c or buf.shared, "store to a buffer other than C")
             if buf.shared:
-                for val, i in zip(ins[0], lins):
+                for lane, (val, i) in enumerate(zip(ins[0], lins)):
                     if i is not None:
+                        self.write(buf, i, lane, n)
                         buf.data[i] = val
                 return
             rows, cols = self.tile_rows, self.tile_cols
@@ -312,8 +392,9 @@ class Workgroup:
             put([self.shared[-1]] * WG)
         elif n == "memref.extract_aligned_pointer_as_index":
             buf = ins[0][0]
-            check(buf.shared, "a pointer to a buffer other than workgroup memory")
-            put([SHARED_BASE * (self.shared.index(buf) + 1)] * WG)
+            check(buf.shared or buf in self.bindings, "a pointer to an unknown buffer")
+            put([SHARED_BASE * (self.shared.index(buf) + 1) if buf.shared else
+                 GLOBAL_BASE * (self.bindings.index(buf) + 1)] * WG)
         elif n in ("vector.load", "vector.store"):
             store = n == "vector.store"
             vector = int(re.search(r"vector<(\d+)x", op.text).group(1))
@@ -324,8 +405,10 @@ class Workgroup:
                                     (i % buf.shape[-1]) + vector <= buf.shape[-1]) for i in lins),
                   f"{n} of {vector} elements past the end of a row")
             if store:
-                for val, i in zip(ins[0], lins):
+                for lane, (val, i) in enumerate(zip(ins[0], lins)):
                     if i is not None:
+                        for x in range(i, i + vector):
+                            self.write(buf, x, lane, n)
                         buf.data[i:i + vector] = list(val)
             else:
                 put([tuple(buf.data[i:i + vector]) if i is not None else None for i in lins])
@@ -340,19 +423,68 @@ class Workgroup:
             pos = int(re.search(r"position = array<i64: (\d+)>", op.text).group(1))
             put(lanes(lambda v: v[pos]))
         elif n == "gpu.barrier":
-            pass  # every lane runs each op before the next
+            check(all(mask), "gpu.barrier under a mask")
+            self.epoch += 1  # every lane runs each op before the next
         elif n == "nvvm.ldmatrix":
-            check(all(mask) and "num = 4" in op.text and "<row>" in op.text and "m = 8, n = 8" in op.text,
-                  f"ldmatrix: {op.text}")
+            trans = "<col>" in op.text
+            check(all(mask) and "num = 4" in op.text and ("<row>" in op.text or trans)
+                  and "m = 8, n = 8" in op.text, f"ldmatrix: {op.text}")
             result = []
             for w in range(0, WG, 32):
-                rows = []
-                for address in ins[0][w:w + 32]:
+                rows, words = [], []
+                for lane, address in enumerate(ins[0][w:w + 32], w):
                     buf, word = self.address(address)
                     check(word + 4 <= len(buf.data), "ldmatrix past the end of workgroup memory")
+                    for i in range(word, word + 4):
+                        self.read(buf, i, lane, n)
                     rows.append(buf.data[word:word + 4])
-                result += [tuple(rows[8 * q + l // 4][l % 4] for q in range(4)) for l in range(32)]
+                    words.append(word)
+                # Each matrix's eight rows in distinct banks (32 of 4 bytes):
+                # no conflict.
+                for q in range(4):
+                    banks = {(x + i) % 32 for x in words[8 * q:8 * q + 8] for i in range(4)}
+                    check(len(banks) == 32, f"ldmatrix: matrix {q} of warp {w // 32} reads "
+                          f"words {words[8 * q:8 * q + 8]}, {32 - len(banks)} bank conflicts")
+                if trans:
+                    # Lane l receives column l / 4 of rows 2 (l % 4) and 2 (l % 4) + 1.
+                    result += [tuple((rows[8 * q + 2 * (l % 4)][l // 8][l // 4 % 2],
+                                      rows[8 * q + 2 * (l % 4) + 1][l // 8][l // 4 % 2])
+                                     for q in range(4)) for l in range(32)]
+                else:
+                    result += [tuple(rows[8 * q + l // 4][l % 4] for q in range(4))
+                               for l in range(32)]
             put(result)
+        elif n == "nvvm.cp.async.shared.global":
+            check("size = 16 " in op.text and "load_cache_modifier cg>" in op.text
+                  and len(ins) == 2, f"cp.async: {op.text}")
+            for lane, (on, dst, src) in enumerate(zip(mask, *ins)):
+                if not on:
+                    continue
+                buf, word = self.address(dst, "cp.async")
+                index, byte = divmod(src, GLOBAL_BASE)
+                check(1 <= index <= len(self.bindings) and byte % 16 == 0,
+                      f"cp.async: source {src:#x} is not a 16-byte aligned binding address")
+                source = self.bindings[index - 1]
+                check(source.element_bytes == 2, "cp.async from a binding of 4-byte elements")
+                first = byte // 2
+                check(first + 8 <= len(source.data) and word + 4 <= len(buf.data),
+                      f"cp.async past the end: elements {first}.. of {len(source.data)}")
+                for i in range(word, word + 4):
+                    self.write(buf, i, lane, n)
+                    check(buf.pending[i] is None, "cp.async to a word with a copy in flight")
+                    buf.pending[i] = lane
+                elements = source.data[first:first + 8]
+                self.open[lane].append((buf, word, list(zip(elements[0::2], elements[1::2]))))
+        elif n == "nvvm.cp.async.commit.group":
+            for lane, on in enumerate(mask):
+                if on:
+                    self.groups[lane].append(self.open[lane])
+                    self.open[lane] = []
+        elif n == "nvvm.cp.async.wait.group":
+            keep = int(re.search(r"n = (\d+) : i32", op.text).group(1))
+            for lane, on in enumerate(mask):
+                if on:
+                    self.land(lane, keep)
         elif n == "nvvm.mma.sync":
             check(all(mask), "mma.sync under a mask")
             check(all(s in op.text for s in ("m = 16, n = 8, k = 16", "layoutA = #nvvm.mma_layout<row>",
@@ -436,6 +568,7 @@ SPECS = {
     "few_rows": ([5], 0.0, lambda x, i, j, b: max(x + b[2].get(j), 0)),
     "few_rows_half": ([16], None, lambda x, i, j, b: x),
     "few_rows_32": ([32], None, lambda x, i, j, b: x),
+    "half_masked": ([130, 64], 0.0, lambda x, i, j, b: x),
 }
 
 
@@ -452,9 +585,10 @@ def simulate(func, name, kind, m, wrong, rng):
     types = memref_types(re.search(r"function_type = \(([^)]*)\)", text).group(1))
     _, fill, epilogue = SPECS[name]
     bufs = []
-    for dims, _ in types:
+    for dims, element in types:
         shape = [m if d is None else d for d in dims]
         bufs.append(Buf(shape, [rng.randint(-3, 3) for _ in range(shape[0] * shape[-1])]))
+        bufs[-1].element_bytes = int(element[1:]) // 8
     a, b, c = bufs[0], bufs[1], bufs[-1]
     (mm, kk), nn, c0 = a.shape, c.shape[1], list(c.data)
     # The tile as the pass chooses it from the static M (None: dynamic).
@@ -481,10 +615,11 @@ def simulate(func, name, kind, m, wrong, rng):
     err = None
     try:
         for block in range(grid):
-            wg = Workgroup(c, block, grid, wrong, size, (rows, cols))
+            wg = Workgroup(c, block, grid, wrong, size, (rows, cols), bufs)
             for arg, buf in zip(args, bufs):
                 wg.env[arg] = [buf] * size
             wg.block_ops(body, [True] * size, 0)
+            wg.finish()
     except SimError as e:
         err = str(e)
     right = twice = 0
@@ -504,8 +639,12 @@ def simulate(func, name, kind, m, wrong, rng):
 def run_cases(opts):
     """Prints a line per case; the bodies (mfma, wmma32, scalar, mma) of the failing ones."""
     failed = set()
-    for kind in ("mfma", "wmma32", "scalar", "mma"):
-        cmd = [opts.strata_opt, opts.input, f"--strata-gpu-matrix-tiles=kind={kind}",
+    # mma with its workgroup memory filled through registers (1 buffer) and
+    # by cp.async into 2 and 3 buffers.
+    for kind, stages in (("mfma", 0), ("wmma32", 0), ("scalar", 0), ("mma", 1), ("mma", 2),
+                         ("mma", 3)):
+        options = f"kind={kind}" + (f" mma-stages={stages}" if stages else "")
+        cmd = [opts.strata_opt, opts.input, f"--strata-gpu-matrix-tiles={options}",
                "--mlir-print-op-generic"]
         run = subprocess.run(cmd, capture_output=True, text=True)
         check(run.returncode == 0, f"{' '.join(cmd)} failed:\n{run.stderr}")
@@ -517,7 +656,8 @@ def run_cases(opts):
             for m in sizes:
                 ok, body, line = simulate(funcs[name], name, kind, m, opts.wrong_layout,
                                           random.Random(f"{name}/{m}"))
-                print(line, flush=True)
+                print(line.replace(f"kind={kind}", f"kind={kind}/{stages}") if stages else line,
+                      flush=True)
                 failed |= set() if ok else {body}
     return failed
 

@@ -74,10 +74,12 @@ LogicalResult bindPointer(BlockArgument binding) {
   MLIRContext *context = binding.getContext();
   for (Operation *user : binding.getUsers()) {
     if (!isa<memref::LoadOp, memref::StoreOp, memref::AtomicRMWOp,
-             vector::LoadOp, vector::StoreOp>(user))
+             vector::LoadOp, vector::StoreOp,
+             memref::ExtractAlignedPointerAsIndexOp>(user))
       return user->emitOpError("uses a kernel binding; GPU kernels only "
                                "load, store and update bindings at 1-D "
-                               "indices (strata-gpu-fold-flat-views)");
+                               "indices (strata-gpu-fold-flat-views), or "
+                               "take their address");
   }
   binding.setType(LLVM::LLVMPointerType::get(context, kGlobalAddressSpace));
   for (Operation *user : llvm::make_early_inc_range(binding.getUsers())) {
@@ -85,7 +87,12 @@ LogicalResult bindPointer(BlockArgument binding) {
     Location loc = user->getLoc();
     // Element accesses are aligned to the element, vector ones as the op
     // says.
-    if (isa<memref::LoadOp, vector::LoadOp>(user)) {
+    if (auto address = dyn_cast<memref::ExtractAlignedPointerAsIndexOp>(user)) {
+      // The global address (cp.async's source, strata-gpu-matrix-tiles).
+      Value integer = LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), binding);
+      address.getResult().replaceAllUsesWith(
+          arith::IndexCastOp::create(b, loc, b.getIndexType(), integer).getResult());
+    } else if (isa<memref::LoadOp, vector::LoadOp>(user)) {
       auto vectorLoad = dyn_cast<vector::LoadOp>(user);
       Value index = vectorLoad ? vectorLoad.getIndices()[0]
                                : cast<memref::LoadOp>(user).getIndices()[0];

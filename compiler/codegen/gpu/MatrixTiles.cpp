@@ -59,6 +59,9 @@ constexpr int64_t kMmaInvocations = 128;
 // Words (two elements along K) of a staged row: 16 of data, 4 of padding,
 // so that the eight rows a fragment load touches fall in distinct banks.
 constexpr int64_t kMmaRowWords = kMmaK / 2 + 4;
+// Static workgroup memory a CUDA kernel may have: the cp.async buffers'
+// limit (3 of a 128x128 tile's A and B fill it).
+constexpr int64_t kMmaWorkgroupMemory = 48 * 1024;
 
 // Matmuls of few rows (a static M of at most kFewRows, with every kind, or
 // of kFewRowsCuda with CUDA's): 32 columns per workgroup, K split over its
@@ -378,9 +381,10 @@ struct Element {
 /// Writes the tiled form of one matched kernel.
 class TileWriter {
 public:
-  TileWriter(func::FuncOp kernel, MatmulKernel &match, int64_t maxWorkgroupCount)
+  TileWriter(func::FuncOp kernel, MatmulKernel &match, int64_t maxWorkgroupCount,
+             int64_t mmaStages)
       : kernel(kernel), match(match), maxWorkgroupCount(maxWorkgroupCount),
-        loc(contraction()->getLoc()), b(contraction()) {
+        mmaStages(mmaStages), loc(contraction()->getLoc()), b(contraction()) {
     // A convolution's filter and output as matrices (contiguous, so these
     // views are plain reshapes).
     bMatrix = match.b;
@@ -399,9 +403,20 @@ public:
 
   /// Replaces the kernel's body by the tile loop; `kind` is "mfma",
   /// "wmma32", "scalar" (wmma32 has f16 instructions only), "shared" or
-  /// "mma" (f32 kernels staged as "shared").
-  void write(StringRef kind) {
+  /// "mma" (f32 kernels staged as "shared"). Fails, with an error, where
+  /// the tensor-core buffers of `mmaStages` exceed a CUDA kernel's
+  /// workgroup memory.
+  LogicalResult write(StringRef kind) {
     const TileShape &shape = match.shape;
+    pipelined = match.tensorCores && mmaStages > 1 && copiesAsync();
+    if (pipelined) {
+      const int64_t bytes = mmaStages * (shape.rows + shape.cols) * kMmaK * 2;
+      if (bytes > kMmaWorkgroupMemory)
+        return kernel.emitError("strata-gpu-matrix-tiles: mma-stages=")
+               << mmaStages << " needs " << bytes << " bytes of workgroup memory for "
+               << shape.rows << "x" << shape.cols << " tiles, more than the "
+               << kMmaWorkgroupMemory << " a CUDA kernel has";
+    }
     const bool staticM = !cType.isDynamicDim(0);
     masked = !staticM || cType.getDimSize(0) % shape.rows != 0 ||
              (match.fewRows &&
@@ -439,7 +454,7 @@ public:
     const bool matrix = kind == "mfma" || (kind == "wmma32" && match.f16);
     SmallVector<Element> elements =
         match.fewRows       ? fewRowsBody()
-        : match.tensorCores ? mmaBody()
+        : match.tensorCores ? (pipelined ? mmaPipelinedBody() : mmaBody())
         : shared          ? sharedBody()
         : matrix          ? matrixBody(/*wmma=*/kind == "wmma32")
                           : scalarBody();
@@ -491,6 +506,7 @@ public:
       match.fill->erase();
     if (match.copy)
       match.copy->erase();
+    return success();
   }
 
 private:
@@ -967,51 +983,202 @@ private:
   /// elements adjacent along K: A's rows (rows x kMmaRowWords) and B's
   /// columns, transposed (cols x kMmaRowWords), each padded.
   void allocateMma(int64_t &bytes) {
-    sharedA = allocateWorkgroup(match.shape.rows * kMmaRowWords, b.getI32Type(), bytes);
-    sharedB = allocateWorkgroup(match.shape.cols * kMmaRowWords, b.getI32Type(), bytes);
+    Type i32 = b.getI32Type();
+    if (pipelined) {
+      // Per stage A's rows x 32 and B's 32 x cols elements, two a word.
+      sharedA = allocateWorkgroup(mmaStages * match.shape.rows * kMmaK / 2, i32, bytes);
+      sharedB = allocateWorkgroup(mmaStages * kMmaK * match.shape.cols / 2, i32, bytes);
+      return;
+    }
+    sharedA = allocateWorkgroup(match.shape.rows * kMmaRowWords, i32, bytes);
+    sharedB = allocateWorkgroup(match.shape.cols * kMmaRowWords, i32, bytes);
   }
 
-  /// f16 and bf16 matmuls on NVIDIA's tensor cores (sm_80 and later): per
-  /// step of 32 along K the workgroup copies A's tile and B's (transposed,
-  /// so that both hold pairs along K in one word, as the instruction's
-  /// registers do) to workgroup memory in 16-byte loads, and each of the
-  /// four warps accumulates a quarter of the tile in f32 with
+  /// Whether the tensor-core tiles can fill workgroup memory by `cp.async`:
+  /// A and B at static strides, their rows contiguous (16-byte copies).
+  bool copiesAsync() const {
+    auto staticStrides = [](Value memref) {
+      SmallVector<int64_t> strides;
+      int64_t offset;
+      return succeeded(cast<MemRefType>(memref.getType())
+                           .getStridesAndOffset(strides, offset)) &&
+             !ShapedType::isDynamic(offset) &&
+             llvm::none_of(strides, ShapedType::isDynamic) && strides.back() == 1;
+    };
+    return staticStrides(match.a) && staticStrides(match.b);
+  }
+
+  /// This invocation's place in the tensor-core tiles: each of the four
+  /// warps a quarter of the tile, mTiles x nTiles fragments of 16 x 8.
+  struct MmaLanes {
+    Value lane, g, t, warpRow, warpCol;
+    // lane % 16, lane / 16, lane % 8, (lane / 8) % 2: the fragment loads'
+    // rows and words.
+    Value l16, half, l8, quarterOdd;
+    int64_t mTiles = 0, nTiles = 0;
+  };
+
+  MmaLanes mmaLanes() {
+    MmaLanes lanes;
+    const int64_t warpRows = match.shape.rows / 2, warpCols = match.shape.cols / 2;
+    lanes.mTiles = warpRows / 16;
+    lanes.nTiles = warpCols / 8;
+    Value warp = arith::DivUIOp::create(b, loc, thread, index(32));
+    lanes.lane = arith::RemUIOp::create(b, loc, thread, index(32));
+    lanes.g = arith::DivUIOp::create(b, loc, lanes.lane, index(4));
+    lanes.t = arith::RemUIOp::create(b, loc, lanes.lane, index(4));
+    lanes.warpRow = arith::MulIOp::create(
+        b, loc, arith::DivUIOp::create(b, loc, warp, index(2)), index(warpRows));
+    lanes.warpCol = arith::MulIOp::create(
+        b, loc, arith::RemUIOp::create(b, loc, warp, index(2)), index(warpCols));
+    lanes.l16 = arith::RemUIOp::create(b, loc, lanes.lane, index(16));
+    lanes.half = arith::DivUIOp::create(b, loc, lanes.lane, index(16));
+    lanes.l8 = arith::RemUIOp::create(b, loc, lanes.lane, index(8));
+    lanes.quarterOdd = arith::RemUIOp::create(
+        b, loc, arith::DivUIOp::create(b, loc, lanes.lane, index(8)), index(2));
+    return lanes;
+  }
+
+  /// The pieces of a tile the workgroup copies: `count` per invocation,
+  /// neighbouring invocations taking neighbouring pieces; piece p of
+  /// invocation i is (linear / minorCount, linear % minorCount) with linear
+  /// = i + p * invocations.
+  struct Piece {
+    Value major, minor;
+  };
+  SmallVector<Piece> pieces(int64_t count, int64_t minorCount) {
+    SmallVector<Piece> result;
+    for (int64_t c = 0; c < count; ++c) {
+      Value linear = add(b, thread, c * kMmaInvocations);
+      result.push_back({arith::DivUIOp::create(b, loc, linear, index(minorCount)),
+                        arith::RemUIOp::create(b, loc, linear, index(minorCount))});
+    }
+    return result;
+  }
+
+  /// One step of 32 along K on the tensor cores: fragments loaded from
+  /// workgroup memory by `ldmatrix.x4` (four 8x8 matrices of 16-bit
+  /// elements, lanes 8q..8q+7 giving the addresses of matrix q's rows),
+  /// multiplied into `acc` by `mma.sync.m16n8k16`. wordA(i, s) is the word
+  /// this lane addresses for A's fragment i (rows 16i..16i+15 at k 16s and
+  /// 16s + 8: a0..a3), wordB(j, s) for B's fragments j and j + 1 (columns
+  /// 8j..8j+7 at k 16s and 16s + 8, then 8j+8..8j+15), which `layoutB`
+  /// col transposes (B stored k-major).
+  void mmaStep(OpBuilder &at, const MmaLanes &lanes, SmallVector<Value> &acc,
+               Value baseA, Value baseB,
+               llvm::function_ref<Value(int64_t, int64_t)> wordA,
+               llvm::function_ref<Value(int64_t, int64_t)> wordB,
+               NVVM::MMALayout layoutB) {
+    Type element = cast<MemRefType>(match.a.getType()).getElementType();
+    Type i32 = at.getI32Type(), f32 = at.getF32Type();
+    MLIRContext *context = kernel.getContext();
+    auto quads = LLVM::LLVMStructType::getLiteral(context, SmallVector<Type>(4, i32));
+    auto loadMatrices = [&](Value base, Value word, NVVM::MMALayout layout) {
+      Value loaded = NVVM::LdMatrixOp::create(
+          at, loc, quads, sharedPointer(at, base, word), /*num=*/4, layout,
+          NVVM::LdStMatrixShapeAttr::get(context, 8, 8), NVVM::LdStMatrixEltType::B16);
+      std::array<Value, 4> registers;
+      for (int64_t v = 0; v < 4; ++v) {
+        Value reg = LLVM::ExtractValueOp::create(at, loc, loaded, v);
+        registers[v] =
+            element.isBF16()
+                ? reg
+                : LLVM::BitcastOp::create(at, loc, VectorType::get({2}, element), reg)
+                      .getResult();
+      }
+      return registers;
+    };
+    auto resultType = LLVM::LLVMStructType::getLiteral(context, SmallVector<Type>(4, f32));
+    const NVVM::MMATypes ptxType =
+        element.isBF16() ? NVVM::MMATypes::bf16 : NVVM::MMATypes::f16;
+    for (int64_t step = 0; step < kMmaK / 16; ++step) {
+      SmallVector<std::array<Value, 4>> fragmentsA;
+      for (int64_t i = 0; i < lanes.mTiles; ++i)
+        fragmentsA.push_back(loadMatrices(baseA, wordA(i, step), NVVM::MMALayout::row));
+      for (int64_t j = 0; j < lanes.nTiles; j += 2) {
+        std::array<Value, 4> pair = loadMatrices(baseB, wordB(j, step), layoutB);
+        for (int64_t jj = 0; jj < 2; ++jj) {
+          Value fragmentB[2] = {pair[2 * jj], pair[2 * jj + 1]};
+          for (int64_t i = 0; i < lanes.mTiles; ++i) {
+            Value *c = &acc[(i * lanes.nTiles + j + jj) * 4];
+            auto mma = NVVM::MmaOp::create(
+                at, loc, resultType, fragmentsA[i], fragmentB,
+                ValueRange{c[0], c[1], c[2], c[3]}, ArrayRef<int64_t>{16, 8, 16},
+                std::nullopt, std::nullopt,
+                std::array<NVVM::MMATypes, 2>{ptxType, ptxType},
+                std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                               NVVM::MMALayout::col});
+            for (int64_t v = 0; v < 4; ++v)
+              c[v] = LLVM::ExtractValueOp::create(at, loc, mma.getResult(), v);
+          }
+        }
+      }
+    }
+  }
+
+  /// A pointer into workgroup memory: `word` 32-bit words past `base`.
+  Value sharedPointer(OpBuilder &at, Value base, Value word) {
+    Value address = arith::AddIOp::create(
+        at, loc, base, arith::MulIOp::create(at, loc, word, index(4)));
+    Value integer = arith::IndexCastOp::create(at, loc, at.getI64Type(), address);
+    return LLVM::IntToPtrOp::create(
+        at, loc, LLVM::LLVMPointerType::get(kernel.getContext(), 3), integer);
+  }
+
+  /// A pointer in the global state space to memref[indices], `base` its
+  /// aligned pointer (static strides, copiesAsync): a binding's address is
+  /// in that space (strata-llvm-kernel-abi).
+  Value globalPointer(OpBuilder &at, Value base, Value memref, ValueRange indices) {
+    auto type = cast<MemRefType>(memref.getType());
+    SmallVector<int64_t> strides;
+    int64_t offset = 0;
+    (void)type.getStridesAndOffset(strides, offset);
+    const int64_t bytes = type.getElementTypeBitWidth() / 8;
+    Value address = add(at, base, offset * bytes);
+    for (auto [i, stride] : llvm::zip(indices, strides))
+      address = arith::AddIOp::create(
+          at, loc, address, arith::MulIOp::create(at, loc, i, index(stride * bytes)));
+    Value integer = arith::IndexCastOp::create(at, loc, at.getI64Type(), address);
+    return LLVM::IntToPtrOp::create(
+        at, loc, LLVM::LLVMPointerType::get(kernel.getContext(), 1), integer);
+  }
+
+  /// The accumulators' elements of C: fragment (i, j) of a warp holds rows
+  /// g and g + 8, columns 2t and 2t + 1 (the file's header).
+  SmallVector<Element> mmaElements(const MmaLanes &lanes, scf::ForOp kLoop) {
+    SmallVector<Element> elements;
+    Value twoT = arith::MulIOp::create(b, loc, lanes.t, index(2));
+    Value rowBase = arith::AddIOp::create(
+        b, loc, arith::AddIOp::create(b, loc, row0, lanes.warpRow), lanes.g);
+    Value colBase = arith::AddIOp::create(
+        b, loc, arith::AddIOp::create(b, loc, col0, lanes.warpCol), twoT);
+    for (int64_t i = 0; i < lanes.mTiles; ++i)
+      for (int64_t j = 0; j < lanes.nTiles; ++j)
+        for (int64_t v = 0; v < 4; ++v)
+          elements.push_back({add(b, rowBase, 16 * i + 8 * (v / 2)),
+                              add(b, colBase, 8 * j + v % 2),
+                              kLoop.getResult((i * lanes.nTiles + j) * 4 + v)});
+    return elements;
+  }
+
+  /// f16 and bf16 matmuls on NVIDIA's tensor cores (sm_80 and later), one
+  /// buffer: per step of 32 along K the workgroup copies A's tile and B's
+  /// (transposed, so that both hold pairs along K in one word, as the
+  /// instruction's registers do) to workgroup memory in 16-byte loads, and
+  /// each of the four warps accumulates a quarter of the tile in f32 with
   /// `mma.sync.m16n8k16` (the lane layout is in the file's header). The
   /// next step's elements are loaded into registers while this step
-  /// computes.
+  /// computes. Rows are padded to kMmaRowWords words.
   SmallVector<Element> mmaBody() {
     const TileShape &shape = match.shape;
-    const int64_t warpRows = shape.rows / 2, warpCols = shape.cols / 2;
-    const int64_t mTiles = warpRows / 16, nTiles = warpCols / 8;
+    MmaLanes lanes = mmaLanes();
     const int64_t chunksA = shape.rows * (kMmaK / 8) / kMmaInvocations;
     const int64_t unitsB = (kMmaK / 2) * (shape.cols / 8) / kMmaInvocations;
     Type element = cast<MemRefType>(match.a.getType()).getElementType();
-    Type i32 = b.getI32Type(), f32 = b.getF32Type();
+    Type i32 = b.getI32Type();
     auto vectorOf = [&](int64_t n, Type t) { return VectorType::get({n}, t); };
-    Value warp = arith::DivUIOp::create(b, loc, thread, index(32));
-    Value lane = arith::RemUIOp::create(b, loc, thread, index(32));
-    Value g = arith::DivUIOp::create(b, loc, lane, index(4));
-    Value t = arith::RemUIOp::create(b, loc, lane, index(4));
-    Value warpRow = arith::MulIOp::create(
-        b, loc, arith::DivUIOp::create(b, loc, warp, index(2)), index(warpRows));
-    Value warpCol = arith::MulIOp::create(
-        b, loc, arith::RemUIOp::create(b, loc, warp, index(2)), index(warpCols));
-    // A's chunks: 8 elements of one row; neighbouring invocations take
-    // neighbouring chunks of a row. B's units: 8 columns of two adjacent
-    // rows (a pair along K); neighbouring invocations take neighbouring
-    // pairs.
-    struct Piece {
-      Value major, minor;
-    };
-    auto pieces = [&](int64_t count, int64_t minorCount) {
-      SmallVector<Piece> result;
-      for (int64_t c = 0; c < count; ++c) {
-        Value linear = add(b, thread, c * kMmaInvocations);
-        result.push_back({arith::DivUIOp::create(b, loc, linear, index(minorCount)),
-                          arith::RemUIOp::create(b, loc, linear, index(minorCount))});
-      }
-      return result;
-    };
+    // A's chunks: 8 elements of one row. B's units: 8 columns of two
+    // adjacent rows (a pair along K).
     SmallVector<Piece> piecesA = pieces(chunksA, kMmaK / 8);  // row, chunk
     SmallVector<Piece> piecesB = pieces(unitsB, kMmaK / 2);   // column group, pair
     auto load = [&](OpBuilder &at, Value memref, ValueRange indices) {
@@ -1055,20 +1222,16 @@ private:
 
     Value baseA = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, sharedA);
     Value baseB = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, sharedB);
-    Value l16 = arith::RemUIOp::create(b, loc, lane, index(16));
-    Value half = arith::DivUIOp::create(b, loc, lane, index(16));
-    Value l8 = arith::RemUIOp::create(b, loc, lane, index(8));
-    Value quarterOdd = arith::RemUIOp::create(
-        b, loc, arith::DivUIOp::create(b, loc, lane, index(8)), index(2));
     // A: row lane % 16, word 4 * (lane / 16); B: column lane % 8 + 8 * (lane
     // / 16), word 4 * ((lane / 8) % 2).
-    Value rowA = arith::AddIOp::create(b, loc, warpRow, l16);
-    Value wordA = arith::MulIOp::create(b, loc, half, index(4));
+    Value rowA = arith::AddIOp::create(b, loc, lanes.warpRow, lanes.l16);
+    Value wordA = arith::MulIOp::create(b, loc, lanes.half, index(4));
     Value colB = arith::AddIOp::create(
-        b, loc, warpCol,
-        arith::AddIOp::create(b, loc, l8, arith::MulIOp::create(b, loc, half, index(8))));
-    Value wordB = arith::MulIOp::create(b, loc, quarterOdd, index(4));
-    const int64_t accumulators = mTiles * nTiles * 4;
+        b, loc, lanes.warpCol,
+        arith::AddIOp::create(b, loc, lanes.l8,
+                              arith::MulIOp::create(b, loc, lanes.half, index(8))));
+    Value wordB = arith::MulIOp::create(b, loc, lanes.quarterOdd, index(4));
+    const int64_t accumulators = lanes.mTiles * lanes.nTiles * 4;
     scf::ForOp kLoop = stagedKLoop(accumulators, kMmaK, loadStep);
     OpBuilder inner = OpBuilder::atBlockEnd(kLoop.getBody());
     Value k0 = kLoop.getInductionVar();
@@ -1098,85 +1261,160 @@ private:
                                          index(match.kSteps - kMmaK));
     SmallVector<Value> prefetched = loadStep(inner, nextK);
 
-    // Fragments come from workgroup memory by `ldmatrix.x4`: four 8x8
-    // matrices of 16-bit elements, lanes 8q..8q+7 giving the addresses of
-    // matrix q's rows, each lane receiving one word of each matrix, the
-    // instruction's fragment layout. A's 16x16 fragment: rows 0-15 at k and
-    // at k + 8 (a0..a3); B's two 16x8 fragments, from its transposed rows:
-    // columns 0-7 at k and k + 8, then columns 8-15.
-    Type i64 = b.getI64Type();
-    auto sharedPointer = LLVM::LLVMPointerType::get(kernel.getContext(), 3);
-    auto quads = LLVM::LLVMStructType::getLiteral(kernel.getContext(),
-                                                  SmallVector<Type>(4, i32));
-    auto loadMatrices = [&](Value base, Value row, Value word) {
-      Value words = arith::AddIOp::create(
-          inner, loc, arith::MulIOp::create(inner, loc, row, index(kMmaRowWords)), word);
-      Value address = arith::AddIOp::create(
-          inner, loc, base, arith::MulIOp::create(inner, loc, words, index(4)));
-      Value integer = arith::IndexCastOp::create(inner, loc, i64, address);
-      Value pointer = LLVM::IntToPtrOp::create(inner, loc, sharedPointer, integer);
-      Value loaded = NVVM::LdMatrixOp::create(
-          inner, loc, quads, pointer, /*num=*/4, NVVM::MMALayout::row,
-          NVVM::LdStMatrixShapeAttr::get(kernel.getContext(), 8, 8),
-          NVVM::LdStMatrixEltType::B16);
-      std::array<Value, 4> registers;
-      for (int64_t v = 0; v < 4; ++v) {
-        Value reg = LLVM::ExtractValueOp::create(inner, loc, loaded, v);
-        registers[v] = element.isBF16()
-                           ? reg
-                           : LLVM::BitcastOp::create(inner, loc, vectorOf(2, element), reg)
-                                 .getResult();
-      }
-      return registers;
-    };
-    auto resultType = LLVM::LLVMStructType::getLiteral(
-        kernel.getContext(), SmallVector<Type>(4, f32));
-    const NVVM::MMATypes ptxType =
-        element.isBF16() ? NVVM::MMATypes::bf16 : NVVM::MMATypes::f16;
     SmallVector<Value> acc(carried.begin(), carried.begin() + accumulators);
-    for (int64_t step = 0; step < kMmaK / 16; ++step) {
-      SmallVector<std::array<Value, 4>> fragmentsA;
-      for (int64_t i = 0; i < mTiles; ++i)
-        fragmentsA.push_back(loadMatrices(baseA, add(inner, rowA, 16 * i),
-                                          add(inner, wordA, step * 8)));
-      for (int64_t j = 0; j < nTiles; j += 2) {
-        std::array<Value, 4> pair =
-            loadMatrices(baseB, add(inner, colB, 8 * j), add(inner, wordB, step * 8));
-        for (int64_t jj = 0; jj < 2; ++jj) {
-          Value fragmentB[2] = {pair[2 * jj], pair[2 * jj + 1]};
-          for (int64_t i = 0; i < mTiles; ++i) {
-            Value *c = &acc[(i * nTiles + j + jj) * 4];
-            auto mma = NVVM::MmaOp::create(
-                inner, loc, resultType, fragmentsA[i], fragmentB,
-                ValueRange{c[0], c[1], c[2], c[3]}, ArrayRef<int64_t>{16, 8, 16},
-                std::nullopt, std::nullopt,
-                std::array<NVVM::MMATypes, 2>{ptxType, ptxType},
-                std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
-                                               NVVM::MMALayout::col});
-            for (int64_t v = 0; v < 4; ++v)
-              c[v] = LLVM::ExtractValueOp::create(inner, loc, mma.getResult(), v);
-          }
-        }
-      }
-    }
+    auto rowWords = [&](Value row, int64_t rowOffset, Value word, int64_t wordOffset) {
+      return add(inner,
+                 arith::AddIOp::create(
+                     inner, loc,
+                     arith::MulIOp::create(inner, loc, add(inner, row, rowOffset),
+                                           index(kMmaRowWords)),
+                     word),
+                 wordOffset);
+    };
+    mmaStep(
+        inner, lanes, acc, baseA, baseB,
+        [&](int64_t i, int64_t step) { return rowWords(rowA, 16 * i, wordA, step * 8); },
+        [&](int64_t j, int64_t step) { return rowWords(colB, 8 * j, wordB, step * 8); },
+        NVVM::MMALayout::row);
     SmallVector<Value> yielded = acc;
     yielded.append(prefetched);
     scf::YieldOp::create(inner, loc, yielded);
+    return mmaElements(lanes, kLoop);
+  }
 
-    SmallVector<Element> elements;
-    Value twoT = arith::MulIOp::create(b, loc, t, index(2));
-    for (int64_t i = 0; i < mTiles; ++i)
-      for (int64_t j = 0; j < nTiles; ++j)
-        for (int64_t v = 0; v < 4; ++v) {
-          Value row = add(b, arith::AddIOp::create(
-                                 b, loc, arith::AddIOp::create(b, loc, row0, warpRow), g),
-                          16 * i + 8 * (v / 2));
-          Value col = add(b, arith::AddIOp::create(
-                                 b, loc, arith::AddIOp::create(b, loc, col0, warpCol), twoT),
-                          8 * j + v % 2);
-          elements.push_back({row, col, kLoop.getResult((i * nTiles + j) * 4 + v)});
-        }
-    return elements;
+  /// The tensor-core tiles with `mmaStages` buffers filled by `cp.async`
+  /// (16 bytes from global to workgroup memory, not through registers):
+  /// while the warps multiply step i, the copies of steps i + 1 to i +
+  /// stages - 1 are in flight. Per step each buffer holds A's tile (rows x
+  /// 32) and B's (32 x cols), both as in memory, in 16-byte chunks whose
+  /// place in a row is XORed with the row (A: chunk ^ (row / 2) % 4, B:
+  /// chunk ^ k % 8), so that the eight rows an `ldmatrix` reads fall in
+  /// distinct banks without padding; B's fragments load transposed
+  /// (`ldmatrix.trans`). One barrier per step: after it every warp has
+  /// finished step i - 1, whose buffer step i + stages - 1 then fills.
+  SmallVector<Element> mmaPipelinedBody() {
+    const TileShape &shape = match.shape;
+    MmaLanes lanes = mmaLanes();
+    const int64_t stages = mmaStages;
+    const int64_t chunksA = kMmaK / 8, chunksB = shape.cols / 8;
+    const int64_t stageWordsA = shape.rows * kMmaK / 2;
+    const int64_t rowWordsB = shape.cols / 2, stageWordsB = kMmaK * rowWordsB;
+    const int64_t steps = match.kSteps / kMmaK;
+    SmallVector<Piece> piecesA = pieces(shape.rows * chunksA / kMmaInvocations, chunksA);
+    SmallVector<Piece> piecesB = pieces(kMmaK * chunksB / kMmaInvocations, chunksB);
+    auto xorWords = [&](OpBuilder &at, Value chunk, Value with) {
+      return arith::MulIOp::create(at, loc, arith::XOrIOp::create(at, loc, chunk, with),
+                                   index(4))
+          .getResult();
+    };
+    // The pieces' words in a buffer: A's (row, chunk), B's (k, chunk).
+    SmallVector<Value> wordsA, wordsB;
+    for (const Piece &p : piecesA)
+      wordsA.push_back(arith::AddIOp::create(
+          b, loc, arith::MulIOp::create(b, loc, p.major, index(kMmaK / 2)),
+          xorWords(b, p.minor,
+                   arith::RemUIOp::create(
+                       b, loc, arith::DivUIOp::create(b, loc, p.major, index(2)),
+                       index(4)))));
+    for (const Piece &p : piecesB)
+      wordsB.push_back(arith::AddIOp::create(
+          b, loc, arith::MulIOp::create(b, loc, p.major, index(rowWordsB)),
+          xorWords(b, p.minor, arith::RemUIOp::create(b, loc, p.major, index(8)))));
+    Value globalA = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, match.a);
+    // A convolution's filter's own pointer (its matrix view's is the same,
+    // through a reshape the lowering keeps apart).
+    Value globalB = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, match.b);
+    Value baseA = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, sharedA);
+    Value baseB = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, sharedB);
+    // Step `step`'s tiles into buffer `stage`, one group of copies.
+    auto copyStep = [&](OpBuilder &at, Value step, Value stage) {
+      Value k0 = arith::MulIOp::create(at, loc, step, index(kMmaK));
+      Value firstA = arith::MulIOp::create(at, loc, stage, index(stageWordsA));
+      Value firstB = arith::MulIOp::create(at, loc, stage, index(stageWordsB));
+      auto copy = [&](Value base, Value first, Value word, Value memref,
+                      ValueRange indices) {
+        NVVM::CpAsyncOp::create(
+            at, loc, sharedPointer(at, base, arith::AddIOp::create(at, loc, first, word)),
+            globalPointer(at, memref == bMatrix ? globalB : globalA, memref, indices),
+            /*size=*/16, NVVM::LoadCacheModifierKind::CG, /*cpSize=*/Value());
+      };
+      for (auto [p, word] : llvm::zip(piecesA, wordsA)) {
+        Value row = arith::AddIOp::create(at, loc, row0, p.major);
+        if (masked)
+          row = arith::MinUIOp::create(at, loc, row, lastRow);
+        Value k = arith::AddIOp::create(
+            at, loc, k0, arith::MulIOp::create(at, loc, p.minor, index(8)));
+        copy(baseA, firstA, word, match.a, indicesOfA(at, row, k));
+      }
+      for (auto [p, word] : llvm::zip(piecesB, wordsB)) {
+        Value k = arith::AddIOp::create(at, loc, k0, p.major);
+        Value col = clampColumn(
+            at,
+            arith::AddIOp::create(at, loc, col0,
+                                  arith::MulIOp::create(at, loc, p.minor, index(8))),
+            8);
+        copy(baseB, firstB, word, bMatrix, ValueRange{k, col});
+      }
+      NVVM::CpAsyncCommitGroupOp::create(at, loc);
+    };
+    // ldmatrix rows: A's lane % 16 of fragment i at chunk 2s + lane / 16;
+    // B's k 16s + 8 * ((lane / 8) % 2) + lane % 8 at chunk warpCol / 8 + j
+    // + lane / 16.
+    Value rowA = arith::MulIOp::create(
+        b, loc, arith::AddIOp::create(b, loc, lanes.warpRow, lanes.l16), index(kMmaK / 2));
+    Value swizzleA = arith::RemUIOp::create(
+        b, loc, arith::DivUIOp::create(b, loc, lanes.l16, index(2)), index(4));
+    Value kB = arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, lanes.quarterOdd, index(8)), lanes.l8);
+    Value rowB = arith::MulIOp::create(b, loc, kB, index(rowWordsB));
+    Value chunkB = arith::AddIOp::create(
+        b, loc, arith::DivUIOp::create(b, loc, lanes.warpCol, index(8)), lanes.half);
+    // The first stages - 1 steps (past the last step, the last again, into
+    // a buffer no step reads).
+    for (int64_t s = 0; s + 1 < stages; ++s)
+      copyStep(b, index(std::min(s, steps - 1)), index(s));
+    Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(b.getF32Type()));
+    const int64_t accumulators = lanes.mTiles * lanes.nTiles * 4;
+    auto kLoop = scf::ForOp::create(b, loc, index(0), index(steps), index(1),
+                                    SmallVector<Value>(accumulators, zero));
+    OpBuilder inner = OpBuilder::atBlockBegin(kLoop.getBody());
+    Value i = kLoop.getInductionVar();
+    // This invocation's copies of step i have landed; after the barrier,
+    // everyone's have, and no warp still reads step i - 1's buffer.
+    NVVM::CpAsyncWaitGroupOp::create(inner, loc, stages - 2);
+    mlir::gpu::BarrierOp::create(inner, loc);
+    Value ahead = add(inner, i, stages - 1);
+    copyStep(inner, arith::MinUIOp::create(inner, loc, ahead, index(steps - 1)),
+             arith::RemUIOp::create(inner, loc, ahead, index(stages)));
+    Value stage = arith::RemUIOp::create(inner, loc, i, index(stages));
+    Value firstA = arith::MulIOp::create(inner, loc, stage, index(stageWordsA));
+    Value firstB = arith::MulIOp::create(inner, loc, stage, index(stageWordsB));
+    SmallVector<Value> acc(kLoop.getRegionIterArgs().begin(),
+                           kLoop.getRegionIterArgs().end());
+    mmaStep(
+        inner, lanes, acc, baseA, baseB,
+        [&](int64_t tile, int64_t step) {
+          Value chunk = add(inner, lanes.half, 2 * step);
+          return add(inner,
+                     arith::AddIOp::create(
+                         inner, loc, arith::AddIOp::create(inner, loc, firstA, rowA),
+                         xorWords(inner, chunk, swizzleA)),
+                     16 * tile * (kMmaK / 2));
+        },
+        [&](int64_t j, int64_t step) {
+          return add(inner,
+                     arith::AddIOp::create(
+                         inner, loc, arith::AddIOp::create(inner, loc, firstB, rowB),
+                         xorWords(inner, add(inner, chunkB, j), lanes.l8)),
+                     16 * step * rowWordsB);
+        },
+        NVVM::MMALayout::col);
+    scf::YieldOp::create(inner, loc, acc);
+    // No copy may land in a buffer the next tile's first steps fill, nor
+    // those steps overwrite one a warp still reads.
+    NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
+    mlir::gpu::BarrierOp::create(b, loc);
+    return mmaElements(lanes, kLoop);
   }
 
   /// Stores C[row, col]: the sum, plus the fill value or C's old value,
@@ -1233,6 +1471,10 @@ private:
   func::FuncOp kernel;
   MatmulKernel &match;
   const int64_t maxWorkgroupCount;
+  // Workgroup-memory buffers of the tensor-core tiles (1: one, the next
+  // step staged in registers); `pipelined` when more, by cp.async.
+  const int64_t mmaStages;
+  bool pipelined = false;
   Location loc;
   OpBuilder b;
   // B and C as matrices: a convolution's filter and output viewed so;
@@ -1264,7 +1506,13 @@ struct GPUMatrixTilesPass
     std::optional<MatmulKernel> match = matchKernel(kernel, kind, fmaTilesFrom);
     if (!match)
       return;
-    TileWriter(kernel, *match, maxWorkgroupCount).write(kind);
+    if (mmaStages < 1) {
+      kernel.emitError("strata-gpu-matrix-tiles: mma-stages must be at least 1, not ")
+          << mmaStages;
+      return signalPassFailure();
+    }
+    if (failed(TileWriter(kernel, *match, maxWorkgroupCount, mmaStages).write(kind)))
+      signalPassFailure();
   }
 };
 

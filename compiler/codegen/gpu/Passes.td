@@ -102,7 +102,11 @@ def GPUMatrixTilesPass : Pass<"strata-gpu-matrix-tiles", "::mlir::func::FuncOp">
       four warps; per step of 32 along K the workgroup copies A's tile and
       B's, transposed, to workgroup memory as words of two elements
       adjacent along K, and each warp accumulates a quarter of the tile in
-      f32 with `nvvm.mma.sync` m16n8k16. K must be a multiple of 32.
+      f32 with `nvvm.mma.sync` m16n8k16. K must be a multiple of 32. With
+      `mma-stages` of 2 or more (default 3) the tiles are copied by
+      `cp.async` into that many buffers, in their memory layout with
+      XOR-swizzled 16-byte chunks, B's fragments loaded transposed; with 1,
+      through registers into one buffer, B transposed as it is stored.
 
     With `shared` and `mma`, a kernel that is an optional fill of its
     output, one `linalg.conv_2d_nhwc_hwcf` (static except the batch,
@@ -147,6 +151,10 @@ def GPUMatrixTilesPass : Pass<"strata-gpu-matrix-tiles", "::mlir::func::FuncOp">
            "or a matmul of static M whose N is not a multiple of 64 or K of "
            "8, takes the `shared` tiles (fewer: one output element per "
            "invocation)">,
+    Option<"mmaStages", "mma-stages", "int64_t", /*default=*/"3",
+           "Workgroup-memory buffers of the tensor-core tiles (`mma`), filled "
+           "by cp.async ahead of the steps that read them (1: one buffer, "
+           "the next step loaded through registers)">,
   ];
 }
 

@@ -78,6 +78,7 @@ void buildGPUCodegenPipeline(OpPassManager &pm,
     tiles.kind = options.matrixTiles;
     tiles.maxWorkgroupCount = options.maxWorkgroupCount;
     tiles.fmaTilesFrom = options.fmaTilesFrom;
+    tiles.mmaStages = options.mmaStages;
     pm.addNestedPass<func::FuncOp>(createGPUMatrixTilesPass(tiles));
   }
   // One parallel loop nest per linalg op; the distributor fuses adjacent

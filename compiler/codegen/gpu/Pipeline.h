@@ -67,6 +67,12 @@ struct GPUCodegenPipelineOptions
                      "workgroup-memory tiles (fewer: one output element per "
                      "invocation; lower it for GPUs of few multiprocessors)"),
       llvm::cl::init(128)};
+  Option<int64_t> mmaStages{
+      *this, "mma-stages",
+      llvm::cl::desc("Workgroup-memory buffers of CUDA's tensor-core tiles, "
+                     "filled by cp.async ahead of the steps that read them "
+                     "(1: one buffer, the next step loaded through registers)"),
+      llvm::cl::init(3)};
   Option<unsigned> maxPrivateBytes{
       *this, "max-private-bytes",
       llvm::cl::desc("Largest temporary a kernel keeps in its own memory "

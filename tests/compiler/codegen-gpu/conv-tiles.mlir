@@ -9,6 +9,7 @@
 // RUN: strata-opt %s --split-input-file --strata-gpu-matrix-tiles=kind=shared | FileCheck %s
 // RUN: strata-opt %s --split-input-file --strata-gpu-matrix-tiles="kind=shared fma-tiles-from=1" | FileCheck %s --check-prefix=SMALL
 // RUN: strata-opt %s --split-input-file --strata-gpu-matrix-tiles=kind=mma | FileCheck %s --check-prefix=MMA
+// RUN: strata-opt %s --split-input-file --strata-gpu-matrix-tiles="kind=mma mma-stages=1" | FileCheck %s --check-prefix=MMA1
 
 // A dynamic batch: 128x64 tiles of C (N * 16 * 16 rows, 64 columns), and
 // ceil(256 * N / 128) workgroups (2 per image: 256 pixels per image, one
@@ -47,13 +48,24 @@
 // CHECK: memref.store %{{.*}}, %[[C]]
 // CHECK-NOT: linalg.
 // f16 operands on the tensor cores: A's runs of 8 along K are 8 channels of
-// one tap, one 16-byte load from the input.
+// one tap, one 16-byte copy (cp.async) from the input at the input's strides
+// in bytes (18 * 18 * 32 * 2, 18 * 32 * 2, 32 * 2, 2), or with mma-stages=1
+// one 16-byte load.
 // MMA-LABEL: func.func @resnet_block
 // MMA-SAME: strata.matrix_tiles = "shared"
 // MMA-LABEL: func.func @half
 // MMA-SAME: strata.matrix_tiles = "mma"
-// MMA: vector.load %arg0[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] {alignment = 16 : i64} : memref<?x18x18x32xf16>, vector<8xf16>
+// MMA: %[[X:.*]] = memref.extract_aligned_pointer_as_index %arg0 : memref<?x18x18x32xf16> -> index
+// MMA: arith.muli %{{.*}}, %c20736 : index
+// MMA: arith.muli %{{.*}}, %c1152 : index
+// MMA: arith.muli %{{.*}}, %c64 : index
+// MMA: arith.muli %{{.*}}, %c2 : index
+// MMA: nvvm.cp.async.shared.global
 // MMA: nvvm.mma.sync
+// MMA1-LABEL: func.func @half
+// MMA1-SAME: strata.matrix_tiles = "mma"
+// MMA1: vector.load %arg0[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] {alignment = 16 : i64} : memref<?x18x18x32xf16>, vector<8xf16>
+// MMA1: nvvm.mma.sync
 func.func @resnet_block(%x: memref<?x34x34x16xf32>, %w: memref<3x3x16x64xf32>, %bias: memref<64xf32>, %skip: memref<?x16x16x64xf32>, %out: memref<?x16x16x64xf32>) {
   %cst = arith.constant 0.000000e+00 : f32
   linalg.fill ins(%cst : f32) outs(%out : memref<?x16x16x64xf32>)

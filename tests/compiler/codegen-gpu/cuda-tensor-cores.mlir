@@ -3,13 +3,19 @@
 // four warps per workgroup, fragments loaded from workgroup memory with
 // ldmatrix.x4 and multiplied with mma.sync m16n8k16 into f32 accumulators,
 // the epilogue (bias, ReLU; a truncation to f16) applied before the store.
+// The tiles reach workgroup memory by cp.async into three buffers
+// (mma-stages=3, the default), or with mma-stages=1 through registers into
+// one; tests/codegen/matrix_tiles_sim.py runs both lane by lane.
 // f32 matmuls stay on the shared-memory FMA kernel (256 invocations), and a
 // module with an arch before sm_80 keeps every matmul there.
 // tests/benchmarks/gpu_bench.py checks the results on a GPU against exact
 // products (random small integers), and the op suite's linalg.matmul_f16.
 // RUN: rm -rf %t && compile-module %s --target=cuda --cuda-arch=sm_80,sm_90 --cuda-ptxas=none --dump-executables=%t -o %t.smod
 // RUN: FileCheck %s --input-file=%t/kernels.sm_80.ptx --check-prefix=PTX
-// RUN: FileCheck %s --input-file=%t/kernels.sm_90.ptx --check-prefix=LDM
+// RUN: FileCheck %s --input-file=%t/kernels.sm_90.ptx --check-prefix=ASYNC
+// RUN: rm -rf %t.1 && compile-module %s --target=cuda --cuda-arch=sm_90 --cuda-ptxas=none --gpu-codegen-options=mma-stages=1 --dump-executables=%t.1 -o %t.1.smod
+// RUN: FileCheck %s --input-file=%t.1/kernels.sm_90.ptx --check-prefix=LDM
+// RUN: not compile-module %s --target=cuda --cuda-arch=sm_90 --cuda-ptxas=none --gpu-codegen-options=mma-stages=4 -o %t.4.smod 2>&1 | FileCheck %s --check-prefix=TOO-MANY
 // RUN: dump-module %t.smod --no-disassembly | FileCheck %s --check-prefix=DUMP
 // RUN: rm -rf %t.75 && compile-module %s --target=cuda --cuda-arch=sm_75,sm_90 --cuda-ptxas=none --dump-executables=%t.75 -o %t.75.smod
 // RUN: FileCheck %s --input-file=%t.75/kernels.sm_90.ptx --check-prefix=SM75
@@ -30,6 +36,31 @@
 // PTX-NOT: mma.sync
 // PTX-NOT: ldmatrix
 
+// Three buffers: the first two steps copied before the K loop, each 16
+// bytes (4 chunks of A and 4 of B per invocation of a 128x128 tile), then
+// per step a wait for the oldest group, one barrier and the copy of the
+// step two ahead; B's fragments load transposed; after the loop nothing
+// stays in flight.
+// ASYNC-LABEL: .entry bf16_layer_dispatch_0(
+// ASYNC-COUNT-8: cp.async.cg.shared.global [%rd{{[0-9]+}}], [%rd{{[0-9]+}}], 16;
+// ASYNC-NEXT: cp.async.commit_group;
+// ASYNC-COUNT-8: cp.async.cg.shared.global
+// ASYNC-NEXT: cp.async.commit_group;
+// ASYNC: cp.async.wait_group 1;
+// ASYNC-NEXT: bar.sync 0;
+// ASYNC-COUNT-8: cp.async.cg.shared.global
+// ASYNC-NEXT: cp.async.commit_group;
+// ASYNC-COUNT-4: ldmatrix.sync.aligned.m8n8.x4.shared.b16
+// ASYNC: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
+// ASYNC-COUNT-8: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+// ASYNC: cp.async.wait_group 0;
+// ASYNC-NEXT: bar.sync 0;
+// ASYNC-NOT: cp.async
+// ASYNC-LABEL: .entry f16_small_dispatch_1(
+
+// TOO-MANY: error: strata-gpu-matrix-tiles: mma-stages=4 needs 65536 bytes of workgroup memory for 128x128 tiles, more than the 49152 a CUDA kernel has
+
+// With mma-stages=1, 16 and 8 ldmatrix.x4 of the padded rows:
 // LDM-LABEL: .entry bf16_layer_dispatch_0(
 // LDM-COUNT-16: ldmatrix.sync.aligned.m8n8.x4.shared.b16
 // LDM-NOT: ldmatrix

@@ -6,6 +6,7 @@
 // lavapipe against NumPy.
 // RUN: strata-opt %s --split-input-file --strata-gpu-matrix-tiles=kind=shared | FileCheck %s
 // RUN: strata-opt %s --split-input-file --strata-gpu-matrix-tiles=kind=mma | FileCheck %s --check-prefix=MMA
+// RUN: strata-opt %s --split-input-file --strata-gpu-matrix-tiles="kind=mma mma-stages=1" | FileCheck %s --check-prefix=MMA1
 // RUN: strata-opt %s --split-input-file --strata-gpu-matrix-tiles="kind=shared fma-tiles-from=1" | FileCheck %s --check-prefix=SMALL
 
 // A dynamic M: 128x128 tiles of 256 invocations, rows of A clamped, stores
@@ -218,14 +219,32 @@ func.func @few_rows_32(%arg0: memref<32x64xf32>, %arg1: memref<64x128xf32>, %arg
 // -----
 
 // On the tensor cores, 96 columns (a multiple of 8, not of 64): B read in
-// runs of 8 columns from column 88 at most, the stores past N masked.
+// runs of 8 columns from column 88 at most (by cp.async from the binding's
+// address: row k at 192 bytes, column at 2), the stores past N masked.
 // MMA-LABEL: func.func @narrow_f16
 // MMA-SAME: strata.matrix_tiles = "mma"
+// MMA-SAME: strata.workgroup_memory = 24576 : i64
+// MMA: %[[B:.*]] = memref.extract_aligned_pointer_as_index %arg1 : memref<64x96xf16> -> index
 // MMA: %[[COL:.*]] = arith.minui %{{.*}}, %c88 : index
-// MMA: vector.load %arg1[%{{.*}}, %[[COL]]] {alignment = 16 : i64} : memref<64x96xf16>, vector<8xf16>
+// MMA: %[[ROW:.*]] = arith.muli %{{.*}}, %c192 : index
+// MMA: %[[AT:.*]] = arith.addi %[[B]], %[[ROW]] : index
+// MMA: %[[COLB:.*]] = arith.muli %[[COL]], %c2 : index
+// MMA: arith.addi %[[AT]], %[[COLB]] : index
+// MMA: nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 16, cache =  cg : !llvm.ptr<3>, !llvm.ptr<1>
+// MMA: nvvm.cp.async.commit.group
+// MMA: nvvm.cp.async.wait.group 1
+// MMA: nvvm.ldmatrix %{{.*}} {eltType = #nvvm.ld_st_matrix_elt_type<b16>, layout = #nvvm.mma_layout<col>, num = 4 : i32
 // MMA: nvvm.mma.sync
+// MMA: nvvm.cp.async.wait.group 0
 // MMA: arith.cmpi ult, %{{.*}}, %c96 : index
 // MMA: scf.if
+// MMA1-LABEL: func.func @narrow_f16
+// MMA1-SAME: strata.matrix_tiles = "mma"
+// MMA1: %[[COL:.*]] = arith.minui %{{.*}}, %c88 : index
+// MMA1: vector.load %arg1[%{{.*}}, %[[COL]]] {alignment = 16 : i64} : memref<64x96xf16>, vector<8xf16>
+// MMA1: nvvm.mma.sync
+// MMA1: arith.cmpi ult, %{{.*}}, %c96 : index
+// MMA1: scf.if
 func.func @narrow_f16(%arg0: memref<256x64xf16>, %arg1: memref<64x96xf16>, %arg2: memref<256x96xf32>) {
   %cst = arith.constant 0.000000e+00 : f32
   linalg.fill ins(%cst : f32) outs(%arg2 : memref<256x96xf32>)
