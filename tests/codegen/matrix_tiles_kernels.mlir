@@ -92,3 +92,20 @@ func.func @half_masked(%arg0: memref<?x64xf16>, %arg1: memref<64x96xf16>, %arg2:
   linalg.matmul ins(%arg0, %arg1 : memref<?x64xf16>, memref<64x96xf16>) outs(%arg2 : memref<?x96xf32>)
   return
 }
+
+// A convolution with f16 operands (implicit GEMM: A read in place at
+// (n, 2 oh + kh, 2 ow + kw, c)), a dynamic batch, 2x2 taps of 16 channels
+// (K = 64, two steps), stride 2, fill, bias and relu. The tiles of kind mma
+// only (the others leave convolutions to the general distribution).
+func.func @conv_half(%arg0: memref<?x7x7x16xf16>, %arg1: memref<2x2x16x64xf16>, %arg2: memref<64xf32>, %arg3: memref<?x3x3x64xf32>) {
+  %cst = arith.constant 0.000000e+00 : f32
+  linalg.fill ins(%cst : f32) outs(%arg3 : memref<?x3x3x64xf32>)
+  linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : vector<2xi64>, strides = dense<2> : vector<2xi64>} ins(%arg0, %arg1 : memref<?x7x7x16xf16>, memref<2x2x16x64xf16>) outs(%arg3 : memref<?x3x3x64xf32>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg2 : memref<64xf32>) outs(%arg3 : memref<?x3x3x64xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %0 = arith.addf %out, %in : f32
+    %1 = arith.maximumf %0, %cst : f32
+    linalg.yield %1 : f32
+  }
+  return
+}

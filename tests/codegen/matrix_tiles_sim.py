@@ -32,8 +32,12 @@ nvvm.cp.async.wait.group lets it), B's fragments then loaded transposed
 (ldmatrix .trans: lane l receives column l / 4 of rows 2 (l % 4) and
 2 (l % 4) + 1 of each matrix).
 
+A convolution (CONV_STRIDES; NHWC, HWCF, M its batch) is checked as the
+matmul it is: C viewed as (N * OH * OW) x F against a plain convolution.
+
 Checked, per kernel, kind and M: every element of C against a plain
-reference (matmul, fill or C's old values, the elementwise epilogue); that
+reference (matmul or convolution, fill or C's old values, the elementwise
+epilogue); that
 each element of C is stored exactly once, by the iteration of the tile that
 holds it, and nothing else is stored; that every load and store is in bounds
 (rows of A past M clamped, stores past M masked); that wmma32 keeps f32
@@ -242,6 +246,18 @@ class Buf:
     def get(self, *idx):
         return self.data[self.index(idx)]
 
+    def view(self, shape):
+        """The same elements in another shape (memref.collapse_shape); None in
+        shape is what the others leave."""
+        known = 1
+        for d in shape:
+            known *= d or 1
+        v = Buf.__new__(Buf)
+        v.__dict__.update(self.__dict__)
+        v.shape = [d if d is not None else len(self.data) // known for d in shape]
+        v.base = self
+        return v
+
 
 class Workgroup:
     """One workgroup's run. Workgroup memory is checked as the memory model
@@ -361,6 +377,9 @@ class Workgroup:
             check("dimension = #gpu<dim x>" in op.text, f"{n} not along x")
             put(list(range(WG)) if n == "gpu.thread_id" else
                 [self.block if n == "gpu.block_id" else self.grid] * WG)
+        elif n == "memref.collapse_shape":
+            shape, _ = memref_types(op.text)[-1]  # the result's type
+            put([ins[0][0].view(shape)] * WG)
         elif n == "memref.dim":
             put(lanes(lambda b, i: b.shape[i]))
         elif n == "memref.load":
@@ -372,7 +391,8 @@ class Workgroup:
             put([buf.data[i] if i is not None else None for i in lins])
         elif n == "memref.store":
             buf, lins = self.buf_at(op, op.operands[1], memref_types(op.text), ins[2:], mask)
-            check(buf is self.c or buf.shared, "store to a buffer other than C")
+            check(buf is self.c or getattr(buf, "base", None) is self.c or buf.shared,
+                  "store to a buffer other than C")
             if buf.shared:
                 for lane, (val, i) in enumerate(zip(ins[0], lins)):
                     if i is not None:
@@ -569,7 +589,11 @@ SPECS = {
     "few_rows_half": ([16], None, lambda x, i, j, b: x),
     "few_rows_32": ([32], None, lambda x, i, j, b: x),
     "half_masked": ([130, 64], 0.0, lambda x, i, j, b: x),
+    "conv_half": ([3, 1], 0.0, lambda x, i, j, b: max(x + b[2].get(j), 0)),
 }
+# The convolutions among them (NHWC input, HWCF filter, no padding): their
+# strides; M is the batch.
+CONV_STRIDES = {"conv_half": 2}
 
 
 def walk(ops):
@@ -587,10 +611,27 @@ def simulate(func, name, kind, m, wrong, rng):
     bufs = []
     for dims, element in types:
         shape = [m if d is None else d for d in dims]
-        bufs.append(Buf(shape, [rng.randint(-3, 3) for _ in range(shape[0] * shape[-1])]))
+        size = 1
+        for d in shape:
+            size *= d
+        bufs.append(Buf(shape, [rng.randint(-3, 3) for _ in range(size)]))
         bufs[-1].element_bytes = int(element[1:]) // 8
     a, b, c = bufs[0], bufs[1], bufs[-1]
-    (mm, kk), nn, c0 = a.shape, c.shape[1], list(c.data)
+    stride = CONV_STRIDES.get(name)
+    if stride:  # C as the (N * OH * OW) x F matrix it is, K the filter's taps
+        mm, kk, nn = c.shape[0] * c.shape[1] * c.shape[2], b.shape[0] * b.shape[1] * b.shape[2], c.shape[3]
+    else:
+        (mm, kk), nn = a.shape, c.shape[1]
+    c0 = list(c.data)
+
+    def product(i, j):
+        if not stride:
+            return sum(a.get(i, x) * b.get(x, j) for x in range(kk))
+        n, oh, ow = i // (c.shape[1] * c.shape[2]), i // c.shape[2] % c.shape[1], i % c.shape[2]
+        taps = [(kh, kw, ch) for kh in range(b.shape[0]) for kw in range(b.shape[1])
+                for ch in range(b.shape[2])]
+        return sum(a.get(n, oh * stride + kh, ow * stride + kw, ch) * b.get(kh, kw, ch, j)
+                   for kh, kw, ch in taps)
     # The tile as the pass chooses it from the static M (None: dynamic).
     rows, cols = tile_shape(kind, types[-1][0][0], nn)
     tiles = -(-mm // rows) * -(-nn // cols)
@@ -599,6 +640,8 @@ def simulate(func, name, kind, m, wrong, rng):
     half = types[0][1] == "f16"
     want = {"mma": "mma" if half else None,
             "wmma32": "wmma32" if half else "scalar"}.get(kind, kind)
+    if stride and kind not in ("mma", "shared"):
+        want = None  # convolutions take the workgroup-memory tiles only
     if types[-1][0][0] is not None and types[-1][0][0] <= few_rows(kind):
         want = "few-rows"
     names = {op.name for op in walk(body)}
@@ -609,7 +652,8 @@ def simulate(func, name, kind, m, wrong, rng):
         return ok, kind, f"{name} kind={kind} M={m}: " + (
             "left alone: OK" if ok else f"body {body_kind}: FAIL (expected it left alone)")
     line = f"{name} kind={kind} M={m}: body {body_kind}, {tiles} tiles, grid {grid}"
-    if body_kind != want or uses != {want} - {"scalar", "few-rows"} or mm != m or c.shape[0] != m:
+    if body_kind != want or uses != {want} - {"scalar", "few-rows"} or (
+            not stride and (mm != m or c.shape[0] != m)):
         return False, want, f"{line}: {want} body expected, ops {sorted(uses)}, M {mm}: FAIL"
     size = int(re.search(r"strata.workgroup_size = array<i32: (\d+), 1, 1>", text).group(1))
     err = None
@@ -625,10 +669,11 @@ def simulate(func, name, kind, m, wrong, rng):
     right = twice = 0
     for i in range(mm):
         for j in range(nn):
-            start = fill if fill is not None else c0[c.index((i, j))]
-            ref = epilogue(start + sum(a.get(i, x) * b.get(x, j) for x in range(kk)), i, j, bufs)
-            writes = c.writes[c.index((i, j))]
-            right += c.get(i, j) == ref and writes == 1
+            at = i * nn + j  # C[i, j], row-major (a convolution's output likewise)
+            start = fill if fill is not None else c0[at]
+            ref = epilogue(start + product(i, j), i, j, bufs)
+            writes = c.writes[at]
+            right += c.data[at] == ref and writes == 1
             twice += writes > 1
     ok = err is None and right == mm * nn
     line += f": {right}/{mm * nn} elements right and stored once"
