@@ -59,6 +59,7 @@ namespace strata::cuda {
   X(cuModuleUnload)               \
   X(cuModuleGetFunction)          \
   X(cuFuncGetAttribute)           \
+  X(cuFuncSetAttribute)           \
   X(cuLaunchKernel)               \
   X(cuStreamBeginCapture)         \
   X(cuStreamEndCapture)           \

@@ -89,6 +89,7 @@ StatusOr<std::shared_ptr<CudaContext>> CudaContext::Create(const CudaFunctions& 
     facts.max_grid_dim[d] = static_cast<uint32_t>(grid[d]);
   }
   facts.max_shared_memory_per_block = static_cast<uint32_t>(shared);
+  facts.max_shared_memory_per_block_optin = static_cast<uint32_t>(context->max_shared_memory_per_block_optin_);
   facts.multiprocessors = static_cast<uint32_t>(multiprocessors);
   facts.concurrent_managed_access = concurrent_managed != 0;
   facts.host_pointer_for_registered_memory = host_pointer != 0;
@@ -212,9 +213,9 @@ Status CudaContext::Copy(stream::DevicePtr target, stream::DevicePtr source, uin
 }
 
 Status CudaContext::Launch(stream::FunctionHandle function, const uint32_t grid[3], const uint32_t block[3],
-                           void** parameters) const {
+                           uint32_t shared_bytes, void** parameters) const {
   return Check(cu_.cuLaunchKernel(static_cast<CUfunction>(function), grid[0], grid[1], grid[2], block[0], block[1],
-                                  block[2], 0, cu_stream(), parameters, nullptr),
+                                  block[2], shared_bytes, cu_stream(), parameters, nullptr),
                "cuLaunchKernel");
 }
 

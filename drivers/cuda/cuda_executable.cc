@@ -1,6 +1,7 @@
 #include "drivers/cuda/cuda_executable.h"
 
 #include <cstring>
+#include <map>
 
 #include "drivers/cuda/cuda_device.h"
 #include "strata/schemas/cuda_executable_generated.h"
@@ -81,6 +82,19 @@ StatusOr<CudaExecutableInfo> ParseCudaExecutable(const hal::ExecutableParams& pa
   }
 
   STRATA_ASSIGN_OR_RETURN(info.entry_points, stream::ReadKernelEntryPoints(def->entry_points(), prefix, limits));
+  for (uint32_t i = 0; i < def->entry_points()->size(); ++i) {
+    const schema::cuda::EntryPointDef* entry = def->entry_points()->Get(i);
+    const uint32_t dynamic = entry->dynamic_shared_memory_bytes();
+    const uint64_t total = uint64_t{dynamic} + entry->shared_memory_bytes();
+    if (dynamic && total > limits.max_shared_memory_per_block_optin) {
+      return FailedPreconditionError(prefix, "entry point '", info.entry_points[i].name, "' uses ", total,
+                                     " bytes of shared memory (", dynamic, " dynamic); the device allows at most ",
+                                     limits.max_shared_memory_per_block_optin,
+                                     " per block once a kernel opts in; compile it with fewer buffers "
+                                     "(--gpu-codegen-options=mma-stages=N)");
+    }
+    info.dynamic_shared_bytes.push_back(dynamic);
+  }
   return info;
 }
 
@@ -144,6 +158,10 @@ StatusOr<Ref<stream::StreamExecutable>> LoadCudaExecutable(std::shared_ptr<CudaC
     if (log[0]) status = Status(status.code(), StrCat(status.message(), "; the driver's log: ", log));
     return status;
   }
+  std::map<std::string, uint32_t> dynamic_shared_bytes;
+  for (size_t i = 0; i < info.entry_points.size(); ++i) {
+    dynamic_shared_bytes[info.entry_points[i].name] = info.dynamic_shared_bytes[i];
+  }
   auto lookup = [&](const hal::EntryPointInfo& entry) -> StatusOr<stream::KernelFunction> {
     CUfunction function = nullptr;
     CUresult result = cu.cuModuleGetFunction(&function, module, entry.name.c_str());
@@ -176,7 +194,17 @@ StatusOr<Ref<stream::StreamExecutable>> LoadCudaExecutable(std::shared_ptr<CudaC
             " 32-bit constants), optionally followed by ", entry.binding_count, " 64-bit binding lengths");
       }
     }
-    return stream::KernelFunction{function, static_cast<uint32_t>(max_threads), static_cast<uint32_t>(registers)};
+    // Dynamic shared memory past the default limit needs the kernel's opt-in.
+    const uint32_t dynamic = dynamic_shared_bytes[entry.name];
+    if (dynamic) {
+      result = cu.cuFuncSetAttribute(function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                     static_cast<int>(dynamic));
+      if (result != CUDA_SUCCESS) {
+        return CuError(result, StrCat("cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES, ", dynamic, ")"));
+      }
+    }
+    return stream::KernelFunction{function, static_cast<uint32_t>(max_threads), static_cast<uint32_t>(registers),
+                                  dynamic};
   };
   return stream::StreamExecutable::Create(context, params, std::move(info.entry_points), module, lookup, on_device);
 }

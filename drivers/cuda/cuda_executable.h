@@ -50,6 +50,8 @@ std::string DescribeImage(const CudaImage& image);
 
 struct CudaExecutableInfo {
   std::vector<hal::EntryPointInfo> entry_points;
+  // Per entry point, its dynamic shared memory (0: none).
+  std::vector<uint32_t> dynamic_shared_bytes;
   std::vector<CudaImage> images;
   uint32_t ptx_version = 0;  // times 10: 80 for PTX ISA 8.0
 };

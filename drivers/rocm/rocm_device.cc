@@ -215,9 +215,9 @@ Status RocmContext::Copy(stream::DevicePtr target, stream::DevicePtr source, uin
 }
 
 Status RocmContext::Launch(stream::FunctionHandle function, const uint32_t grid[3], const uint32_t block[3],
-                           void** parameters) const {
+                           uint32_t shared_bytes, void** parameters) const {
   return Check(hip_.hipModuleLaunchKernel(static_cast<hipFunction_t>(function), grid[0], grid[1], grid[2], block[0],
-                                          block[1], block[2], 0, hip_stream(), parameters, nullptr),
+                                          block[1], block[2], shared_bytes, hip_stream(), parameters, nullptr),
                "hipModuleLaunchKernel");
 }
 

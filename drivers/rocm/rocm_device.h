@@ -63,7 +63,7 @@ class RocmContext final : public stream::StreamContext {
   Status MemsetD8(stream::DevicePtr target, uint8_t value, uint64_t count) const override;
   Status MemsetD32(stream::DevicePtr target, uint32_t value, uint64_t count) const override;
   Status Copy(stream::DevicePtr target, stream::DevicePtr source, uint64_t length) const override;
-  Status Launch(stream::FunctionHandle function, const uint32_t grid[3], const uint32_t block[3],
+  Status Launch(stream::FunctionHandle function, const uint32_t grid[3], const uint32_t block[3], uint32_t shared_bytes,
                 void** parameters) const override;
   Status Synchronize(bool* sticky) const override;
 

@@ -197,7 +197,8 @@ Status StreamCommandBuffer::Enqueue(const Segment& segment, bool first) const {
         const Command& command = recording_.commands()[op.command];
         const hal::EntryPointInfo& info = command.executable->entry_points()[command.entry_point];
         status = context.Launch(command.executable->function(command.entry_point), command.workgroups,
-                                info.workgroup_size, const_cast<void**>(parameter_pointers_.data() + command.first_parameter));
+                                info.workgroup_size, command.executable->dynamic_shared_bytes(command.entry_point),
+                                const_cast<void**>(parameter_pointers_.data() + command.first_parameter));
         if (!status.ok()) {
           return status.Annotate("submit: launching '", info.name, "' (executable '", command.executable->name(),
                                  "') over ", command.workgroups[0], "x", command.workgroups[1], "x",

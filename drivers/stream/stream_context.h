@@ -65,6 +65,10 @@ struct DeviceFacts {
   uint32_t max_grid_dim[3] = {0, 0, 0};
   // Static shared memory (LDS) a block may declare.
   uint32_t max_shared_memory_per_block = 0;
+  // Shared memory a block may have once its kernel opts in (CUDA's dynamic
+  // shared memory past the static limit); the static limit where the API
+  // has no such step.
+  uint32_t max_shared_memory_per_block_optin = 0;
   uint32_t multiprocessors = 0;  // SMs, CUs
   // Managed memory the host and the device may touch at once: backs the
   // device-local, host-visible heap (stream_buffer.h).
@@ -117,8 +121,9 @@ class StreamContext : public std::enable_shared_from_this<StreamContext> {
   virtual Status MemsetD8(DevicePtr target, uint8_t value, uint64_t count) const = 0;
   virtual Status MemsetD32(DevicePtr target, uint32_t value, uint64_t count) const = 0;
   virtual Status Copy(DevicePtr target, DevicePtr source, uint64_t length) const = 0;
+  // `shared_bytes`: the kernel's dynamic shared memory (0: none).
   virtual Status Launch(FunctionHandle function, const uint32_t grid[3], const uint32_t block[3],
-                        void** parameters) const = 0;
+                        uint32_t shared_bytes, void** parameters) const = 0;
   // Waits for the stream; on failure, `sticky` says whether the context is
   // unusable from now on.
   virtual Status Synchronize(bool* sticky) const = 0;

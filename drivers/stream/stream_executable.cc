@@ -8,6 +8,8 @@ KernelLimits DeviceKernelLimits(const StreamContext& context) {
   limits.max_threads_per_block = facts.max_threads_per_block;
   for (int d = 0; d < 3; ++d) limits.max_block_dim[d] = facts.max_block_dim[d];
   limits.max_shared_memory_per_block = facts.max_shared_memory_per_block;
+  limits.max_shared_memory_per_block_optin =
+      std::max(facts.max_shared_memory_per_block_optin, facts.max_shared_memory_per_block);
   return limits;
 }
 
@@ -47,6 +49,7 @@ StatusOr<Ref<StreamExecutable>> StreamExecutable::Create(std::shared_ptr<StreamC
                                      function->registers, " registers per thread); compile it for a smaller workgroup");
     }
     executable->functions_.push_back(function->function);
+    executable->dynamic_shared_bytes_.push_back(function->dynamic_shared_bytes);
   }
   return executable;
 }

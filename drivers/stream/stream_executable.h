@@ -42,6 +42,8 @@ struct KernelLimits {
   uint32_t max_threads_per_block = 1024;
   uint32_t max_block_dim[3] = {1024, 1024, 64};
   uint32_t max_shared_memory_per_block = 48 * 1024;
+  // Dynamic shared memory a kernel may have once it opts in.
+  uint32_t max_shared_memory_per_block_optin = 48 * 1024;
 };
 
 // The limits of `context`'s device.
@@ -63,6 +65,7 @@ struct KernelFunction {
   FunctionHandle function = nullptr;
   uint32_t max_threads_per_block = 0;  // for this kernel's register use
   uint32_t registers = 0;              // per thread
+  uint32_t dynamic_shared_bytes = 0;   // passed to every launch
 };
 
 using KernelLookup = std::function<StatusOr<KernelFunction>(const hal::EntryPointInfo&)>;
@@ -79,6 +82,8 @@ class StreamExecutable final : public hal::Executable {
                                                 const KernelLookup& lookup, const std::string& on_device);
 
   FunctionHandle function(uint32_t entry_point) const { return functions_[entry_point]; }
+  // The dynamic shared memory each launch of the entry point gives it.
+  uint32_t dynamic_shared_bytes(uint32_t entry_point) const { return dynamic_shared_bytes_[entry_point]; }
   const StreamContext* context() const { return context_.get(); }
 
  protected:
@@ -91,6 +96,7 @@ class StreamExecutable final : public hal::Executable {
   std::shared_ptr<StreamContext> context_;
   ModuleHandle module_;
   std::vector<FunctionHandle> functions_;
+  std::vector<uint32_t> dynamic_shared_bytes_;
 };
 
 // ---------------------------------------------------------------------------

@@ -2,8 +2,8 @@
 """Strata on an NVIDIA GPU (the cuda and vulkan drivers) against PyTorch CUDA on the same
 GPU, in the same run: GEMM 4096^3 in f32, bf16 and f16 (cuBLAS through torch.matmul; bf16
 and f16 on cuda only: SPIR-V has no bf16 here; each compiled with the tensor-core tiles' three
-workgroup buffers filled by cp.async, the default, with two, and with one filled through
-registers: --gpu-codegen-options=mma-stages=N), the sample models (PyTorch eager with the same
+workgroup buffers filled by cp.async, the default, with four, with two, and with one filled
+through registers: --gpu-codegen-options=mma-stages=N), the sample models (PyTorch eager with the same
 weights, as tests/benchmarks/model_bench.py builds them), and ResNet-18's convolutions at batch
 1 and 8 (cuDNN through torch.nn.functional.conv2d, channels-last), each compiled twice: as
 compile-module does by default (f32 convolutions in workgroup-memory tiles from 128 tiles on,
@@ -96,11 +96,13 @@ def module(args, name, driver="cuda"):
     return os.path.join(args.work, "%s.%s.smod" % (name, driver))
 
 
-# The 16-bit GEMMs (on the tensor cores), on cuda only, each compiled three times: by default
-# (workgroup memory filled by cp.async into three buffers), with two buffers, and with one
-# filled through registers (mma-stages=1), the figures that say which to keep.
+# The 16-bit GEMMs (on the tensor cores), on cuda only, each compiled four times: by default
+# (workgroup memory filled by cp.async into three buffers), with four (in dynamic shared
+# memory), with two, and with one filled through registers (mma-stages=1), the figures that
+# say which to keep.
 HALVES = ("bf16", "f16")
-MMA_VARIANTS = {"": [], "_stages2": ["--gpu-codegen-options=mma-stages=2"],
+MMA_VARIANTS = {"": [], "_stages4": ["--gpu-codegen-options=mma-stages=4"],
+                "_stages2": ["--gpu-codegen-options=mma-stages=2"],
                 "_stages1": ["--gpu-codegen-options=mma-stages=1"]}
 
 

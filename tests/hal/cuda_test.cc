@@ -206,6 +206,23 @@ TEST_CASE("cuda offline: metadata is checked against the data and the limits") {
   changed.shared_memory_bytes = 100000;
   CheckError(refused(changed), StatusCode::kFailedPrecondition,
              {"declares 100000 bytes of shared memory", "at most 49152"});
+  // Dynamic shared memory: up to the opt-in maximum, which is read for
+  // each entry point; past it, refused with both figures.
+  stream::KernelLimits hopper;
+  hopper.max_shared_memory_per_block_optin = 232448;
+  changed = add;
+  changed.dynamic_shared_memory_bytes = 65536;
+  StatusOr<cuda::CudaExecutableInfo> dynamic = Parse(ptx, CudaMetadata(changed), hopper);
+  REQUIRE_MESSAGE(dynamic.ok(), dynamic.status().ToString());
+  CHECK(dynamic->dynamic_shared_bytes == std::vector<uint32_t>{65536});
+  CHECK(parsed->dynamic_shared_bytes == std::vector<uint32_t>{0});
+  CheckError(refused(changed), StatusCode::kFailedPrecondition,
+             {"entry point 'add_f32' uses 65536 bytes of shared memory (65536 dynamic)",
+              "at most 49152 per block once a kernel opts in", "mma-stages"});
+  changed.shared_memory_bytes = 1024;
+  changed.dynamic_shared_memory_bytes = 232448;
+  CheckError(Parse(ptx, CudaMetadata(changed), hopper).status(), StatusCode::kFailedPrecondition,
+             {"uses 233472 bytes of shared memory (232448 dynamic)", "at most 232448"});
 
   // A workgroup size of other than 3 values, which the helper cannot write.
   flatbuffers::FlatBufferBuilder fbb;

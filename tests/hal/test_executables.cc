@@ -78,7 +78,10 @@ std::vector<uint8_t> VulkanMetadata(const VulkanKernelDescription& description) 
 std::vector<uint8_t> CudaMetadata(const CudaKernelDescription& description) {
   flatbuffers::FlatBufferBuilder fbb;
   auto entry = GpuEntryPoint<schema::cuda::EntryPointDefBuilder>(
-      fbb, description, [&](auto& builder) { builder.add_shared_memory_bytes(description.shared_memory_bytes); });
+      fbb, description, [&](auto& builder) {
+        builder.add_shared_memory_bytes(description.shared_memory_bytes);
+        builder.add_dynamic_shared_memory_bytes(description.dynamic_shared_memory_bytes);
+      });
   auto entries = fbb.CreateVector(std::vector<flatbuffers::Offset<schema::cuda::EntryPointDef>>{entry});
   std::vector<flatbuffers::Offset<schema::cuda::ImageDef>> images;
   for (const CudaKernelDescription::Image& image : description.images) {

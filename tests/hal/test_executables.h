@@ -61,6 +61,7 @@ struct CudaKernelDescription : GpuKernelDescription {
   std::vector<Image> images;
   uint32_t ptx_version = 80;
   uint32_t shared_memory_bytes = 0;
+  uint32_t dynamic_shared_memory_bytes = 0;
 };
 
 // The metadata FlatBuffer of a CUDA executable with one entry point.

@@ -104,7 +104,11 @@ std::vector<uint8_t> serializeMetadata(const CUDAExecutable &executable,
   for (const EntryPointInfo &entry : executable.entryPoints)
     entries.push_back(serializeEntryPoint<schema::cuda::EntryPointDefBuilder>(
         fbb, entry, [&](schema::cuda::EntryPointDefBuilder &builder) {
-          builder.add_shared_memory_bytes(uint32_t(entry.workgroupMemoryBytes));
+          const auto bytes = uint32_t(entry.workgroupMemoryBytes);
+          if (entry.dynamicWorkgroupMemory)
+            builder.add_dynamic_shared_memory_bytes(bytes);
+          else
+            builder.add_shared_memory_bytes(bytes);
         }));
   auto entryVector = fbb.CreateVector(entries);
   std::vector<fb::Offset<schema::cuda::ImageDef>> images;
@@ -131,6 +135,21 @@ FailureOr<unsigned> parseCUDAArch(StringRef arch) {
 }
 
 std::string cudaTargetEnv() { return llvmGPUTargetEnv(49152, 64, 32); }
+
+/// The shared memory a block may have on `arch` once the kernel opts in
+/// (CUDA's CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, per the
+/// CUDA programming guide's table of compute capabilities).
+int64_t optInSharedMemory(unsigned arch) {
+  switch (arch) {
+  case 80: case 87: return 166912;              // 163 KiB
+  case 86: case 89: return 101376;              // 99 KiB
+  case 90: case 100: case 101: case 103: return 232448;  // 227 KiB
+  case 120: case 121: return 101376;
+  case 75: return 65536;
+  case 70: case 72: return 98304;
+  default: return 49152;
+  }
+}
 
 FailureOr<CUDAExecutable> compileCUDAExecutable(
     ModuleOp module, const GPUCodegenPipelineOptions &options,
@@ -169,6 +188,12 @@ FailureOr<CUDAExecutable> compileCUDAExecutable(
   const bool tensorCores =
       llvm::all_of(archs, [](unsigned arch) { return arch >= 80; });
   copyWithDefaultMatrixTiles(cudaOptions, options, tensorCores ? "mma" : "shared");
+  // The tensor-core buffers may take what every arch offers a kernel that
+  // opts in (dynamic shared memory past 48 KiB).
+  int64_t sharedMemory = std::numeric_limits<int64_t>::max();
+  for (unsigned arch : archs)
+    sharedMemory = std::min(sharedMemory, optInSharedMemory(arch));
+  cudaOptions.mmaWorkgroupMemory = sharedMemory;
   FailureOr<GPUKernels> shared =
       runGPUCodegen(module, cudaOptions, cudaTargetEnv(), configure);
   if (failed(shared))
@@ -179,6 +204,15 @@ FailureOr<CUDAExecutable> compileCUDAExecutable(
 
   if (failed(runPasses(buildNVVMPipeline)))
     return failure();
+  // Dynamic shared memory (strata.dynamic_workgroup_memory): the lowering
+  // of gpu.dynamic_shared_memory declares an internal zero-length array,
+  // which PTX gets as one static byte; as an external declaration it is
+  // `.extern .shared .align 16 .b8 NAME[]`, the start of what the launch
+  // gives.
+  kernels.walk([](LLVM::GlobalOp global) {
+    if (global.getAddrSpace() == 3 && global.getSymName().starts_with("__dynamic_shmem__"))
+      global.setLinkage(LLVM::Linkage::External);
+  });
 
   // One NVVM target per arch; gpu-module-to-binary writes PTX for each.
   std::string features = "+ptx" + std::to_string(ptxVersion);

@@ -31,6 +31,7 @@ collectEntryPoints(mlir::gpu::GPUModuleOp kernels) {
       entry.dispatch.scratchBytes = scratch.getInt();
     if (auto bytes = function->getAttrOfType<IntegerAttr>("strata.workgroup_memory"))
       entry.workgroupMemoryBytes = bytes.getInt();
+    entry.dynamicWorkgroupMemory = function->hasAttr("strata.dynamic_workgroup_memory");
     if (auto checks = function->getAttrOfType<ArrayAttr>("strata.check_messages"))
       for (Attribute message : checks)
         entry.checkMessages.push_back(cast<StringAttr>(message).str());

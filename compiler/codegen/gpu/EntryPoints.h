@@ -32,6 +32,9 @@ struct EntryPointInfo {
   std::vector<std::string> checkMessages;
   /// Bytes of workgroup memory its temporaries take.
   uint64_t workgroupMemoryBytes = 0;
+  /// Whether that memory is dynamic (CUDA's `.extern .shared`, past what a
+  /// kernel may declare).
+  bool dynamicWorkgroupMemory = false;
   codegen::DispatchInfo dispatch;
 
   const codegen::DispatchInfo &dispatchInfo() const { return dispatch; }

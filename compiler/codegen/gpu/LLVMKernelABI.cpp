@@ -3,6 +3,7 @@
 #include "compiler/codegen/gpu/KernelABI.h"
 #include "compiler/codegen/gpu/Passes.h"
 
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SPIRV/IR/TargetAndABI.h"
@@ -192,9 +193,15 @@ struct LLVMKernelABIPass : impl::LLVMKernelABIPassBase<LLVMKernelABIPass> {
     function.setFunctionType(FunctionType::get(context, inputs, {}));
 
     // Temporaries: workgroup ones become shared memory, private ones plain
-    // allocas.
+    // allocas. Shared memory is static (workgroup attributions), or where
+    // the kernel takes more than it may declare
+    // (strata.dynamic_workgroup_memory), views at 16-byte aligned offsets of
+    // the dynamic shared memory the driver sizes at launch.
     Attribute shared = mlir::gpu::AddressSpaceAttr::get(
         context, mlir::gpu::AddressSpace::Workgroup);
+    const bool dynamic = function->hasAttr("strata.dynamic_workgroup_memory");
+    Value dynamicMemory;
+    int64_t dynamicBytes = 0;
     SmallVector<memref::AllocOp> workgroup;
     SmallVector<memref::AllocaOp> privates;
     function.walk([&](memref::AllocOp alloc) { workgroup.push_back(alloc); });
@@ -206,10 +213,29 @@ struct LLVMKernelABIPass : impl::LLVMKernelABIPassBase<LLVMKernelABIPass> {
         return alloc.emitOpError("allocates ")
                << type << "; GPU kernels allocate only static workgroup "
                << "temporaries";
-      BlockArgument memory = function.addWorkgroupAttribution(
-          MemRefType::get(type.getShape(), type.getElementType(),
-                          type.getLayout(), shared),
-          alloc.getLoc());
+      auto sharedType = MemRefType::get(type.getShape(), type.getElementType(),
+                                        type.getLayout(), shared);
+      Value memory;
+      if (dynamic) {
+        OpBuilder b = OpBuilder::atBlockBegin(&function.getBody().front());
+        if (!dynamicMemory)
+          dynamicMemory = mlir::gpu::DynamicSharedMemoryOp::create(
+              b, alloc.getLoc(),
+              MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
+                              MemRefLayoutAttrInterface(), shared));
+        b.setInsertionPointAfter(dynamicMemory.getDefiningOp());
+        dynamicBytes = llvm::alignTo(dynamicBytes, 16);
+        Value offset = arith::ConstantIndexOp::create(b, alloc.getLoc(), dynamicBytes);
+        memory = memref::ViewOp::create(b, alloc.getLoc(), sharedType, dynamicMemory,
+                                        offset, ValueRange{});
+        Type element = type.getElementType();
+        auto vector = dyn_cast<VectorType>(element);
+        const int64_t bits = vector ? vector.getNumElements() * vector.getElementTypeBitWidth()
+                                    : element.getIntOrFloatBitWidth();
+        dynamicBytes += type.getNumElements() * bits / 8;
+      } else {
+        memory = function.addWorkgroupAttribution(sharedType, alloc.getLoc());
+      }
       alloc.getResult().replaceAllUsesWith(memory);
       alloc.erase();
       if (failed(propagateMemorySpace(memory)))

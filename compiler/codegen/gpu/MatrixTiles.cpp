@@ -59,9 +59,9 @@ constexpr int64_t kMmaInvocations = 128;
 // Words (two elements along K) of a staged row: 16 of data, 4 of padding,
 // so that the eight rows a fragment load touches fall in distinct banks.
 constexpr int64_t kMmaRowWords = kMmaK / 2 + 4;
-// Static workgroup memory a CUDA kernel may have: the cp.async buffers'
-// limit (3 of a 128x128 tile's A and B fill it).
-constexpr int64_t kMmaWorkgroupMemory = 48 * 1024;
+// Static workgroup memory a CUDA kernel may declare (3 cp.async buffers of
+// a 128x128 tile's A and B fill it); more is dynamic shared memory.
+constexpr int64_t kStaticWorkgroupMemory = 48 * 1024;
 
 // Matmuls of few rows (a static M of at most kFewRows, with every kind, or
 // of kFewRowsCuda with CUDA's): 32 columns per workgroup, K split over its
@@ -382,9 +382,10 @@ struct Element {
 class TileWriter {
 public:
   TileWriter(func::FuncOp kernel, MatmulKernel &match, int64_t maxWorkgroupCount,
-             int64_t mmaStages)
+             int64_t mmaStages, int64_t mmaWorkgroupMemory)
       : kernel(kernel), match(match), maxWorkgroupCount(maxWorkgroupCount),
-        mmaStages(mmaStages), loc(contraction()->getLoc()), b(contraction()) {
+        mmaStages(mmaStages), mmaWorkgroupMemory(mmaWorkgroupMemory),
+        loc(contraction()->getLoc()), b(contraction()) {
     // A convolution's filter and output as matrices (contiguous, so these
     // views are plain reshapes).
     bMatrix = match.b;
@@ -404,18 +405,21 @@ public:
   /// Replaces the kernel's body by the tile loop; `kind` is "mfma",
   /// "wmma32", "scalar" (wmma32 has f16 instructions only), "shared" or
   /// "mma" (f32 kernels staged as "shared"). Fails, with an error, where
-  /// the tensor-core buffers of `mmaStages` exceed a CUDA kernel's
-  /// workgroup memory.
+  /// the tensor-core buffers of `mmaStages` exceed `mmaWorkgroupMemory`.
   LogicalResult write(StringRef kind) {
     const TileShape &shape = match.shape;
     pipelined = match.tensorCores && mmaStages > 1 && copiesAsync();
     if (pipelined) {
       const int64_t bytes = mmaStages * (shape.rows + shape.cols) * kMmaK * 2;
-      if (bytes > kMmaWorkgroupMemory)
+      if (bytes > mmaWorkgroupMemory)
         return kernel.emitError("strata-gpu-matrix-tiles: mma-stages=")
                << mmaStages << " needs " << bytes << " bytes of workgroup memory for "
                << shape.rows << "x" << shape.cols << " tiles, more than the "
-               << kMmaWorkgroupMemory << " a CUDA kernel has";
+               << mmaWorkgroupMemory << " a kernel may have on every target arch";
+      // Past what a kernel may declare: dynamic shared memory, whose
+      // limit the driver raises when it loads the kernel.
+      if (bytes > kStaticWorkgroupMemory)
+        kernel->setAttr("strata.dynamic_workgroup_memory", UnitAttr::get(kernel.getContext()));
     }
     const bool staticM = !cType.isDynamicDim(0);
     masked = !staticM || cType.getDimSize(0) % shape.rows != 0 ||
@@ -1473,7 +1477,7 @@ private:
   const int64_t maxWorkgroupCount;
   // Workgroup-memory buffers of the tensor-core tiles (1: one, the next
   // step staged in registers); `pipelined` when more, by cp.async.
-  const int64_t mmaStages;
+  const int64_t mmaStages, mmaWorkgroupMemory;
   bool pipelined = false;
   Location loc;
   OpBuilder b;
@@ -1511,7 +1515,8 @@ struct GPUMatrixTilesPass
           << mmaStages;
       return signalPassFailure();
     }
-    if (failed(TileWriter(kernel, *match, maxWorkgroupCount, mmaStages).write(kind)))
+    if (failed(TileWriter(kernel, *match, maxWorkgroupCount, mmaStages, mmaWorkgroupMemory)
+                   .write(kind)))
       signalPassFailure();
   }
 };

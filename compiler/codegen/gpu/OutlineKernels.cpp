@@ -224,7 +224,7 @@ struct GPUOutlineKernelsPass
                                        layout.words));
     for (StringRef name : std::initializer_list<StringRef>{"strata.workgroup_size", "strata.workgroup_count",
                            "strata.check_messages", "strata.workgroup_memory",
-                           cpu::kScratchBytesAttr})
+                           "strata.dynamic_workgroup_memory", cpu::kScratchBytesAttr})
       if (Attribute attr = kernel->getAttr(name))
         function->setAttr(name, attr);
 

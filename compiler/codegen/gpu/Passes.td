@@ -107,6 +107,9 @@ def GPUMatrixTilesPass : Pass<"strata-gpu-matrix-tiles", "::mlir::func::FuncOp">
       `cp.async` into that many buffers, in their memory layout with
       XOR-swizzled 16-byte chunks, B's fragments loaded transposed; with 1,
       through registers into one buffer, B transposed as it is stored.
+      Buffers past the 48 KiB a CUDA kernel may declare are dynamic shared
+      memory (`strata.dynamic_workgroup_memory`), up to
+      `mma-workgroup-memory` bytes.
 
     With `shared` and `mma`, a kernel that is an optional fill of its
     output, one `linalg.conv_2d_nhwc_hwcf` (static except the batch,
@@ -155,6 +158,12 @@ def GPUMatrixTilesPass : Pass<"strata-gpu-matrix-tiles", "::mlir::func::FuncOp">
            "Workgroup-memory buffers of the tensor-core tiles (`mma`), filled "
            "by cp.async ahead of the steps that read them (1: one buffer, "
            "the next step loaded through registers)">,
+    Option<"mmaWorkgroupMemory", "mma-workgroup-memory", "int64_t",
+           /*default=*/"49152",
+           "Bytes of workgroup memory the tensor-core buffers may take: "
+           "past 49152 (what a CUDA kernel may declare statically) the "
+           "kernel's is dynamic (strata.dynamic_workgroup_memory); the CUDA "
+           "target gives its archs' opt-in maximum">,
   ];
 }
 

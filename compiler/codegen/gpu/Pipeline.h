@@ -73,6 +73,12 @@ struct GPUCodegenPipelineOptions
                      "filled by cp.async ahead of the steps that read them "
                      "(1: one buffer, the next step loaded through registers)"),
       llvm::cl::init(3)};
+  Option<int64_t> mmaWorkgroupMemory{
+      *this, "mma-workgroup-memory",
+      llvm::cl::desc("Bytes of workgroup memory CUDA's tensor-core buffers "
+                     "may take (dynamic shared memory past 49152); the CUDA "
+                     "target sets its archs' opt-in maximum"),
+      llvm::cl::init(49152)};
   Option<unsigned> maxPrivateBytes{
       *this, "max-private-bytes",
       llvm::cl::desc("Largest temporary a kernel keeps in its own memory "

@@ -9,5 +9,7 @@
 // The tensor-core kernels (mma.sync, ldmatrix) assemble for both archs too.
 // RUN: rm -rf %t.tc && compile-module %S/cuda-tensor-cores.mlir --target=cuda --cuda-arch=sm_80,sm_90 --cuda-ptxas=ptxas --dump-executables=%t.tc -o %t.tc.smod
 // RUN: ls %t.tc/kernels.sm_80.cubin %t.tc/kernels.sm_90.cubin
+// And with four cp.async buffers, in dynamic shared memory.
+// RUN: compile-module %S/cuda-tensor-cores.mlir --target=cuda --cuda-arch=sm_80,sm_90 --cuda-ptxas=ptxas --gpu-codegen-options=mma-stages=4 -o %t.tc4.smod
 // RUN: not compile-module %S/cuda.mlir --target=cuda --cuda-ptxas=/bin/false -o %t.bad 2>&1 | FileCheck %s
 // CHECK: ptxas (/bin/false) failed for sm_80 with exit code 1

@@ -15,7 +15,10 @@
 // RUN: FileCheck %s --input-file=%t/kernels.sm_90.ptx --check-prefix=ASYNC
 // RUN: rm -rf %t.1 && compile-module %s --target=cuda --cuda-arch=sm_90 --cuda-ptxas=none --gpu-codegen-options=mma-stages=1 --dump-executables=%t.1 -o %t.1.smod
 // RUN: FileCheck %s --input-file=%t.1/kernels.sm_90.ptx --check-prefix=LDM
-// RUN: not compile-module %s --target=cuda --cuda-arch=sm_90 --cuda-ptxas=none --gpu-codegen-options=mma-stages=4 -o %t.4.smod 2>&1 | FileCheck %s --check-prefix=TOO-MANY
+// RUN: rm -rf %t.4 && compile-module %s --target=cuda --cuda-arch=sm_80,sm_90 --cuda-ptxas=none --gpu-codegen-options=mma-stages=4 --dump-executables=%t.4 -o %t.4.smod
+// RUN: FileCheck %s --input-file=%t.4/kernels.sm_90.ptx --check-prefix=DYNAMIC
+// RUN: not compile-module %s --target=cuda --cuda-arch=sm_80,sm_90 --cuda-ptxas=none --gpu-codegen-options=mma-stages=11 -o %t.11.smod 2>&1 | FileCheck %s --check-prefix=TOO-MANY
+// RUN: not compile-module %s --target=cuda --cuda-arch=sm_86 --cuda-ptxas=none --gpu-codegen-options=mma-stages=7 -o %t.86.smod 2>&1 | FileCheck %s --check-prefix=TOO-MANY-86
 // RUN: dump-module %t.smod --no-disassembly | FileCheck %s --check-prefix=DUMP
 // RUN: rm -rf %t.75 && compile-module %s --target=cuda --cuda-arch=sm_75,sm_90 --cuda-ptxas=none --dump-executables=%t.75 -o %t.75.smod
 // RUN: FileCheck %s --input-file=%t.75/kernels.sm_90.ptx --check-prefix=SM75
@@ -58,7 +61,16 @@
 // ASYNC-NOT: cp.async
 // ASYNC-LABEL: .entry f16_small_dispatch_1(
 
-// TOO-MANY: error: strata-gpu-matrix-tiles: mma-stages=4 needs 65536 bytes of workgroup memory for 128x128 tiles, more than the 49152 a CUDA kernel has
+// Four buffers of a 128x128 tile (16 KiB each) pass the 48 KiB a kernel may
+// declare: its workgroup memory is dynamic, the PTX's `.extern .shared`
+// array, which the driver sizes at each launch. Past what every arch offers
+// a kernel that opts in (163 KiB on sm_80, 99 KiB on sm_86), refused.
+// DYNAMIC: .extern .shared .align 16 .b8 __dynamic_shmem__0[];
+// DYNAMIC-NOT: .shared .align
+// DYNAMIC-LABEL: .entry bf16_layer_dispatch_0(
+// DYNAMIC: cp.async.wait_group 2;
+// TOO-MANY: error: strata-gpu-matrix-tiles: mma-stages=11 needs 180224 bytes of workgroup memory for 128x128 tiles, more than the 166912 a kernel may have on every target arch
+// TOO-MANY-86: error: strata-gpu-matrix-tiles: mma-stages=7 needs 114688 bytes of workgroup memory for 128x128 tiles, more than the 101376 a kernel may have
 
 // With mma-stages=1, 16 and 8 ldmatrix.x4 of the padded rows:
 // LDM-LABEL: .entry bf16_layer_dispatch_0(

@@ -88,3 +88,39 @@ module attributes {gpu.container_module} {
     }
   }
 }
+
+// -----
+
+// Workgroup memory past what a kernel may declare
+// (strata.dynamic_workgroup_memory, the tensor-core tiles with more than
+// three buffers): views of the dynamic shared memory at 16-byte aligned
+// offsets, in the order of the allocations; a binding's address where the
+// kernel takes it (cp.async's source) is its global pointer as an integer.
+// CHECK-LABEL: gpu.func @dynamic_shared(
+// CHECK-NOT: workgroup(
+// CHECK: %[[BASE:.*]] = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
+// CHECK-DAG: %[[ZERO:.*]] = arith.constant 0 : index
+// CHECK-DAG: %[[SECOND:.*]] = arith.constant 112 : index
+// CHECK-DAG: memref.view %[[BASE]][%[[ZERO]]][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<25xi32, #gpu.address_space<workgroup>>
+// CHECK-DAG: memref.view %[[BASE]][%[[SECOND]]][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<8xvector<4xf32>, #gpu.address_space<workgroup>>
+// CHECK: %[[INT:.*]] = llvm.ptrtoint %{{.*}} : !llvm.ptr<1> to i64
+// CHECK: arith.index_cast %[[INT]] : i64 to index
+module attributes {gpu.container_module} {
+  gpu.module @kernels {
+    gpu.func @dynamic_shared(%in: memref<?xf16>, %out: memref<?xi32>)
+        kernel attributes {strata.constant_count = 0 : i32, strata.workgroup_size = array<i32: 128, 1, 1>,
+                           strata.dynamic_workgroup_memory} {
+      %c0 = arith.constant 0 : index
+      %a = memref.alloc() : memref<25xi32, #spirv.storage_class<Workgroup>>
+      %b = memref.alloc() : memref<8xvector<4xf32>, #spirv.storage_class<Workgroup>>
+      %t = gpu.thread_id x
+      %address = memref.extract_aligned_pointer_as_index %in : memref<?xf16> -> index
+      %word = arith.index_cast %address : index to i32
+      memref.store %word, %a[%c0] : memref<25xi32, #spirv.storage_class<Workgroup>>
+      %v = memref.load %b[%c0] : memref<8xvector<4xf32>, #spirv.storage_class<Workgroup>>
+      %x = memref.load %a[%t] : memref<25xi32, #spirv.storage_class<Workgroup>>
+      memref.store %x, %out[%t] : memref<?xi32>
+      gpu.return
+    }
+  }
+}
