@@ -189,10 +189,12 @@ FailureOr<CUDAExecutable> compileCUDAExecutable(
       llvm::all_of(archs, [](unsigned arch) { return arch >= 80; });
   copyWithDefaultMatrixTiles(cudaOptions, options, tensorCores ? "mma" : "shared");
   // The tensor-core buffers may take what every arch offers a kernel that
-  // opts in (dynamic shared memory past 48 KiB).
+  // opts in (dynamic shared memory past 48 KiB), or less if asked.
   int64_t sharedMemory = std::numeric_limits<int64_t>::max();
   for (unsigned arch : archs)
     sharedMemory = std::min(sharedMemory, optInSharedMemory(arch));
+  if (options.mmaWorkgroupMemory > 0)
+    sharedMemory = std::min<int64_t>(sharedMemory, options.mmaWorkgroupMemory);
   cudaOptions.mmaWorkgroupMemory = sharedMemory;
   FailureOr<GPUKernels> shared =
       runGPUCodegen(module, cudaOptions, cudaTargetEnv(), configure);

@@ -79,7 +79,8 @@ void buildGPUCodegenPipeline(OpPassManager &pm,
     tiles.maxWorkgroupCount = options.maxWorkgroupCount;
     tiles.fmaTilesFrom = options.fmaTilesFrom;
     tiles.mmaStages = options.mmaStages;
-    tiles.mmaWorkgroupMemory = options.mmaWorkgroupMemory;
+    if (options.mmaWorkgroupMemory > 0)
+      tiles.mmaWorkgroupMemory = options.mmaWorkgroupMemory;
     pm.addNestedPass<func::FuncOp>(createGPUMatrixTilesPass(tiles));
   }
   // One parallel loop nest per linalg op; the distributor fuses adjacent

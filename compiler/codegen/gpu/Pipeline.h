@@ -75,10 +75,11 @@ struct GPUCodegenPipelineOptions
       llvm::cl::init(3)};
   Option<int64_t> mmaWorkgroupMemory{
       *this, "mma-workgroup-memory",
-      llvm::cl::desc("Bytes of workgroup memory CUDA's tensor-core buffers "
-                     "may take (dynamic shared memory past 49152); the CUDA "
-                     "target sets its archs' opt-in maximum"),
-      llvm::cl::init(49152)};
+      llvm::cl::desc("Most bytes of workgroup memory CUDA's tensor-core "
+                     "buffers may take (dynamic shared memory past 49152; "
+                     "0: what every target arch offers a kernel that opts "
+                     "in)"),
+      llvm::cl::init(0)};
   Option<unsigned> maxPrivateBytes{
       *this, "max-private-bytes",
       llvm::cl::desc("Largest temporary a kernel keeps in its own memory "

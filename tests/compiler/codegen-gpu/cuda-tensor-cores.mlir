@@ -19,6 +19,7 @@
 // RUN: FileCheck %s --input-file=%t.4/kernels.sm_90.ptx --check-prefix=DYNAMIC
 // RUN: not compile-module %s --target=cuda --cuda-arch=sm_80,sm_90 --cuda-ptxas=none --gpu-codegen-options=mma-stages=11 -o %t.11.smod 2>&1 | FileCheck %s --check-prefix=TOO-MANY
 // RUN: not compile-module %s --target=cuda --cuda-arch=sm_86 --cuda-ptxas=none --gpu-codegen-options=mma-stages=7 -o %t.86.smod 2>&1 | FileCheck %s --check-prefix=TOO-MANY-86
+// RUN: not compile-module %s --target=cuda --cuda-arch=sm_90 --cuda-ptxas=none --gpu-codegen-options="mma-stages=4 mma-workgroup-memory=49152" -o %t.static.smod 2>&1 | FileCheck %s --check-prefix=STATIC-ONLY
 // RUN: dump-module %t.smod --no-disassembly | FileCheck %s --check-prefix=DUMP
 // RUN: rm -rf %t.75 && compile-module %s --target=cuda --cuda-arch=sm_75,sm_90 --cuda-ptxas=none --dump-executables=%t.75 -o %t.75.smod
 // RUN: FileCheck %s --input-file=%t.75/kernels.sm_90.ptx --check-prefix=SM75
@@ -70,6 +71,7 @@
 // DYNAMIC-LABEL: .entry bf16_layer_dispatch_0(
 // DYNAMIC: cp.async.wait_group 2;
 // TOO-MANY: error: strata-gpu-matrix-tiles: mma-stages=11 needs 180224 bytes of workgroup memory for 128x128 tiles, more than the 166912 a kernel may have on every target arch
+// STATIC-ONLY: error: strata-gpu-matrix-tiles: mma-stages=4 needs 65536 bytes of workgroup memory for 128x128 tiles, more than the 49152 a kernel may have
 // TOO-MANY-86: error: strata-gpu-matrix-tiles: mma-stages=7 needs 114688 bytes of workgroup memory for 128x128 tiles, more than the 101376 a kernel may have
 
 // With mma-stages=1, 16 and 8 ldmatrix.x4 of the padded rows:
