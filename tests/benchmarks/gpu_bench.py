@@ -2,8 +2,9 @@
 """Strata on an NVIDIA GPU (the cuda and vulkan drivers) against PyTorch CUDA on the same
 GPU, in the same run: GEMM 4096^3 in f32, bf16 and f16 (cuBLAS through torch.matmul; bf16
 and f16 on cuda only: SPIR-V has no bf16 here; each compiled with the tensor-core tiles' three
-workgroup buffers filled by cp.async, the default, with four, with two, and with one filled
-through registers: --gpu-codegen-options=mma-stages=N), the sample models (PyTorch eager with the same
+workgroup buffers filled by cp.async, the default, with four, with two, with one filled
+through registers (--gpu-codegen-options=mma-stages=N), and in wide tiles of 128x256
+(mma-wide-tiles) with three and four buffers), the sample models (PyTorch eager with the same
 weights, as tests/benchmarks/model_bench.py builds them), and ResNet-18's convolutions at batch
 1 and 8 (cuDNN through torch.nn.functional.conv2d, channels-last), each compiled twice: as
 compile-module does by default (f32 convolutions in workgroup-memory tiles from 128 tiles on,
@@ -96,14 +97,17 @@ def module(args, name, driver="cuda"):
     return os.path.join(args.work, "%s.%s.smod" % (name, driver))
 
 
-# The 16-bit GEMMs (on the tensor cores), on cuda only, each compiled four times: by default
-# (workgroup memory filled by cp.async into three buffers), with four (in dynamic shared
-# memory), with two, and with one filled through registers (mma-stages=1), the figures that
-# say which to keep.
+# The 16-bit GEMMs (on the tensor cores), on cuda only, each compiled six times: by default
+# (128x128 tiles, workgroup memory filled by cp.async into three buffers), with four buffers
+# (in dynamic shared memory), with two, with one filled through registers (mma-stages=1), and
+# in 128x256 tiles of eight warps (mma-wide-tiles) with three and four buffers: the figures
+# that say which to keep.
 HALVES = ("bf16", "f16")
 MMA_VARIANTS = {"": [], "_stages4": ["--gpu-codegen-options=mma-stages=4"],
                 "_stages2": ["--gpu-codegen-options=mma-stages=2"],
-                "_stages1": ["--gpu-codegen-options=mma-stages=1"]}
+                "_stages1": ["--gpu-codegen-options=mma-stages=1"],
+                "_wide": ["--gpu-codegen-options=mma-wide-tiles=1"],
+                "_wide4": ["--gpu-codegen-options=mma-wide-tiles=1 mma-stages=4"]}
 
 
 def has_halves(driver):

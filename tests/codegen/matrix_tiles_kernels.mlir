@@ -109,3 +109,12 @@ func.func @conv_half(%arg0: memref<?x7x7x16xf16>, %arg1: memref<2x2x16x64xf16>, 
   }
   return
 }
+
+// f16 inputs, f32 C, dynamic M (masked), N = 256: with mma-wide-tiles one
+// tile of 128x256 per workgroup of eight warps.
+func.func @half_256(%arg0: memref<?x32xf16>, %arg1: memref<32x256xf16>, %arg2: memref<?x256xf32>) {
+  %cst = arith.constant 0.000000e+00 : f32
+  linalg.fill ins(%cst : f32) outs(%arg2 : memref<?x256xf32>)
+  linalg.matmul ins(%arg0, %arg1 : memref<?x32xf16>, memref<32x256xf16>) outs(%arg2 : memref<?x256xf32>)
+  return
+}

@@ -192,9 +192,10 @@ def few_rows(kind):
     return 32 if kind == "mma" else 16
 
 
-def tile_shape(kind, m, n):
+def tile_shape(kind, m, n, wide=False):
     """The tile of C one workgroup computes: (rows, cols), as MatrixTiles.cpp
-    chooses it (sharedTileShape for the staged kinds)."""
+    chooses it (sharedTileShape for the staged kinds; mma-wide-tiles: 256
+    columns where N allows them and they still make 128 tiles)."""
     if m is not None and m <= few_rows(kind):
         return m, 32
     if kind not in ("mma", "shared"):
@@ -205,6 +206,9 @@ def tile_shape(kind, m, n):
         rows = 64
     if tiles() < 128:
         cols = 64
+    if wide and (rows, cols) == (128, 128) and n % 256 == 0 and (
+            m is None or -(-m // 128) * (n // 256) >= 128):
+        cols = 256
     return rows, cols
 
 
@@ -593,7 +597,11 @@ SPECS = {
     "few_rows_32": ([32], None, lambda x, i, j, b: x),
     "half_masked": ([130, 64], 0.0, lambda x, i, j, b: x),
     "conv_half": ([3, 1], 0.0, lambda x, i, j, b: max(x + b[2].get(j), 0)),
+    "half_256": ([130], 0.0, lambda x, i, j, b: x),
 }
+# The kernels whose tiles mma-wide-tiles changes (N a multiple of 256): the
+# wide variants run these alone.
+WIDE = {"half_256"}
 # The convolutions among them (NHWC input, HWCF filter, no padding): their
 # strides; M is the batch.
 CONV_STRIDES = {"conv_half": 2}
@@ -606,7 +614,7 @@ def walk(ops):
             yield from walk(sub)
 
 
-def simulate(func, name, kind, m, wrong, rng):
+def simulate(func, name, kind, m, wrong, rng, wide=False):
     """Runs one kernel for M = m on every workgroup: (ok, expected body, report line)."""
     (args, body), text = func.regions[0], func.text
     types = memref_types(re.search(r"function_type = \(([^)]*)\)", text).group(1))
@@ -636,7 +644,7 @@ def simulate(func, name, kind, m, wrong, rng):
         return sum(a.get(n, oh * stride + kh, ow * stride + kw, ch) * b.get(kh, kw, ch, j)
                    for kh, kw, ch in taps)
     # The tile as the pass chooses it from the static M (None: dynamic).
-    rows, cols = tile_shape(kind, types[-1][0][0], nn)
+    rows, cols = tile_shape(kind, types[-1][0][0], nn, wide)
     tiles = -(-mm // rows) * -(-nn // cols)
     grid = max(1, (tiles + 1) // 2)  # fewer workgroups than tiles
     body_kind = (re.findall(r'strata.matrix_tiles = "([\w-]+)"', text) or [None])[0]
@@ -690,10 +698,14 @@ def run_cases(opts):
     """Prints a line per case; the bodies (mfma, wmma32, scalar, mma) of the failing ones."""
     failed = set()
     # mma with its workgroup memory filled through registers (1 buffer) and
-    # by cp.async into 2 and 3 buffers.
-    for kind, stages in (("mfma", 0), ("wmma32", 0), ("scalar", 0), ("shared", 0), ("mma", 1), ("mma", 2),
-                         ("mma", 3)):
-        options = f"kind={kind}" + (f" mma-stages={stages}" if stages else "")
+    # by cp.async into 2 and 3 buffers; and with wide tiles (128x256, eight
+    # warps) both ways.
+    for kind, stages, wide in (("mfma", 0, 0), ("wmma32", 0, 0), ("scalar", 0, 0),
+                               ("shared", 0, 0), ("mma", 1, 0), ("mma", 2, 0), ("mma", 3, 0),
+                               ("mma", 1, 1), ("mma", 3, 1)):
+        # As on sm_90: workgroup memory past 48 KiB is dynamic shared memory.
+        options = (f"kind={kind}" + (f" mma-stages={stages}" if stages else "")
+                   + (" mma-wide-tiles=1 mma-workgroup-memory=232448" if wide else ""))
         cmd = [opts.strata_opt, opts.input, f"--strata-gpu-matrix-tiles={options}",
                "--mlir-print-op-generic"]
         run = subprocess.run(cmd, capture_output=True, text=True)
@@ -703,11 +715,13 @@ def run_cases(opts):
                  for f in module[0].regions[0][1] if f.name == "func.func"}
         for name, (sizes, _, _) in SPECS.items():
             check(name in funcs, f"no kernel @{name} in {opts.input}")
+            if wide and name not in WIDE:
+                continue
             for m in sizes:
                 ok, body, line = simulate(funcs[name], name, kind, m, opts.wrong_layout,
-                                          random.Random(f"{name}/{m}"))
-                print(line.replace(f"kind={kind}", f"kind={kind}/{stages}") if stages else line,
-                      flush=True)
+                                          random.Random(f"{name}/{m}"), wide)
+                label = f"kind={kind}/{stages}" + ("/wide" if wide else "")
+                print(line.replace(f"kind={kind}", label) if stages else line, flush=True)
                 failed |= set() if ok else {body}
     return failed
 

@@ -53,9 +53,11 @@ constexpr int64_t kInvocations = 64;
 constexpr int64_t kSharedK = 8;
 constexpr int64_t kSharedThreadTile = 8;
 // The tensor-core kind (f16 and bf16 on NVIDIA): K in steps of 32 staged
-// in workgroup memory, four warps of 32, each a quarter of the tile.
+// in workgroup memory, four warps of 32, each a quarter of the tile (eight
+// for wide tiles of 128x256, each 64x64 in two rows of four).
 constexpr int64_t kMmaK = 32;
 constexpr int64_t kMmaInvocations = 128;
+constexpr int64_t kMmaWideCols = 256;
 // Words (two elements along K) of a staged row: 16 of data, 4 of padding,
 // so that the eight rows a fragment load touches fall in distinct banks.
 constexpr int64_t kMmaRowWords = kMmaK / 2 + 4;
@@ -218,7 +220,7 @@ bool matchConvolution(MatmulKernel &match) {
 /// The kernel's matmul (or convolution), when its whole body is what the
 /// pass rewrites and the shapes fit the tiles of `kind`.
 std::optional<MatmulKernel> matchKernel(func::FuncOp kernel, StringRef kind,
-                                        int64_t fmaTilesFrom) {
+                                        int64_t fmaTilesFrom, bool mmaWideTiles) {
   if (!kernel.getBody().hasOneBlock())
     return std::nullopt;
   MatmulKernel match;
@@ -354,8 +356,17 @@ std::optional<MatmulKernel> matchKernel(func::FuncOp kernel, StringRef kind,
     if (match.tensorCores && match.n % 8 != 0)
       return std::nullopt;
     match.shape = *shape;
-    if (match.tensorCores)
+    if (match.tensorCores) {
       match.shape.invocations = kMmaInvocations;
+      // Wide tiles where asked, N allows them and they still fill a GPU:
+      // a third less of A and B read per multiply-add.
+      const bool enough = ShapedType::isDynamic(match.m) ||
+                          (match.m + 127) / 128 * (match.n / kMmaWideCols) >= kEnoughTiles;
+      if (mmaWideTiles && match.shape.rows == 128 && match.n % kMmaWideCols == 0 && enough) {
+        match.shape.cols = kMmaWideCols;
+        match.shape.invocations = 2 * kMmaInvocations;
+      }
+    }
   } else if (match.n % kTile != 0) {
     return std::nullopt;
   }
@@ -1024,7 +1035,9 @@ private:
 
   MmaLanes mmaLanes() {
     MmaLanes lanes;
-    const int64_t warpRows = match.shape.rows / 2, warpCols = match.shape.cols / 2;
+    // Two rows of warps, as many columns as the rest make.
+    const int64_t warpsN = match.shape.invocations / 32 / 2;
+    const int64_t warpRows = match.shape.rows / 2, warpCols = match.shape.cols / warpsN;
     lanes.mTiles = warpRows / 16;
     lanes.nTiles = warpCols / 8;
     Value warp = arith::DivUIOp::create(b, loc, thread, index(32));
@@ -1032,9 +1045,9 @@ private:
     lanes.g = arith::DivUIOp::create(b, loc, lanes.lane, index(4));
     lanes.t = arith::RemUIOp::create(b, loc, lanes.lane, index(4));
     lanes.warpRow = arith::MulIOp::create(
-        b, loc, arith::DivUIOp::create(b, loc, warp, index(2)), index(warpRows));
+        b, loc, arith::DivUIOp::create(b, loc, warp, index(warpsN)), index(warpRows));
     lanes.warpCol = arith::MulIOp::create(
-        b, loc, arith::RemUIOp::create(b, loc, warp, index(2)), index(warpCols));
+        b, loc, arith::RemUIOp::create(b, loc, warp, index(warpsN)), index(warpCols));
     lanes.l16 = arith::RemUIOp::create(b, loc, lanes.lane, index(16));
     lanes.half = arith::DivUIOp::create(b, loc, lanes.lane, index(16));
     lanes.l8 = arith::RemUIOp::create(b, loc, lanes.lane, index(8));
@@ -1053,7 +1066,7 @@ private:
   SmallVector<Piece> pieces(int64_t count, int64_t minorCount) {
     SmallVector<Piece> result;
     for (int64_t c = 0; c < count; ++c) {
-      Value linear = add(b, thread, c * kMmaInvocations);
+      Value linear = add(b, thread, c * match.shape.invocations);
       result.push_back({arith::DivUIOp::create(b, loc, linear, index(minorCount)),
                         arith::RemUIOp::create(b, loc, linear, index(minorCount))});
     }
@@ -1176,8 +1189,8 @@ private:
   SmallVector<Element> mmaBody() {
     const TileShape &shape = match.shape;
     MmaLanes lanes = mmaLanes();
-    const int64_t chunksA = shape.rows * (kMmaK / 8) / kMmaInvocations;
-    const int64_t unitsB = (kMmaK / 2) * (shape.cols / 8) / kMmaInvocations;
+    const int64_t chunksA = shape.rows * (kMmaK / 8) / shape.invocations;
+    const int64_t unitsB = (kMmaK / 2) * (shape.cols / 8) / shape.invocations;
     Type element = cast<MemRefType>(match.a.getType()).getElementType();
     Type i32 = b.getI32Type();
     auto vectorOf = [&](int64_t n, Type t) { return VectorType::get({n}, t); };
@@ -1304,8 +1317,8 @@ private:
     const int64_t stageWordsA = shape.rows * kMmaK / 2;
     const int64_t rowWordsB = shape.cols / 2, stageWordsB = kMmaK * rowWordsB;
     const int64_t steps = match.kSteps / kMmaK;
-    SmallVector<Piece> piecesA = pieces(shape.rows * chunksA / kMmaInvocations, chunksA);
-    SmallVector<Piece> piecesB = pieces(kMmaK * chunksB / kMmaInvocations, chunksB);
+    SmallVector<Piece> piecesA = pieces(shape.rows * chunksA / shape.invocations, chunksA);
+    SmallVector<Piece> piecesB = pieces(kMmaK * chunksB / shape.invocations, chunksB);
     auto xorWords = [&](OpBuilder &at, Value chunk, Value with) {
       return arith::MulIOp::create(at, loc, arith::XOrIOp::create(at, loc, chunk, with),
                                    index(4))
@@ -1507,7 +1520,8 @@ struct GPUMatrixTilesPass
           << kind << "' is not one of mfma, wmma32, scalar, shared and mma";
       return signalPassFailure();
     }
-    std::optional<MatmulKernel> match = matchKernel(kernel, kind, fmaTilesFrom);
+    std::optional<MatmulKernel> match =
+        matchKernel(kernel, kind, fmaTilesFrom, mmaWideTiles);
     if (!match)
       return;
     if (mmaStages < 1) {

@@ -158,6 +158,9 @@ def GPUMatrixTilesPass : Pass<"strata-gpu-matrix-tiles", "::mlir::func::FuncOp">
            "Workgroup-memory buffers of the tensor-core tiles (`mma`), filled "
            "by cp.async ahead of the steps that read them (1: one buffer, "
            "the next step loaded through registers)">,
+    Option<"mmaWideTiles", "mma-wide-tiles", "bool", /*default=*/"false",
+           "Tensor-core tiles of 128x256 (eight warps of 64x64) where N is a "
+           "multiple of 256 and such tiles still fill a large GPU">,
     Option<"mmaWorkgroupMemory", "mma-workgroup-memory", "int64_t",
            /*default=*/"49152",
            "Bytes of workgroup memory the tensor-core buffers may take: "

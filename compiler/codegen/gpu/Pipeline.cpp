@@ -79,6 +79,7 @@ void buildGPUCodegenPipeline(OpPassManager &pm,
     tiles.maxWorkgroupCount = options.maxWorkgroupCount;
     tiles.fmaTilesFrom = options.fmaTilesFrom;
     tiles.mmaStages = options.mmaStages;
+    tiles.mmaWideTiles = options.mmaWideTiles;
     if (options.mmaWorkgroupMemory > 0)
       tiles.mmaWorkgroupMemory = options.mmaWorkgroupMemory;
     pm.addNestedPass<func::FuncOp>(createGPUMatrixTilesPass(tiles));

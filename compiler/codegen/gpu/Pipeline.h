@@ -73,6 +73,11 @@ struct GPUCodegenPipelineOptions
                      "filled by cp.async ahead of the steps that read them "
                      "(1: one buffer, the next step loaded through registers)"),
       llvm::cl::init(3)};
+  Option<bool> mmaWideTiles{
+      *this, "mma-wide-tiles",
+      llvm::cl::desc("CUDA's tensor-core tiles 128x256 (eight warps) where N "
+                     "is a multiple of 256 and they still fill a large GPU"),
+      llvm::cl::init(false)};
   Option<int64_t> mmaWorkgroupMemory{
       *this, "mma-workgroup-memory",
       llvm::cl::desc("Most bytes of workgroup memory CUDA's tensor-core "
