@@ -31,7 +31,8 @@ With kind mma the tiles reach workgroup memory through registers
 (16 bytes from a binding's address; a copy lands when its invocation's
 nvvm.cp.async.wait.group lets it), B's fragments then loaded transposed
 (ldmatrix .trans: lane l receives column l / 4 of rows 2 (l % 4) and
-2 (l % 4) + 1 of each matrix).
+2 (l % 4) + 1 of each matrix); with mma-wide-tiles the kernels of WIDE take
+128x256 tiles of eight warps.
 
 A convolution (CONV_STRIDES; NHWC, HWCF, M its batch) is checked as the
 matmul it is: C viewed as (N * OH * OW) x F against a plain convolution.

@@ -360,9 +360,10 @@ std::optional<MatmulKernel> matchKernel(func::FuncOp kernel, StringRef kind,
       match.shape.invocations = kMmaInvocations;
       // Wide tiles where asked, N allows them and they still fill a GPU:
       // a third less of A and B read per multiply-add.
+      const int64_t rows = match.shape.rows;
       const bool enough = ShapedType::isDynamic(match.m) ||
-                          (match.m + 127) / 128 * (match.n / kMmaWideCols) >= kEnoughTiles;
-      if (mmaWideTiles && match.shape.rows == 128 && match.n % kMmaWideCols == 0 && enough) {
+                          (match.m + rows - 1) / rows * (match.n / kMmaWideCols) >= kEnoughTiles;
+      if (mmaWideTiles && rows == 128 && match.n % kMmaWideCols == 0 && enough) {
         match.shape.cols = kMmaWideCols;
         match.shape.invocations = 2 * kMmaInvocations;
       }
@@ -1182,7 +1183,7 @@ private:
   /// buffer: per step of 32 along K the workgroup copies A's tile and B's
   /// (transposed, so that both hold pairs along K in one word, as the
   /// instruction's registers do) to workgroup memory in 16-byte loads, and
-  /// each of the four warps accumulates a quarter of the tile in f32 with
+  /// each warp (mmaLanes) accumulates its part of the tile in f32 with
   /// `mma.sync.m16n8k16` (the lane layout is in the file's header). The
   /// next step's elements are loaded into registers while this step
   /// computes. Rows are padded to kMmaRowWords words.
