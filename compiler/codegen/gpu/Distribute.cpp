@@ -243,8 +243,7 @@ struct GPUDistributePass : impl::GPUDistributePassBase<GPUDistributePass> {
         if (!type.hasStaticShape())
           return alloca.emitOpError("is a temporary of dynamic size; workgroup "
                                     "memory holds static ones only");
-        workgroupBytes += type.getNumElements() *
-                          ((type.getElementTypeBitWidth() + 7) / 8);
+        workgroupBytes += strata::gpu::workgroupBytes(type);
         OpBuilder b(op);
         auto shared = memref::AllocOp::create(
             b, loc,

@@ -40,6 +40,14 @@ unsigned PushConstantLayout::dimWord(func::FuncOp kernel, unsigned arg,
   return word;
 }
 
+int64_t workgroupBytes(MemRefType type) {
+  Type element = type.getElementType();
+  auto vector = dyn_cast<VectorType>(element);
+  const int64_t bits = vector ? vector.getNumElements() * vector.getElementTypeBitWidth()
+                              : element.getIntOrFloatBitWidth();
+  return type.getNumElements() * ((bits + 7) / 8);
+}
+
 LogicalResult propagateMemorySpace(Value memref) {
   Attribute space = cast<MemRefType>(memref.getType()).getMemorySpace();
   for (Operation *user : memref.getUsers()) {

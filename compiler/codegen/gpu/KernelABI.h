@@ -36,6 +36,10 @@ struct PushConstantLayout {
 /// for a user that is neither a view, a load nor a store.
 mlir::LogicalResult propagateMemorySpace(mlir::Value memref);
 
+/// The bytes a static workgroup temporary takes: its elements (scalars, or
+/// vectors of them) each rounded up to whole bytes.
+int64_t workgroupBytes(mlir::MemRefType type);
+
 } // namespace strata::gpu
 
 #endif // STRATA_COMPILER_CODEGEN_GPU_KERNELABI_H

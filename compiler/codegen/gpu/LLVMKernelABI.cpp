@@ -228,11 +228,7 @@ struct LLVMKernelABIPass : impl::LLVMKernelABIPassBase<LLVMKernelABIPass> {
         Value offset = arith::ConstantIndexOp::create(b, alloc.getLoc(), dynamicBytes);
         memory = memref::ViewOp::create(b, alloc.getLoc(), sharedType, dynamicMemory,
                                         offset, ValueRange{});
-        Type element = type.getElementType();
-        auto vector = dyn_cast<VectorType>(element);
-        const int64_t bits = vector ? vector.getNumElements() * vector.getElementTypeBitWidth()
-                                    : element.getIntOrFloatBitWidth();
-        dynamicBytes += type.getNumElements() * bits / 8;
+        dynamicBytes += workgroupBytes(type);
       } else {
         memory = function.addWorkgroupAttribution(sharedType, alloc.getLoc());
       }

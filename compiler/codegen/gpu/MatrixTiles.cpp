@@ -856,9 +856,7 @@ private:
     auto workgroup = spirv::StorageClassAttr::get(kernel.getContext(),
                                                   spirv::StorageClass::Workgroup);
     auto type = MemRefType::get({count}, element, MemRefLayoutAttrInterface(), workgroup);
-    auto vector = dyn_cast<VectorType>(element);
-    bytes += count * (vector ? vector.getNumElements() : 1) *
-             getElementTypeOrSelf(element).getIntOrFloatBitWidth() / 8;
+    bytes += workgroupBytes(type);
     lastAllocation = memref::AllocOp::create(top, loc, type);
     return lastAllocation->getResult(0);
   }
@@ -1349,11 +1347,13 @@ private:
       Value k0 = arith::MulIOp::create(at, loc, step, index(kMmaK));
       Value firstA = arith::MulIOp::create(at, loc, stage, index(stageWordsA));
       Value firstB = arith::MulIOp::create(at, loc, stage, index(stageWordsB));
-      auto copy = [&](Value base, Value first, Value word, Value memref,
+      // 16 bytes of `memref` (whose aligned pointer is `global`) at
+      // `indices` into word `first + word` of `base`.
+      auto copy = [&](Value base, Value first, Value word, Value global, Value memref,
                       ValueRange indices) {
         NVVM::CpAsyncOp::create(
             at, loc, sharedPointer(at, base, arith::AddIOp::create(at, loc, first, word)),
-            globalPointer(at, memref == bMatrix ? globalB : globalA, memref, indices),
+            globalPointer(at, global, memref, indices),
             /*size=*/16, NVVM::LoadCacheModifierKind::CG, /*cpSize=*/Value());
       };
       for (auto [p, word] : llvm::zip(piecesA, wordsA)) {
@@ -1362,7 +1362,7 @@ private:
           row = arith::MinUIOp::create(at, loc, row, lastRow);
         Value k = arith::AddIOp::create(
             at, loc, k0, arith::MulIOp::create(at, loc, p.minor, index(8)));
-        copy(baseA, firstA, word, match.a, indicesOfA(at, row, k));
+        copy(baseA, firstA, word, globalA, match.a, indicesOfA(at, row, k));
       }
       for (auto [p, word] : llvm::zip(piecesB, wordsB)) {
         Value k = arith::AddIOp::create(at, loc, k0, p.major);
@@ -1371,7 +1371,7 @@ private:
             arith::AddIOp::create(at, loc, col0,
                                   arith::MulIOp::create(at, loc, p.minor, index(8))),
             8);
-        copy(baseB, firstB, word, bMatrix, ValueRange{k, col});
+        copy(baseB, firstB, word, globalB, bMatrix, ValueRange{k, col});
       }
       NVVM::CpAsyncCommitGroupOp::create(at, loc);
     };
