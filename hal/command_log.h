@@ -1,6 +1,6 @@
 // CommandLog: the indirect command buffer of a device whose driver binds no
 // binding tables itself (Device::CreateIndirectCommandBufferImpl's default;
-// the GPU drivers). It keeps its commands as they were recorded, and each
+// Vulkan). It keeps its commands as they were recorded, and each
 // submission records them into a new command buffer of the device with the
 // table's buffers in place of the slots (Replay), which is what runs. That
 // costs the device's recording per submission but not the program's, and

@@ -16,10 +16,12 @@ StreamCommandBuffer::~StreamCommandBuffer() { DestroyGraphs(); }
 
 void StreamCommandBuffer::DestroyGraphs() {
   const bool current = context_->MakeCurrent().ok();
-  for (SegmentGraph& state : graphs_state_) {
-    if (state.graph && current) context_->DestroyGraph(state.graph);
+  for (SegmentState& state : segment_states_) {
+    for (SegmentGraph& graph : state.graphs) {
+      if (graph.graph && current) context_->DestroyGraph(graph.graph);
+    }
   }
-  graphs_state_.clear();
+  segment_states_.clear();
 }
 
 void StreamCommandBuffer::ResetImpl() {
@@ -27,6 +29,7 @@ void StreamCommandBuffer::ResetImpl() {
   recording_.Reset();
   parameters_.clear();
   parameter_pointers_.clear();
+  slot_parameters_.clear();
   segments_.clear();
   host_buffer_ = nullptr;
   upload_base_ = 0;
@@ -44,22 +47,14 @@ Status StreamCommandBuffer::DispatchImpl(hal::Executable* executable, uint32_t e
                                        std::span<const hal::BufferBinding> bindings) {
   auto* stream_executable = static_cast<StreamExecutable*>(executable);
   const hal::EntryPointInfo& info = executable->entry_points()[entry_point];
-  auto where = [&] { return StrCat("dispatch of '", info.name, "' (executable '", executable->name(), "')"); };
+  std::vector<DevicePtr> addresses(bindings.size(), 0);
   for (size_t i = 0; i < bindings.size(); ++i) {
-    const hal::BufferBinding& binding = bindings[i];
-    STRATA_RETURN_IF_ERROR(CheckBuffer(StrCat(where(), ": binding ", i).c_str(), binding.buffer));
-    // Kernels may load a binding in vectors of the alignment the device
-    // promises; a misaligned address would fault the whole context.
-    const DevicePtr address = DeviceAddress(binding.buffer, binding.offset);
-    if (address % kBindingAlignment) {
-      return InvalidArgumentError(where(), ": binding ", i, " starts at device address 0x", Hex(address),
-                                  " (a subspan at offset ", binding.buffer->byte_offset(), " plus the binding offset ",
-                                  binding.offset, "), not a multiple of the device's binding alignment ",
-                                  kBindingAlignment);
-    }
+    if (bindings[i].indirect()) continue;  // bound per submission
+    STRATA_ASSIGN_OR_RETURN(addresses[i], BindingAddress(*executable, entry_point, i, bindings[i]));
   }
   if (stream_executable->context() != context_.get()) {
-    return InvalidArgumentError(where(), ": the executable was prepared for another device");
+    return InvalidArgumentError("dispatch of '", info.name, "' (executable '", executable->name(),
+                                "'): the executable was prepared for another device");
   }
   RetainResource(stream_executable);
   Command& command = recording_.AddCommand(hal::GpuCommandKind::kDispatch);
@@ -72,17 +67,93 @@ Status StreamCommandBuffer::DispatchImpl(hal::Executable* executable, uint32_t e
   // The ABI's parameters (stream_executable.h): binding pointers, the
   // check-status pointer (its address is known at End), constants, then the
   // binding lengths.
-  for (const hal::BufferBinding& binding : bindings) {
-    RetainResource(binding.buffer);
-    parameters_.push_back(DeviceAddress(binding.buffer, binding.offset));
+  const uint32_t command_index = static_cast<uint32_t>(recording_.commands().size() - 1);
+  const size_t first_slot = slot_parameters_.size();
+  for (size_t i = 0; i < bindings.size(); ++i) {
+    if (bindings[i].indirect()) {
+      slot_parameters_.push_back({.pointer = static_cast<uint32_t>(parameters_.size()),
+                                  .command = command_index,
+                                  .binding = static_cast<uint32_t>(i),
+                                  .recorded = bindings[i]});
+    } else {
+      RetainResource(bindings[i].buffer);
+    }
+    parameters_.push_back(addresses[i]);
   }
   if (!info.check_messages.empty()) {
     command.check_slot = recording_.AddCheckSlot();
     parameters_.push_back(0);
   }
   parameters_.insert(parameters_.end(), constants.begin(), constants.end());
-  for (const hal::BufferBinding& binding : bindings) parameters_.push_back(binding.length);
+  const uint32_t lengths = static_cast<uint32_t>(parameters_.size());
+  for (const hal::BufferBinding& binding : bindings) {
+    // A slot's whole entry: its length is the table's, written per submission.
+    parameters_.push_back(binding.length == hal::Buffer::kWholeBuffer ? 0 : binding.length);
+  }
+  for (size_t i = first_slot; i < slot_parameters_.size(); ++i) {
+    slot_parameters_[i].length = lengths + slot_parameters_[i].binding;
+  }
   recording_.AddOp({Op::Kind::kLaunch});
+  return OkStatus();
+}
+
+StatusOr<DevicePtr> StreamCommandBuffer::BindingAddress(const hal::Executable& executable, uint32_t entry_point,
+                                                        size_t index, const hal::BufferBinding& binding) const {
+  auto where = [&] {
+    return StrCat("dispatch of '", executable.entry_points()[entry_point].name, "' (executable '", executable.name(),
+                  "'): binding ", index);
+  };
+  STRATA_RETURN_IF_ERROR(CheckBuffer(where().c_str(), binding.buffer));
+  // Kernels may load a binding in vectors of the alignment the device
+  // promises; a misaligned address would fault the whole context.
+  const DevicePtr address = DeviceAddress(binding.buffer, binding.offset);
+  if (address % kBindingAlignment) {
+    return InvalidArgumentError(where(), " starts at device address 0x", Hex(address), " (a subspan at offset ",
+                                binding.buffer->byte_offset(), " plus the binding offset ", binding.offset,
+                                "), not a multiple of the device's binding alignment ", kBindingAlignment);
+  }
+  return address;
+}
+
+Status StreamCommandBuffer::BindTable(std::span<const hal::BufferBinding> table) const {
+  // Every address first: a table refused changes nothing.
+  std::vector<DevicePtr> addresses(slot_parameters_.size());
+  for (size_t i = 0; i < slot_parameters_.size(); ++i) {
+    const SlotParameter& slot = slot_parameters_[i];
+    const Command& command = recording_.commands()[slot.command];
+    StatusOr<DevicePtr> address = BindingAddress(*command.executable, command.entry_point, slot.binding,
+                                                 hal::CommandBuffer::ResolveSlot(slot.recorded, table));
+    if (!address.ok()) {
+      Status status = address.status();
+      return status.Annotate("submit: binding table slot ", slot.recorded.slot, ", bound by the ");
+    }
+    addresses[i] = *address;
+  }
+  for (size_t i = 0; i < slot_parameters_.size(); ++i) {
+    const SlotParameter& slot = slot_parameters_[i];
+    parameters_[slot.pointer] = addresses[i];
+    parameters_[slot.length] = hal::CommandBuffer::ResolveSlot(slot.recorded, table).length;
+  }
+  std::vector<uint64_t> key;
+  for (SegmentState& state : segment_states_) {
+    if (state.slots.empty()) continue;
+    key.clear();
+    for (uint32_t i : state.slots) {
+      key.push_back(parameters_[slot_parameters_[i].pointer]);
+      key.push_back(parameters_[slot_parameters_[i].length]);
+    }
+    std::vector<SegmentGraph>& graphs = state.graphs;
+    auto known = std::find_if(graphs.begin(), graphs.end(), [&](const SegmentGraph& graph) { return graph.key == key; });
+    if (known != graphs.end()) {
+      std::rotate(known, known + 1, graphs.end());
+      continue;
+    }
+    if (graphs.size() == kGraphsPerSegment) {
+      if (graphs.front().graph) context_->DestroyGraph(graphs.front().graph);
+      graphs.erase(graphs.begin());
+    }
+    graphs.push_back({.key = key});
+  }
   return OkStatus();
 }
 
@@ -174,12 +245,27 @@ Status StreamCommandBuffer::EndImpl() {
   parameter_pointers_.resize(parameters_.size());
   for (size_t i = 0; i < parameters_.size(); ++i) parameter_pointers_[i] = &parameters_[i];
   segments_ = recording_.Segments();
-  graphs_state_.resize(segments_.size());
+  segment_states_.resize(segments_.size());
+  // Each segment's slot bindings; one graph state for a segment that binds
+  // none, those of the others made per binding by BindTable.
+  for (uint32_t i = 0; i < slot_parameters_.size(); ++i) {
+    const uint32_t command = slot_parameters_[i].command;
+    const auto segment = std::find_if(segments_.begin(), segments_.end(),
+                                      [&](const Segment& segment) { return command < segment.end_command; });
+    segment_states_[segment - segments_.begin()].slots.push_back(i);
+  }
+  for (SegmentState& state : segment_states_) {
+    if (state.slots.empty()) state.graphs.emplace_back();
+  }
   return OkStatus();
 }
 
 size_t StreamCommandBuffer::graph_count() const {
-  return std::count_if(graphs_state_.begin(), graphs_state_.end(), [](const auto& state) { return state.graph; });
+  size_t count = 0;
+  for (const SegmentState& state : segment_states_) {
+    count += std::count_if(state.graphs.begin(), state.graphs.end(), [](const auto& graph) { return graph.graph; });
+  }
+  return count;
 }
 
 Status StreamCommandBuffer::Enqueue(const Segment& segment, bool first) const {
@@ -218,21 +304,22 @@ Status StreamCommandBuffer::Enqueue(const Segment& segment, bool first) const {
 }
 
 StatusOr<bool> StreamCommandBuffer::LaunchGraph(size_t index, bool first) const {
-  SegmentGraph& state = graphs_state_[index];
-  if (!state.graph) {
+  SegmentState& state = segment_states_[index];
+  SegmentGraph& current = state.graphs.back();
+  if (!current.graph) {
     if (!context_->BeginCapture()) {
       state.capturable = false;
       return false;
     }
     Status enqueued = Enqueue(segments_[index], first);
-    state.graph = context_->EndCapture(enqueued.ok());
-    if (!state.graph) {
+    current.graph = context_->EndCapture(enqueued.ok());
+    if (!current.graph) {
       // Not capturable (an operation a graph cannot hold): run it as it is.
       state.capturable = false;
       return false;
     }
   }
-  STRATA_RETURN_IF_ERROR(context_->LaunchGraph(state.graph).Annotate("submit: "));
+  STRATA_RETURN_IF_ERROR(context_->LaunchGraph(current.graph).Annotate("submit: "));
   return true;
 }
 
@@ -255,11 +342,13 @@ Status StreamCommandBuffer::SegmentError(Status status, const Segment& segment) 
   return status.Annotate(what, ": ");
 }
 
-Status StreamCommandBuffer::Execute(Tracer* tracer, std::chrono::steady_clock::time_point deadline) const {
+Status StreamCommandBuffer::Execute(std::span<const hal::BufferBinding> binding_table, Tracer* tracer,
+                                    std::chrono::steady_clock::time_point deadline) const {
   if (Status failure = context_->failure(); !failure.ok()) {
     return failure.Annotate("an earlier submission left the device unusable: ");
   }
   STRATA_RETURN_IF_ERROR(context_->MakeCurrent());
+  if (!slot_parameters_.empty()) STRATA_RETURN_IF_ERROR(BindTable(binding_table));
   bool sticky = false;
   const bool timed = deadline != std::chrono::steady_clock::time_point::max();
   auto late_ms = [&] {
@@ -272,9 +361,10 @@ Status StreamCommandBuffer::Execute(Tracer* tracer, std::chrono::steady_clock::t
                                    s + 1, " of ", segments_.size(), " of a command buffer");
     }
     const uint64_t submitted = tracer ? Tracer::Now() : 0;
-    SegmentGraph& state = graphs_state_[s];
+    SegmentState& state = segment_states_[s];
+    SegmentGraph& current = state.graphs.back();
     bool launched = false;
-    if (graphs_ && state.executions > 0 && state.capturable) {
+    if (graphs_ && current.executions > 0 && state.capturable) {
       STRATA_ASSIGN_OR_RETURN(launched, LaunchGraph(s, s == 0));
     }
     if (!launched) {
@@ -286,7 +376,7 @@ Status StreamCommandBuffer::Execute(Tracer* tracer, std::chrono::steady_clock::t
         return enqueued;
       }
     }
-    ++state.executions;
+    ++current.executions;
     if (Status synchronized = context_->Synchronize(&sticky); !synchronized.ok()) {
       Status status = SegmentError(std::move(synchronized), segment);
       if (sticky) context_->Fail(status);

@@ -36,6 +36,19 @@
 // running operation by operation. The option graphs=0 of the device turns
 // this off.
 //
+// Indirect command buffers (hal/command_buffer.h): a dispatch binding that
+// names a slot records a placeholder for its pointer (and, for a whole
+// entry, its length) parameter; each submission resolves them against its
+// table, checks each address against the binding alignment, and writes the
+// parameters. A segment keeps a graph per binding of its slots (the last
+// kGraphsPerSegment bound): one it has run with these addresses before runs
+// as their graph, captured at that second execution, while new addresses
+// run operation by operation. A program that submits its recording with the
+// same buffers on every call (the device allocator hands blocks of the same
+// size back) so runs it as graphs from its second call on; tables that
+// change at every call cost what a command buffer recorded per call would,
+// less the recording.
+//
 // Ownership and thread safety: see hal/command_buffer.h. Execute runs on the
 // device's queue thread only, one submission at a time; the graphs it makes
 // are the only state it changes.
@@ -63,14 +76,17 @@ class StreamCommandBuffer final : public hal::CommandBuffer {
 
   const StreamContext* context() const { return context_.get(); }
 
-  // Runs the segments in order on the context's stream, each followed by a
+  // Runs the segments in order on the context's stream, with the slots of
+  // `binding_table` bound (indirect command buffers; the table fits, as
+  // Device::QueueExecute checked), each followed by a
   // stream synchronization and a look at its check words; stops at the first
   // failed check (with the check's message) or error (a kernel fault fails
   // this and every later submission of the device), or once `deadline` has
   // passed (work the device is running then finishes first: a GPU cannot be
   // stopped mid-kernel). Reports every command to `tracer` when it is not
   // null, with its segment's span.
-  Status Execute(Tracer* tracer, std::chrono::steady_clock::time_point deadline) const;
+  Status Execute(std::span<const hal::BufferBinding> binding_table, Tracer* tracer,
+                 std::chrono::steady_clock::time_point deadline) const;
 
   // Segments recorded by End, and how many run as graphs now (for tests).
   size_t segment_count() const { return segments_.size(); }
@@ -114,14 +130,43 @@ class StreamCommandBuffer final : public hal::CommandBuffer {
   };
   using Recording = hal::GpuRecording<Command, Op>;
   using Segment = Recording::Segment;
-  // What Execute learns about a segment: how often it ran, and its graph.
+  // What Execute learns about a segment: whether it can be captured and,
+  // per binding of its slots (the values of their parameters: a key, empty
+  // where it binds none), how often it ran so and its graph.
   struct SegmentGraph {
+    std::vector<uint64_t> key;
     uint32_t executions = 0;
-    bool capturable = true;
     GraphHandle graph = nullptr;
+  };
+  struct SegmentState {
+    bool capturable = true;
+    std::vector<uint32_t> slots;       // its slot bindings, into slot_parameters_
+    std::vector<SegmentGraph> graphs;  // the least recently bound first; the current one last
+  };
+  // The bindings of its slots a segment keeps graphs for (a program's
+  // buffers may come back from the allocator in a different order on
+  // alternate calls).
+  static constexpr size_t kGraphsPerSegment = 4;
+
+  // A dispatch binding that names a slot: the parameters it fills per
+  // submission, and what it was recorded with.
+  struct SlotParameter {
+    uint32_t pointer = 0;         // into parameters_
+    uint32_t length = 0;          // into parameters_
+    uint32_t command = 0, binding = 0;
+    hal::BufferBinding recorded;  // slot, offset, length (kWholeBuffer: the entry's rest)
   };
 
   Status CheckBuffer(const char* what, const hal::Buffer* buffer) const;
+  // The binding's device address, or an error naming the dispatch and
+  // binding when it breaks the binding alignment.
+  StatusOr<DevicePtr> BindingAddress(const hal::Executable& executable, uint32_t entry_point, size_t index,
+                                     const hal::BufferBinding& binding) const;
+  // Writes the parameters of `table`'s slots and makes each segment's
+  // graph of those parameters its current one (a new one, never executed,
+  // when it has none for them; the least recently bound dropped past
+  // kGraphsPerSegment).
+  Status BindTable(std::span<const hal::BufferBinding> table) const;
   // Enqueues the segment's operations on the stream.
   Status Enqueue(const Segment& segment, bool first) const;
   // Runs the segment as a graph, capturing it first; false (with nothing
@@ -139,13 +184,15 @@ class StreamCommandBuffer final : public hal::CommandBuffer {
   // Every dispatch's kernel parameters, each in a 64-bit slot (a 32-bit
   // constant in its low bytes), and a pointer to each slot for the
   // launch, made at End once the slots no longer move.
-  std::vector<uint64_t> parameters_;
+  // (Those of slot bindings are written per submission, by Execute.)
+  mutable std::vector<uint64_t> parameters_;
   std::vector<void*> parameter_pointers_;
+  std::vector<SlotParameter> slot_parameters_;
 
   Ref<StreamBuffer> host_buffer_;  // check words, then upload data
   uint64_t upload_base_ = 0;     // where the upload data starts in it
   std::vector<Segment> segments_;
-  mutable std::vector<SegmentGraph> graphs_state_;
+  mutable std::vector<SegmentState> segment_states_;
 };
 
 }  // namespace strata::stream

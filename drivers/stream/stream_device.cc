@@ -9,10 +9,11 @@ namespace strata::stream {
 // ---------------------------------------------------------------------------
 // StreamDevice
 
-Status StreamQueue::Execute(hal::CommandBuffer& command_buffer, std::span<const hal::BufferBinding> /*binding_table*/, Tracer* tracer,
-                            std::chrono::steady_clock::time_point deadline) {
-  // QueueExecute admitted only command buffers of this device's context.
-  return static_cast<const StreamCommandBuffer&>(command_buffer).Execute(tracer, deadline);
+Status StreamQueue::Execute(hal::CommandBuffer& command_buffer, std::span<const hal::BufferBinding> binding_table,
+                            Tracer* tracer, std::chrono::steady_clock::time_point deadline) {
+  // QueueExecute admitted only command buffers of this device's context,
+  // and only tables that fit them.
+  return static_cast<const StreamCommandBuffer&>(command_buffer).Execute(binding_table, tracer, deadline);
 }
 
 StreamDevice::StreamDevice(hal::DeviceInfo info, std::shared_ptr<StreamContext> context,
@@ -38,17 +39,33 @@ StatusOr<Ref<hal::Executable>> StreamDevice::PrepareExecutableImpl(const hal::Ex
   return Ref<hal::Executable>(std::move(executable));
 }
 
-Status StreamDevice::QueueExecuteImpl(std::span<const hal::SemaphoreValue> waits,
-                                      std::span<const hal::SemaphoreValue> signals,
-                                      std::span<hal::CommandBuffer* const> command_buffers,
-                                      std::chrono::steady_clock::time_point deadline) {
+StatusOr<Ref<hal::CommandBuffer>> StreamDevice::CreateIndirectCommandBufferImpl() { return CreateCommandBuffer(); }
+
+Status StreamDevice::CheckOwnCommandBuffers(std::span<hal::CommandBuffer* const> command_buffers) const {
   for (size_t i = 0; i < command_buffers.size(); ++i) {
     if (static_cast<const StreamCommandBuffer*>(command_buffers[i])->context() != context_.get()) {
       return InvalidArgumentError("submit: command buffer ", i, " was created by another ", context_->family()->name,
                                   " device than '", info().name, "'");
     }
   }
+  return OkStatus();
+}
+
+Status StreamDevice::QueueExecuteImpl(std::span<const hal::SemaphoreValue> waits,
+                                      std::span<const hal::SemaphoreValue> signals,
+                                      std::span<hal::CommandBuffer* const> command_buffers,
+                                      std::chrono::steady_clock::time_point deadline) {
+  STRATA_RETURN_IF_ERROR(CheckOwnCommandBuffers(command_buffers));
   return queue_->Submit(waits, signals, command_buffers, tracer(), deadline);
+}
+
+Status StreamDevice::QueueExecuteIndirectImpl(std::span<const hal::SemaphoreValue> waits,
+                                              std::span<const hal::SemaphoreValue> signals,
+                                              std::span<hal::CommandBuffer* const> command_buffers,
+                                              std::span<const std::span<const hal::BufferBinding>> binding_tables,
+                                              std::chrono::steady_clock::time_point deadline) {
+  STRATA_RETURN_IF_ERROR(CheckOwnCommandBuffers(command_buffers));
+  return queue_->Submit(waits, signals, command_buffers, tracer(), deadline, binding_tables);
 }
 
 StatusOr<StreamDeviceOptions> ReadStreamDeviceOptions(const hal::DeviceSpec& spec) {

@@ -13,6 +13,10 @@
 // buffer operation by operation instead of as graphs from its second
 // submission on (stream_command_buffer.h).
 //
+// Indirect command buffers are stream command buffers that bind each
+// submission's table themselves (stream_command_buffer.h), so that a
+// compiled program's submissions, recorded once, run as graphs too.
+//
 // Errors: a kernel fault fails the submission running then, every later one
 // of the device and, as the APIs allow no recovery short of a new process,
 // every new device of the same GPU, while the other drivers go on.
@@ -53,6 +57,12 @@ class StreamDevice final : public hal::Device {
   const StreamContext& context() const { return *context_; }
 
  protected:
+  StatusOr<Ref<hal::CommandBuffer>> CreateIndirectCommandBufferImpl() override;
+  Status QueueExecuteIndirectImpl(std::span<const hal::SemaphoreValue> waits,
+                                  std::span<const hal::SemaphoreValue> signals,
+                                  std::span<hal::CommandBuffer* const> command_buffers,
+                                  std::span<const std::span<const hal::BufferBinding>> binding_tables,
+                                  std::chrono::steady_clock::time_point deadline) override;
   const hal::DriverFamily* family() const override { return context_->family(); }
   StatusOr<Ref<hal::Executable>> PrepareExecutableImpl(const hal::ExecutableParams& params) override;
   Status QueueExecuteImpl(std::span<const hal::SemaphoreValue> waits, std::span<const hal::SemaphoreValue> signals,
@@ -60,6 +70,9 @@ class StreamDevice final : public hal::Device {
                           std::chrono::steady_clock::time_point deadline) override;
 
  private:
+  // Every command buffer is one of this device's context.
+  Status CheckOwnCommandBuffers(std::span<hal::CommandBuffer* const> command_buffers) const;
+
   std::shared_ptr<StreamContext> context_;
   Ref<StreamAllocator> allocator_;
   std::shared_ptr<StreamQueue> queue_;

@@ -436,6 +436,79 @@ TEST_CASE("cuda: command buffers submitted again run as graphs") {
   }
 }
 
+TEST_CASE("cuda: indirect command buffers run as graphs while their tables name the same buffers") {
+  for (const char* spec : {"cuda", "cuda?graphs=0"}) {
+    INFO(spec);
+    Ref<hal::Device> device = OpenCudaDevice(spec);
+    if (!device) return;
+    const bool graphs = std::string(spec) == "cuda";
+    Ref<hal::Executable> add = PrepareTestKernel(*device, "add_f32");
+    Ref<Buffer> ones = Allocate(*device, 4096);
+    Ref<Buffer> first = Allocate(*device, 4096), second = Allocate(*device, 8192);
+    Write(*device, ones.get(), 0, std::vector<float>(1024, 1.0f));
+    Write(*device, first.get(), 0, std::vector<float>(1024, 0.0f));
+    Write(*device, second.get(), 0, std::vector<float>(2048, 0.0f));
+    // slot 0 += 1 (its whole entry: the length parameter comes from the
+    // table), a barrier, slot 0 += 1 again (add_f32 has checks: two
+    // segments, both binding the slot).
+    StatusOr<Ref<CommandBuffer>> made = device->CreateIndirectCommandBuffer();
+    REQUIRE(made.ok());
+    Ref<CommandBuffer> command_buffer = std::move(made).value();
+    REQUIRE(command_buffer->Begin().ok());
+    const uint32_t group[] = {256};
+    const BufferBinding bindings[] = {BufferBinding::Slot(0), {ones.get(), 0, 4096}, BufferBinding::Slot(0)};
+    REQUIRE(command_buffer->Dispatch(add.get(), 0, {4, 1, 1}, group, bindings).ok());
+    REQUIRE(command_buffer->Barrier().ok());
+    REQUIRE(command_buffer->Dispatch(add.get(), 0, {4, 1, 1}, group, bindings).ok());
+    REQUIRE(command_buffer->End().ok());
+    auto* stream_commands = static_cast<stream::StreamCommandBuffer*>(command_buffer.get());
+    REQUIRE(stream_commands->segment_count() == 2);
+    CommandBuffer* raw = command_buffer.get();
+    auto submit = [&](Buffer* target, uint64_t offset) {
+      const BufferBinding table[] = {{target, offset, 4096}};
+      const std::span<const BufferBinding> tables[] = {table};
+      StatusOr<Ref<hal::Semaphore>> created = device->CreateSemaphore(0);
+      REQUIRE(created.ok());
+      Ref<hal::Semaphore> done = std::move(created).value();
+      hal::SemaphoreValue signal{done.get(), 1};
+      REQUIRE(device->QueueExecute({}, {&signal, 1}, {&raw, 1}, tables).ok());
+      REQUIRE(done->Wait(1, std::chrono::seconds(10)).ok());
+    };
+    // (buffer, offset, the value its last element reaches, graphs after)
+    struct Step {
+      Buffer* target;
+      uint64_t offset;
+      float value;
+      size_t graph_count;
+    };
+    // A segment keeps the graphs of the bindings it has run, so the first
+    // buffer's run again at once when it comes back.
+    const Step steps[] = {{first.get(), 0, 2, 0},     {first.get(), 0, 4, 2},     {first.get(), 0, 6, 2},
+                          {second.get(), 4096, 2, 2}, {second.get(), 4096, 4, 4}, {first.get(), 0, 8, 4},
+                          {first.get(), 0, 10, 4}};
+    for (size_t i = 0; i < std::size(steps); ++i) {
+      INFO("submission ", i);
+      submit(steps[i].target, steps[i].offset);
+      CHECK(Read<float>(*device, steps[i].target, steps[i].offset + 4092, 1)[0] == steps[i].value);
+      CHECK(stream_commands->graph_count() == (graphs ? steps[i].graph_count : 0u));
+    }
+    CHECK(Read<float>(*device, second.get(), 0, 1)[0] == 0.0f);
+    // Five more bindings, each twice: a segment keeps the graphs of the last
+    // four, so the first buffer's are gone and it runs without one.
+    Ref<Buffer> more = Allocate(*device, 5 * 4096);
+    Write(*device, more.get(), 0, std::vector<float>(5 * 1024, 0.0f));
+    for (uint64_t offset = 0; offset < 5 * 4096; offset += 4096) {
+      submit(more.get(), offset);
+      submit(more.get(), offset);
+      CHECK(Read<float>(*device, more.get(), offset + 4092, 1)[0] == 4.0f);
+    }
+    CHECK(stream_commands->graph_count() == (graphs ? 8u : 0u));
+    submit(first.get(), 0);
+    CHECK(Read<float>(*device, first.get(), 4092, 1)[0] == 12.0f);
+    CHECK(stream_commands->graph_count() == (graphs ? 6u : 0u));
+  }
+}
+
 TEST_CASE("cuda: imports that share pages") {
   Ref<hal::Device> device = OpenCudaDevice();
   if (!device) return;
