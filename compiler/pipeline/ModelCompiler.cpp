@@ -376,7 +376,7 @@ compileModel(ModuleOp module, const ModelCompileOptions &options) {
             ArrayRef<uint8_t> bytes = image.bytes;
             if (!image.cubin)
               bytes = bytes.drop_back(); // the NUL the driver needs
-            if (failed(dumpImage("sm_" + std::to_string(image.arch) +
+            if (failed(dumpImage(image.arch.name() +
                                      (image.cubin ? ".cubin" : ".ptx"),
                                  bytes)))
               return failure();

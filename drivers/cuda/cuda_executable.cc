@@ -27,7 +27,8 @@ std::string JoinSizes(const std::vector<size_t>& sizes) {
 }  // namespace
 
 std::string DescribeImage(const CudaImage& image) {
-  return StrCat(image.kind == ImageKind::kPtx ? "PTX" : "cubin", " for ", ArchName(image.arch));
+  return StrCat(image.kind == ImageKind::kPtx ? "PTX" : "cubin", " for ", ArchName(image.arch),
+                image.arch_specific ? "a" : "");
 }
 
 StatusOr<CudaExecutableInfo> ParseCudaExecutable(const hal::ExecutableParams& params,
@@ -58,6 +59,7 @@ StatusOr<CudaExecutableInfo> ParseCudaExecutable(const hal::ExecutableParams& pa
     CudaImage parsed;
     parsed.kind = image->kind() == schema::cuda::ImageKind::Ptx ? ImageKind::kPtx : ImageKind::kCubin;
     parsed.arch = image->arch();
+    parsed.arch_specific = image->arch_specific();
     if (parsed.arch < 10) {
       return InvalidArgumentError(prefix, "image ", i, " has arch ", parsed.arch,
                                   "; expected a compute capability times 10, such as 80 for sm_80");
@@ -99,10 +101,17 @@ StatusOr<CudaExecutableInfo> ParseCudaExecutable(const hal::ExecutableParams& pa
 }
 
 StatusOr<size_t> SelectCudaImage(std::span<const CudaImage> images, uint32_t arch) {
+  // An arch-specific image of the device's own capability first (a cubin
+  // before PTX), then the others as their compatibility allows.
+  for (ImageKind kind : {ImageKind::kCubin, ImageKind::kPtx}) {
+    for (size_t i = 0; i < images.size(); ++i) {
+      if (images[i].arch_specific && images[i].arch == arch && images[i].kind == kind) return i;
+    }
+  }
   size_t cubin = images.size(), ptx = images.size();
   for (size_t i = 0; i < images.size(); ++i) {
     const CudaImage& image = images[i];
-    if (image.arch > arch) continue;
+    if (image.arch > arch || image.arch_specific) continue;
     if (image.kind == ImageKind::kCubin) {
       if (image.arch / 10 == arch / 10 && (cubin == images.size() || image.arch > images[cubin].arch)) cubin = i;
     } else if (ptx == images.size() || image.arch > images[ptx].arch) {
@@ -116,7 +125,8 @@ StatusOr<size_t> SelectCudaImage(std::span<const CudaImage> images, uint32_t arc
   return IncompatibleError("no image runs on ", ArchName(arch), " (compute capability ", arch / 10, ".", arch % 10,
                            "): the executable has ", have,
                            "; a cubin runs on its major version at an equal or higher minor one, PTX on any equal or "
-                           "higher capability; recompile the module for ", ArchName(arch));
+                           "higher capability, an arch-specific image (sm_90a) on its own capability alone; "
+                           "recompile the module for ", ArchName(arch));
 }
 
 StatusOr<Ref<stream::StreamExecutable>> LoadCudaExecutable(std::shared_ptr<CudaContext> context,

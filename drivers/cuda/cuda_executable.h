@@ -43,9 +43,10 @@ struct CudaImage {
   ImageKind kind = ImageKind::kPtx;
   uint32_t arch = 0;  // compute capability, major * 10 + minor
   std::span<const uint8_t> bytes;
+  bool arch_specific = false;  // sm_90a: runs on devices of exactly `arch`
 };
 
-// "PTX for sm_80", "cubin for sm_90".
+// "PTX for sm_80", "cubin for sm_90", "cubin for sm_90a".
 std::string DescribeImage(const CudaImage& image);
 
 struct CudaExecutableInfo {

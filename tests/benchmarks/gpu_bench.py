@@ -4,7 +4,8 @@ GPU, in the same run: GEMM 4096^3 in f32, bf16 and f16 (cuBLAS through torch.mat
 and f16 on cuda only: SPIR-V has no bf16 here; each compiled with the tensor-core tiles' three
 workgroup buffers filled by cp.async, the default, with four, with two, with one filled
 through registers (--gpu-codegen-options=mma-stages=N), and in wide tiles of 128x256
-(mma-wide-tiles) with three and four buffers), the sample models (PyTorch eager with the same
+(mma-wide-tiles) with three and four buffers, and for sm_90a alone on wgmma with three, four
+and two buffers, run on a GPU of compute capability 9.0), the sample models (PyTorch eager with the same
 weights, as tests/benchmarks/model_bench.py builds them), and ResNet-18's convolutions at batch
 1 and 8 (cuDNN through torch.nn.functional.conv2d, channels-last), each compiled twice: as
 compile-module does by default (f32 convolutions in workgroup-memory tiles from 128 tiles on,
@@ -100,14 +101,25 @@ def module(args, name, driver="cuda"):
 # The 16-bit GEMMs (on the tensor cores), on cuda only, each compiled six times: by default
 # (128x128 tiles, workgroup memory filled by cp.async into three buffers), with four buffers
 # (in dynamic shared memory), with two, with one filled through registers (mma-stages=1), and
-# in 128x256 tiles of eight warps (mma-wide-tiles) with three and four buffers: the figures
-# that say which to keep.
+# in 128x256 tiles of eight warps (mma-wide-tiles) with three and four buffers; and for
+# sm_90a alone, on wgmma with three, four and two buffers (run only on a GPU of compute
+# capability 9.0): the figures that say which to keep.
 HALVES = ("bf16", "f16")
 MMA_VARIANTS = {"": [], "_stages4": ["--gpu-codegen-options=mma-stages=4"],
                 "_stages2": ["--gpu-codegen-options=mma-stages=2"],
                 "_stages1": ["--gpu-codegen-options=mma-stages=1"],
                 "_wide": ["--gpu-codegen-options=mma-wide-tiles=1"],
-                "_wide4": ["--gpu-codegen-options=mma-wide-tiles=1 mma-stages=4"]}
+                "_wide4": ["--gpu-codegen-options=mma-wide-tiles=1 mma-stages=4"],
+                "_wgmma": ["--cuda-arch=sm_90a"],
+                "_wgmma4": ["--cuda-arch=sm_90a", "--gpu-codegen-options=mma-stages=4"],
+                "_wgmma2": ["--cuda-arch=sm_90a", "--gpu-codegen-options=mma-stages=2"]}
+
+
+def mma_variants():
+    """The variants this GPU runs: the sm_90a ones on compute capability 9.0 alone."""
+    import torch
+    sm90 = torch.cuda.get_device_capability() == (9, 0)
+    return [v for v in MMA_VARIANTS if sm90 or not v.startswith("_wgmma")]
 
 
 def has_halves(driver):
@@ -237,7 +249,7 @@ def check_gemms(args, driver):
             bits = (values.astype(np.float32).view(np.uint32) >> 16).astype(np.uint16) if t == "bf16" \
                 else values.astype(np.float16).view(np.uint16)
             bits.tofile(path)
-        for suffix in MMA_VARIANTS:
+        for suffix in mma_variants():
             run([os.path.join(args.bin, "run-module"),
                  "--module=" + module(args, "gemm_" + t + suffix, driver), "--device=" + driver]
                 + ["--input=%dx%dx%s=@%s" % (N, N, t, path) for path in raw]
@@ -296,7 +308,7 @@ def main():
         for driver in args.drivers:
             if t in HALVES and not has_halves(driver):
                 continue
-            for suffix in (MMA_VARIANTS if t in HALVES else [""]):
+            for suffix in (mma_variants() if t in HALVES else [""]):
                 ours = strata_ms(args, module(args, "gemm_" + t + suffix, driver), "gemm",
                                  ["%dx%dx%s=0.5" % (N, N, t)] * 2, driver)
                 theirs = torch_ms(lambda: a @ b)

@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """Simulates the kernels strata-gpu-matrix-tiles writes, lane by lane.
 
-No AMD GPU is needed (nor available): this runs `strata-opt INPUT
+No AMD or NVIDIA GPU is needed (nor available): this runs `strata-opt INPUT
 --strata-gpu-matrix-tiles=kind=K --mlir-print-op-generic` for K in mfma,
-wmma32, scalar, shared (Vulkan's and CUDA's f32 tiles on the FMAs) and mma
-and interprets each rewritten func.func for every
+wmma32, scalar, shared (Vulkan's and CUDA's f32 tiles on the FMAs), mma and
+wgmma, and interprets each rewritten func.func for every
 workgroup of a small grid (fewer workgroups than tiles, so the grid-stride loop
 takes several tiles), its work items (the kernel's workgroup size) in lock step,
 with scf.if masking lanes and workgroup memory shared by them. amdgpu.mfma
@@ -21,6 +21,19 @@ with those of the PTX ISA guide (MatrixTiles.cpp's header):
     C[g][2t], C[g][2t+1], C[g+8][2t], C[g+8][2t+1]
   ldmatrix x4: lanes 8q..8q+7 address the rows of matrix q; lane l receives
     word l%4 of row l/4 of each matrix
+
+nvvm.wgmma.mma_async (kind wgmma, sm_90a: m64nNk16, f16 or bf16, a warpgroup of
+128 invocations) reads A (K-major) and B (N-major) from workgroup memory
+through matrix descriptors (start, leading and stride byte offsets, no
+swizzle), as the PTX ISA lays the unswizzled core matrices out (8 rows of 16
+bytes each): A[m][k] at start + (m / 8) SBO + (k / 8) LBO + (m % 8) 16 +
+(k % 8) 2, B[k][n] at start + (n / 8) SBO + (k / 8) LBO + (k % 8) 16 + (n % 8)
+2; invocation 32w + l holds D[16w + g][8j + 2t ..] and D[16w + g + 8][8j + 2t
+..] in d[4j..4j + 3]. Its results are readable after a wgmma.wait_group lets
+it finish; what it reads must have been fenced for the async proxy
+(nvvm.fence.proxy async.shared) by its writer and published by a barrier,
+and nothing may overwrite it before the wait; a wgmma.fence must precede the
+instructions after each wait.
 
 A static M of 16 or fewer (32 with CUDA's mma) takes the few-rows body (K split
 over the warps, lane-dependent loop bounds run masked, partial sums in
@@ -53,7 +66,7 @@ Not checked: that the documented layouts are what the silicon does (only
 hardware can say), rounding (inputs are small integers, so every f16/f32 value
 is exact and extf/truncf are identities), timing, races between workgroups.
 `--wrong-layout` swaps the C row formulas (MFMA 4*v+l/16, WMMA 8*(l/16)+v,
-mma.sync rows g+8 and g): it exits 1 only when the mfma, wmma32 and mma bodies,
+mma.sync and wgmma rows g+8 and g): it exits 1 only when the mfma, wmma32, mma and wgmma bodies,
 and they alone, then fail (CTest runs it with WILL_FAIL), and 0 when a run
 breaks or misses the error. Kind mma tiles the f16 kernels (the f32 ones here
 have an N too narrow for its tiles and stay untouched).
@@ -68,7 +81,9 @@ import subprocess
 import sys
 
 TILE, U64 = 32, 1 << 64
-SHARED_BASE = 1 << 40  # the address of workgroup buffer i is i * SHARED_BASE
+# Workgroup buffers lie one after another (128-byte aligned) from SHARED_BASE,
+# whose low 18 bits (what a wgmma descriptor keeps) are zero.
+SHARED_BASE = 1 << 40
 GLOBAL_BASE = 1 << 50  # the address of binding i is (i + 1) * GLOBAL_BASE
 
 
@@ -187,10 +202,25 @@ def mma_sync(a, b, c, wrong):
     return out
 
 
+class Accumulators(tuple):
+    """One invocation's accumulators as a wgmma leaves them: readable once
+    a wgmma.wait_group has let the wgmma finish (`done`)."""
+    done = False
+
+
+def wgmma_descriptor(desc):
+    """The start byte (of the 256 KiB window), leading and stride byte offsets
+    of a wgmma matrix descriptor; only unswizzled ones, base offset 0."""
+    check(desc >> 62 == 0 and (desc >> 49) & 7 == 0,
+          f"wgmma descriptor {desc:#x}: swizzling or a base offset (not simulated)")
+    field = lambda shift: ((desc >> shift) & 0x3FFF) << 4
+    return field(0), field(16), field(32)
+
+
 def few_rows(kind):
     """kFewRows (kFewRowsCuda for mma): a static M up to this takes the
     few-rows body."""
-    return 32 if kind == "mma" else 16
+    return 32 if kind in ("mma", "wgmma") else 16
 
 
 def tile_shape(kind, m, n, wide=False):
@@ -199,7 +229,7 @@ def tile_shape(kind, m, n, wide=False):
     columns where N allows them and they still make 128 tiles)."""
     if m is not None and m <= few_rows(kind):
         return m, 32
-    if kind not in ("mma", "shared"):
+    if kind not in ("mma", "wgmma", "shared"):
         return TILE, TILE
     rows, cols = 128, 128 if n % 128 == 0 else 64
     tiles = lambda: float("inf") if m is None else -(-m // rows) * (n // cols)
@@ -220,8 +250,9 @@ BINARY = {
     "arith.remui": lambda p, q: p % q, "arith.ceildivui": lambda p, q: -(-p // q),
     "arith.minui": min, "arith.maxui": max, "arith.addf": lambda p, q: p + q,
     "arith.subf": lambda p, q: p - q, "arith.mulf": lambda p, q: p * q,
-    "arith.maximumf": max, "arith.minimumf": min, "arith.andi": lambda p, q: p and q,
-    "arith.xori": lambda p, q: p ^ q,
+    "arith.maximumf": max, "arith.minimumf": min, "arith.andi": lambda p, q: p & q,
+    "arith.xori": lambda p, q: p ^ q, "arith.ori": lambda p, q: p | q,
+    "arith.shrui": lambda p, q: p >> q, "arith.shli": lambda p, q: (p << q) % U64,
 }
 # arith.cmpi: eq ne slt sle sgt sge ult ule ugt uge (indices are never negative)
 CMPI = [lambda p, q: p == q, lambda p, q: p != q] + [
@@ -244,6 +275,9 @@ class Buf:
             self.w_epoch, self.w_lane = [-1] * n, [None] * n
             self.r_epoch, self.r_lanes = [-1] * n, [set() for _ in range(n)]
             self.pending = [None] * n
+            # Per word: the writer's count of fence.proxy.async at the
+            # write, and whether an unfinished wgmma reads it.
+            self.w_fence, self.wgmma_reading = [0] * n, [False] * n
 
     def index(self, idx):
         lin = 0
@@ -285,14 +319,23 @@ class Workgroup:
         # committed groups, oldest first; a copy is (buffer, word, 4 words).
         self.open = [[] for _ in range(size)]
         self.groups = [[] for _ in range(size)]
+        self.offsets = []  # each workgroup buffer's byte offset from SHARED_BASE
+        # wgmma: fence.proxy.async per invocation; whether wgmma.fence ran
+        # since the last wait; groups not committed and committed, oldest
+        # first (each: the words its wgmmas read, the results they make).
+        self.proxy_fences = [0] * size
+        self.wgmma_fenced = False
+        self.wgmma_open, self.wgmma_groups = [], []
 
     def address(self, value, what="ldmatrix"):
         """The workgroup buffer and word an address (from
         memref.extract_aligned_pointer_as_index) points at."""
-        index, byte = divmod(value, SHARED_BASE)
-        check(1 <= index <= len(self.shared) and byte % 16 == 0,
-              f"{what}: address {value:#x} is not a 16-byte aligned workgroup address")
-        return self.shared[index - 1], byte // 4
+        byte = value - SHARED_BASE
+        for buf, offset in zip(self.shared, self.offsets):
+            if offset <= byte < offset + 4 * len(buf.data):
+                check(byte % 16 == 0, f"{what}: address {value:#x} is not 16-byte aligned")
+                return buf, (byte - offset) // 4
+        raise SimError(f"{what}: address {value:#x} is not in workgroup memory")
 
     def read(self, buf, i, lane, what):
         check(buf.pending[i] is None,
@@ -309,6 +352,9 @@ class Workgroup:
         check(landing or buf.pending[i] is None,
               f"{what}: invocation {lane} writes a word a cp.async (by invocation "
               f"{buf.pending[i]}) has in flight")
+        check(not buf.wgmma_reading[i], f"{what}: invocation {lane} writes a word an "
+              "unfinished wgmma reads")
+        buf.w_fence[i] = self.proxy_fences[lane]
         others = buf.r_lanes[i] - {lane} if buf.r_epoch[i] == self.epoch else set()
         check(not others, f"{what}: invocation {lane} writes a word invocation "
               f"{min(others) if others else None} read with no barrier between")
@@ -333,6 +379,8 @@ class Workgroup:
     def finish(self):
         check(not any(self.open) and not any(self.groups),
               "cp.async copies still in flight at the end of the kernel")
+        check(not self.wgmma_open and not self.wgmma_groups,
+              "wgmma operations unfinished at the end of the kernel")
 
     def buf_at(self, op, name, types, idx, mask):
         """The buffer of a load/store and its linear index per active lane."""
@@ -346,6 +394,66 @@ class Workgroup:
                   f"{op.name} out of bounds: {ix} in {buf.shape}")
             lins.append(buf.index(ix) if on else None)
         return buf, lins
+
+    def wgmma(self, op, ins, mask):
+        """nvvm.wgmma.mma_async m64nNk16 for each warpgroup of 128 invocations:
+        A (K-major) and B (N-major: layoutB row, the instruction's imm-trans-b)
+        read from workgroup memory through their descriptors, unswizzled (core
+        matrices of 8 rows of 16 bytes; element (m, k) of A at start + (m / 8)
+        SBO + (k / 8) LBO + (m % 8) 16 + (k % 8) 2, element (k, n) of B at start
+        + (n / 8) SBO + (k / 8) LBO + (k % 8) 16 + (n % 8) 2); invocation 32w + l
+        holds D[16w + g (+ 8)][8j + 2t (+ 1)] in d[4j..4j + 3]."""
+        check(all(mask), "wgmma under a mask")
+        check(self.wgmma_fenced, "a wgmma with no wgmma.fence since the last wait")
+        dims = re.search(r"shape = #nvvm.shape<m = (\d+), n = (\d+), k = (\d+)>", op.text)
+        m, n, k = (int(x) for x in dims.groups())
+        check((m, k) == (64, 16) and all(s in op.text for s in (
+            "layoutA = #nvvm.mma_layout<row>", "layoutB = #nvvm.mma_layout<row>",
+            "scaleA = #nvvm.wgmma_scale_in<one>", "scaleB = #nvvm.wgmma_scale_in<one>",
+            "scaleD = #nvvm.wgmma_scale_out<one>", "typeD = #nvvm.wgmma_type<f32>")),
+            f"wgmma: {op.text}")
+        acc, desc_a, desc_b = ins
+        reads, results = set(), []
+
+        def element(start, offset):
+            buf, word = self.address(SHARED_BASE + start, "wgmma")
+            word += offset // 4
+            check(word < len(buf.data), "wgmma reads past a workgroup buffer")
+            check(buf.pending[word] is None, "wgmma reads a word whose cp.async has not landed")
+            check(buf.w_epoch[word] != self.epoch, "wgmma reads a word written since the last barrier")
+            writer = buf.w_lane[word]
+            check(writer is not None and self.proxy_fences[writer] > buf.w_fence[word],
+                  "wgmma reads a word its writer did not fence.proxy.async after writing")
+            reads.add((buf, word))
+            return buf.data[word][offset % 4 // 2]
+
+        out = []
+        for w in range(0, self.wg, 128):
+            da, db = set(desc_a[w:w + 128]), set(desc_b[w:w + 128])
+            check(len(da) == 1 and len(db) == 1, "wgmma descriptors differ within a warpgroup")
+            (sa, la, ta), (sb, lb, tb) = wgmma_descriptor(da.pop()), wgmma_descriptor(db.pop())
+            A = [[element(sa, (i // 8) * ta + (x // 8) * la + (i % 8) * 16 + (x % 8) * 2)
+                  for x in range(16)] for i in range(64)]
+            B = [[element(sb, (j // 8) * tb + (x // 8) * lb + (x % 8) * 16 + (j % 8) * 2)
+                  for j in range(n)] for x in range(16)]
+            D = [[sum(A[i][x] * B[x][j] for x in range(16)) for j in range(n)] for i in range(64)]
+            for lane in range(128):
+                c = acc[w + lane]
+                check(len(c) == n // 2 and None not in c, "wgmma accumulators unset")
+                warp, g, t = lane // 32, lane % 32 // 4, lane % 4
+                top, bottom = (g + 8, g) if self.wrong else (g, g + 8)
+                values = []
+                for j in range(n // 8):
+                    for v in range(4):
+                        values.append(c[4 * j + v] + D[16 * warp + (top if v < 2 else bottom)]
+                                      [8 * j + 2 * t + v % 2])
+                result = Accumulators(values)
+                results.append(result)
+                out.append(result)
+        for buf, word in reads:
+            buf.wgmma_reading[word] = True
+        self.wgmma_open.append((reads, results))
+        return out
 
     def block_ops(self, ops, mask, depth):
         for op in ops:
@@ -416,12 +524,14 @@ class Workgroup:
         elif n == "memref.alloc":
             (shape, _), = memref_types(op.text)
             check("Workgroup" in op.text and len(shape) == 1, f"memref.alloc: {op.text}")
+            end = self.offsets[-1] + 4 * len(self.shared[-1].data) if self.shared else 0
+            self.offsets.append(-(-end // 128) * 128)
             self.shared.append(Buf(shape, [None] * shape[0], shared=True))
             put([self.shared[-1]] * WG)
         elif n == "memref.extract_aligned_pointer_as_index":
             buf = ins[0][0]
             check(buf.shared or buf in self.bindings, "a pointer to an unknown buffer")
-            put([SHARED_BASE * (self.shared.index(buf) + 1) if buf.shared else
+            put([SHARED_BASE + self.offsets[self.shared.index(buf)] if buf.shared else
                  GLOBAL_BASE * (self.bindings.index(buf) + 1)] * WG)
         elif n in ("vector.load", "vector.store"):
             store = n == "vector.store"
@@ -449,6 +559,9 @@ class Workgroup:
             put(lanes(lambda x: x))
         elif n == "llvm.extractvalue":
             pos = int(re.search(r"position = array<i64: (\d+)>", op.text).group(1))
+            for v in ins[0]:
+                check(not isinstance(v, Accumulators) or v.done,
+                      "an accumulator read before wgmma.wait_group lets its wgmma finish")
             put(lanes(lambda v: v[pos]))
         elif n == "gpu.barrier":
             check(all(mask), "gpu.barrier under a mask")
@@ -525,6 +638,38 @@ class Workgroup:
                 out += mma_sync([lane(a, l) for l in range(32)], [lane(b, l) for l in range(32)],
                                 [lane(c, l) for l in range(32)], self.wrong)
             put(out)
+        elif n == "llvm.mlir.undef":
+            count = len(re.findall(r"\bf32\b", op.text.split("->")[-1]))
+            put([(None,) * count] * WG)
+        elif n == "llvm.insertvalue":
+            pos = int(re.search(r"position = array<i64: (\d+)>", op.text).group(1))
+            put(lanes(lambda v, x: v[:pos] + (x,) + v[pos + 1:]))
+        elif n == "nvvm.fence.proxy":
+            check("proxy_kind<async.shared>" in op.text and "shared_space<cta>" in op.text,
+                  f"fence.proxy: {op.text}")
+            for lane, on in enumerate(mask):
+                self.proxy_fences[lane] += on
+        elif n == "nvvm.wgmma.fence.aligned":
+            check(all(mask), "wgmma.fence under a mask")
+            self.wgmma_fenced = True
+        elif n == "nvvm.wgmma.mma_async":
+            put(self.wgmma(op, ins, mask))
+        elif n == "nvvm.wgmma.commit.group.sync.aligned":
+            check(all(mask), "wgmma.commit_group under a mask")
+            self.wgmma_groups.append(self.wgmma_open)
+            self.wgmma_open = []
+        elif n == "nvvm.wgmma.wait.group.sync.aligned":
+            check(all(mask), "wgmma.wait_group under a mask")
+            keep = int(re.search(r"group = (\d+) : i64", op.text).group(1))
+            cut = max(len(self.wgmma_groups) - keep, 0)
+            for group in self.wgmma_groups[:cut]:
+                for reads, results in group:
+                    for buf, i in reads:
+                        buf.wgmma_reading[i] = False
+                    for result in results:
+                        result.done = True
+            self.wgmma_groups = self.wgmma_groups[cut:]
+            self.wgmma_fenced = False
         elif n == "vector.from_elements":
             put(lanes(lambda *v: tuple(v)))
         elif n == "vector.extract":
@@ -650,9 +795,9 @@ def simulate(func, name, kind, m, wrong, rng, wide=False):
     grid = max(1, (tiles + 1) // 2)  # fewer workgroups than tiles
     body_kind = (re.findall(r'strata.matrix_tiles = "([\w-]+)"', text) or [None])[0]
     half = types[0][1] == "f16"
-    want = {"mma": "mma" if half else None,
+    want = {"mma": "mma" if half else None, "wgmma": "wgmma" if half else None,
             "wmma32": "wmma32" if half else "scalar"}.get(kind, kind)
-    if stride and kind not in ("mma", "shared"):
+    if stride and kind not in ("mma", "wgmma", "shared"):
         want = None  # convolutions take the workgroup-memory tiles only
     if kind == "shared" and nn < 64:
         want = None  # too narrow for its tiles (sharedTileShape)
@@ -660,7 +805,8 @@ def simulate(func, name, kind, m, wrong, rng, wide=False):
         want = "few-rows"
     names = {op.name for op in walk(body)}
     uses = {k for k, o in (("mfma", "amdgpu.mfma"), ("wmma32", "amdgpu.wmma"),
-                           ("mma", "nvvm.mma.sync")) if o in names}
+                           ("mma", "nvvm.mma.sync"), ("wgmma", "nvvm.wgmma.mma_async"))
+            if o in names}
     if want is None:  # left to the general distribution
         ok = body_kind is None and not uses
         return ok, kind, f"{name} kind={kind} M={m}: " + (
@@ -703,7 +849,10 @@ def run_cases(opts):
     # warps) both ways.
     for kind, stages, wide in (("mfma", 0, 0), ("wmma32", 0, 0), ("scalar", 0, 0),
                                ("shared", 0, 0), ("mma", 1, 0), ("mma", 2, 0), ("mma", 3, 0),
-                               ("mma", 1, 1), ("mma", 3, 1)):
+                               ("mma", 1, 1), ("mma", 3, 1), ("wgmma", 3, 0), ("wgmma", 2, 0)):
+        label = f"{kind}/{stages}" + ("/wide" if wide else "") if stages else kind
+        if opts.only and label not in opts.only.split(","):
+            continue
         # As on sm_90: workgroup memory past 48 KiB is dynamic shared memory.
         options = (f"kind={kind}" + (f" mma-stages={stages}" if stages else "")
                    + (" mma-wide-tiles=1 mma-workgroup-memory=232448" if wide else ""))
@@ -732,6 +881,7 @@ def main():
     p.add_argument("--strata-opt", required=True)
     p.add_argument("--wrong-layout", action="store_true",
                    help="swap the MFMA and WMMA C row formulas: the run must fail")
+    p.add_argument("--only", help="the runs to make, by label (mma/3, wgmma/2, mfma, ...)")
     p.add_argument("input")
     opts = p.parse_args()
     try:
@@ -745,7 +895,7 @@ def main():
         print("all cases OK" if not failed else f"FAILED: {sorted(failed)} bodies")
         return 1 if failed else 0
     # The matrix bodies must see the swapped layout; the scalar body must not.
-    caught = failed == {"mfma", "wmma32", "mma"}
+    caught = failed == {"mfma", "wmma32", "mma", "wgmma"}
     print(f"wrong layout {'caught' if caught else 'NOT caught as expected'}: "
           f"failing bodies {sorted(failed)}")
     return 1 if caught else 0

@@ -110,6 +110,19 @@ TEST_CASE("cuda offline: the image for a device") {
   CheckError(cuda::SelectCudaImage(cubin_only, 100).status(), StatusCode::kIncompatible,
              {"no image runs on sm_100", "cubin for sm_90"});
   CheckError(cuda::SelectCudaImage(cubin_only, 89).status(), StatusCode::kIncompatible, {"sm_89"});
+  // Arch-specific images (sm_90a: wgmma) run on their own capability alone,
+  // before any other image there.
+  auto specific = [&](ImageKind kind, uint32_t arch) { return CudaImage{kind, arch, {&byte, 1}, true}; };
+  const std::vector<CudaImage> with_specific = {image(ImageKind::kPtx, 80), specific(ImageKind::kPtx, 90),
+                                                image(ImageKind::kCubin, 90), specific(ImageKind::kCubin, 90)};
+  CHECK(cuda::SelectCudaImage(with_specific, 90).value() == 3);
+  CHECK(cuda::SelectCudaImage(std::span(with_specific).first(3), 90).value() == 1);
+  CHECK(cuda::SelectCudaImage(with_specific, 89).value() == 0);
+  CHECK(cuda::SelectCudaImage(with_specific, 100).value() == 0);
+  const std::vector<CudaImage> specific_only = {specific(ImageKind::kPtx, 90), specific(ImageKind::kCubin, 90)};
+  CheckError(cuda::SelectCudaImage(specific_only, 100).status(), StatusCode::kIncompatible,
+             {"no image runs on sm_100", "PTX for sm_90a, cubin for sm_90a", "its own capability alone"});
+  CheckError(cuda::SelectCudaImage(specific_only, 86).status(), StatusCode::kIncompatible, {"sm_86"});
 }
 
 TEST_CASE("cuda offline: metadata is checked against the data and the limits") {
@@ -160,6 +173,15 @@ TEST_CASE("cuda offline: metadata is checked against the data and the limits") {
   changed.images[0].kind = 1;
   changed.images[0].arch = 90;
   CheckError(refused(changed), StatusCode::kInvalidArgument, {"image 0 (cubin for sm_90) is not an ELF file"});
+  // An arch-specific image says so.
+  changed = add;
+  changed.images[0].arch = 90;
+  changed.images[0].arch_specific = true;
+  StatusOr<cuda::CudaExecutableInfo> specific = Parse(ptx, CudaMetadata(changed));
+  REQUIRE_MESSAGE(specific.ok(), specific.status().ToString());
+  CHECK(specific->images[0].arch_specific);
+  CHECK(cuda::DescribeImage(specific->images[0]) == "PTX for sm_90a");
+  CHECK(!parsed->images[0].arch_specific);
   changed = add;
   changed.images[0].kind = 7;
   CheckError(refused(changed), StatusCode::kInvalidArgument, {"image 0 has kind 7"});

@@ -86,7 +86,7 @@ std::vector<uint8_t> CudaMetadata(const CudaKernelDescription& description) {
   std::vector<flatbuffers::Offset<schema::cuda::ImageDef>> images;
   for (const CudaKernelDescription::Image& image : description.images) {
     images.push_back(schema::cuda::CreateImageDef(fbb, static_cast<schema::cuda::ImageKind>(image.kind), image.arch,
-                                                  image.offset, image.size));
+                                                  image.offset, image.size, image.arch_specific));
   }
   auto image_vector = fbb.CreateVector(images);
   fbb.Finish(schema::cuda::CreateCudaExecutableDef(fbb, entries, image_vector, description.ptx_version),

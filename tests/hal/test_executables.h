@@ -57,6 +57,7 @@ struct CudaKernelDescription : GpuKernelDescription {
     uint32_t arch = 80;
     uint64_t offset = 0;
     uint64_t size = 0;
+    bool arch_specific = false;
   };
   std::vector<Image> images;
   uint32_t ptx_version = 80;

@@ -121,7 +121,8 @@ std::optional<StatusOr<std::vector<hal::EntryPointInfo>>> ParseGpuMetadata(std::
     *holds = StrCat("PTX ", def->ptx_version() / 10, ".", def->ptx_version() % 10, " images:");
     if (def->images()) {
       for (const fb::ImageDef* image : *def->images()) {
-        *holds += StrCat(" ", image->kind() == fb::ImageKind::Cubin ? "cubin" : "ptx", " sm_", image->arch(), " (",
+        *holds += StrCat(" ", image->kind() == fb::ImageKind::Cubin ? "cubin" : "ptx", " sm_", image->arch(),
+                         image->arch_specific() ? "a" : "", " (",
                          image->size(), " bytes)");
       }
     }

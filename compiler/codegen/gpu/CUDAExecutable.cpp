@@ -57,7 +57,7 @@ std::string findPtxas(const std::string &option) {
 
 /// The cubin ptxas makes of `ptx` for `arch`.
 FailureOr<std::vector<uint8_t>> assemble(Location loc, StringRef ptxas,
-                                         StringRef ptx, unsigned arch) {
+                                         StringRef ptx, const CUDAArch &arch) {
   SmallString<128> input, output, log;
   if (llvm::sys::fs::createTemporaryFile("strata-kernels", "ptx", input) ||
       llvm::sys::fs::createTemporaryFile("strata-kernels", "cubin", output) ||
@@ -75,7 +75,7 @@ FailureOr<std::vector<uint8_t>> assemble(Location loc, StringRef ptxas,
       return emitError(loc, "cannot write ") << input << ": " << error.message();
     file << ptx;
   }
-  std::string archFlag = "-arch=sm_" + std::to_string(arch);
+  std::string archFlag = "-arch=" + arch.name();
   SmallVector<StringRef> args = {ptxas, archFlag, "-O3", input, "-o", output};
   std::optional<StringRef> redirects[] = {std::nullopt, log, log};
   std::string message;
@@ -84,7 +84,7 @@ FailureOr<std::vector<uint8_t>> assemble(Location loc, StringRef ptxas,
   if (code != 0) {
     auto text = llvm::MemoryBuffer::getFile(log);
     return emitError(loc, "ptxas (")
-           << ptxas << ") failed for sm_" << arch << " with exit code "
+           << ptxas << ") failed for " << arch.name() << " with exit code "
            << code << (message.empty() ? "" : ": ") << message << "\n"
            << (text ? (*text)->getBuffer() : StringRef());
   }
@@ -116,7 +116,7 @@ std::vector<uint8_t> serializeMetadata(const CUDAExecutable &executable,
     images.push_back(schema::cuda::CreateImageDef(
         fbb, image.cubin ? schema::cuda::ImageKind::Cubin
                          : schema::cuda::ImageKind::Ptx,
-        image.arch, offset, image.bytes.size()));
+        image.arch.capability, offset, image.bytes.size(), image.arch.specific));
   auto imageVector = fbb.CreateVector(images);
   fbb.Finish(schema::cuda::CreateCudaExecutableDef(fbb, entryVector,
                                                    imageVector, ptxVersion),
@@ -126,12 +126,19 @@ std::vector<uint8_t> serializeMetadata(const CUDAExecutable &executable,
 
 } // namespace
 
-FailureOr<unsigned> parseCUDAArch(StringRef arch) {
-  unsigned capability = 0;
-  if (!arch.consume_front("sm_") || arch.getAsInteger(10, capability) ||
-      capability < 50 || capability > 121)
+std::string CUDAArch::name() const {
+  return "sm_" + std::to_string(capability) + (specific ? "a" : "");
+}
+
+FailureOr<CUDAArch> parseCUDAArch(StringRef arch) {
+  CUDAArch parsed;
+  if (!arch.consume_front("sm_"))
     return failure();
-  return capability;
+  parsed.specific = arch.consume_back("a");
+  if (arch.getAsInteger(10, parsed.capability) || parsed.capability < 50 ||
+      parsed.capability > 121 || (parsed.specific && parsed.capability < 90))
+    return failure();
+  return parsed;
 }
 
 std::string cudaTargetEnv() { return llvmGPUTargetEnv(49152, 64, 32); }
@@ -160,20 +167,21 @@ FailureOr<CUDAExecutable> compileCUDAExecutable(
   if (target.archs.empty())
     return emitError(loc, "no CUDA arch to compile for; name one or more "
                           "with --cuda-arch (sm_80,sm_90)");
-  std::vector<unsigned> archs;
+  std::vector<CUDAArch> archs;
   for (const std::string &name : target.archs) {
-    FailureOr<unsigned> arch = parseCUDAArch(name);
+    FailureOr<CUDAArch> arch = parseCUDAArch(name);
     if (failed(arch))
       return emitError(loc, "unknown CUDA arch '")
              << name << "'; expected sm_<major><minor> from sm_50 to "
-             << "sm_121, such as sm_80 or sm_90";
+             << "sm_121, such as sm_80 or sm_90, or an arch-specific one "
+             << "from sm_90a on";
     if (llvm::is_contained(archs, *arch))
       return emitError(loc, "CUDA arch '") << name << "' is named twice";
     archs.push_back(*arch);
   }
   unsigned ptxVersion = 0;
-  for (unsigned arch : archs)
-    ptxVersion = std::max(ptxVersion, ptxVersionFor(arch));
+  for (const CUDAArch &arch : archs)
+    ptxVersion = std::max(ptxVersion, ptxVersionFor(arch.capability));
 
   // Three runs: the shared pipeline (its entry points are read before the
   // NVVM lowering replaces the gpu.func ops), the NVVM back end, and the
@@ -183,16 +191,21 @@ FailureOr<CUDAExecutable> compileCUDAExecutable(
   };
   // Matmuls staged in shared memory unless the options say otherwise, f16
   // and bf16 ones on the tensor cores where every arch has mma.sync
-  // m16n8k16 (sm_80 and later).
+  // m16n8k16 (sm_80 and later), by wgmma where every one is sm_90a (the
+  // kernels are lowered once for all the archs).
   GPUCodegenPipelineOptions cudaOptions;
   const bool tensorCores =
-      llvm::all_of(archs, [](unsigned arch) { return arch >= 80; });
-  copyWithDefaultMatrixTiles(cudaOptions, options, tensorCores ? "mma" : "shared");
+      llvm::all_of(archs, [](const CUDAArch &arch) { return arch.capability >= 80; });
+  const bool wgmma = llvm::all_of(archs, [](const CUDAArch &arch) {
+    return arch.capability == 90 && arch.specific;
+  });
+  copyWithDefaultMatrixTiles(cudaOptions, options,
+                             wgmma ? "wgmma" : tensorCores ? "mma" : "shared");
   // The tensor-core buffers may take what every arch offers a kernel that
   // opts in (dynamic shared memory past 48 KiB), or less if asked.
   int64_t sharedMemory = std::numeric_limits<int64_t>::max();
-  for (unsigned arch : archs)
-    sharedMemory = std::min(sharedMemory, optInSharedMemory(arch));
+  for (const CUDAArch &arch : archs)
+    sharedMemory = std::min(sharedMemory, optInSharedMemory(arch.capability));
   if (options.mmaWorkgroupMemory > 0)
     sharedMemory = std::min<int64_t>(sharedMemory, options.mmaWorkgroupMemory);
   cudaOptions.mmaWorkgroupMemory = sharedMemory;
@@ -219,10 +232,9 @@ FailureOr<CUDAExecutable> compileCUDAExecutable(
   // One NVVM target per arch; gpu-module-to-binary writes PTX for each.
   std::string features = "+ptx" + std::to_string(ptxVersion);
   SmallVector<Attribute> targets;
-  for (unsigned arch : archs)
+  for (const CUDAArch &arch : archs)
     targets.push_back(NVVM::NVVMTargetAttr::get(
-        context, /*optLevel=*/3, "nvptx64-nvidia-cuda",
-        "sm_" + std::to_string(arch), features));
+        context, /*optLevel=*/3, "nvptx64-nvidia-cuda", arch.name(), features));
   kernels.setTargetsAttr(ArrayAttr::get(context, targets));
   DialectRegistry translations;
   registerBuiltinDialectTranslation(translations);

@@ -27,20 +27,35 @@
 namespace strata::gpu {
 
 struct CUDATargetOptions {
-  /// Compute capabilities, "sm_80" style; one PTX image each.
+  /// Compute capabilities, "sm_80" style; one PTX image each. Where every
+  /// one is sm_90a, f16 and bf16 matmuls take wgmma (matrix tiles kind
+  /// `wgmma`); elsewhere mma.sync from sm_80 on.
   std::vector<std::string> archs = {"sm_80", "sm_90"};
   /// ptxas for the cubins: empty to look for it ($CUDA_HOME/bin, then
   /// /usr/local/cuda/bin, then PATH), "none" for PTX alone.
   std::string ptxas;
 };
 
-/// The compute capability of "sm_80" (80), or failure for a name that is
-/// not sm_<major><minor> with a capability the NVVM back end knows.
-mlir::FailureOr<unsigned> parseCUDAArch(llvm::StringRef arch);
+/// A compute capability, and whether its arch-specific features are used
+/// ("sm_90a": wgmma; such code runs on that capability alone).
+struct CUDAArch {
+  unsigned capability = 0;
+  bool specific = false;
+  /// "sm_90", "sm_90a".
+  std::string name() const;
+  bool operator==(const CUDAArch &other) const {
+    return capability == other.capability && specific == other.specific;
+  }
+};
+
+/// The arch "sm_80" (80) or "sm_90a" (90, specific) names, or failure for a
+/// name that is not sm_<major><minor>[a] with a capability the NVVM back end
+/// knows (the suffix from sm_90 on).
+mlir::FailureOr<CUDAArch> parseCUDAArch(llvm::StringRef arch);
 
 struct CUDAImage {
   bool cubin = false;
-  unsigned arch = 0;
+  CUDAArch arch;
   std::vector<uint8_t> bytes;
 };
 

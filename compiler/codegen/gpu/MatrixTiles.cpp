@@ -217,6 +217,11 @@ bool matchConvolution(MatmulKernel &match) {
   return g.outH > 0 && g.outW > 0;
 }
 
+/// The kinds of NVIDIA's tensor cores: `mma` (mma.sync, sm_80 and later) and
+/// `wgmma` (sm_90a's warpgroup instructions where its tiles apply, mma.sync
+/// elsewhere).
+bool nvidiaKind(StringRef kind) { return kind == "mma" || kind == "wgmma"; }
+
 /// The kernel's matmul (or convolution), when its whole body is what the
 /// pass rewrites and the shapes fit the tiles of `kind`.
 std::optional<MatmulKernel> matchKernel(func::FuncOp kernel, StringRef kind,
@@ -249,7 +254,7 @@ std::optional<MatmulKernel> matchKernel(func::FuncOp kernel, StringRef kind,
     if (auto conv = dyn_cast<linalg::Conv2DNhwcHwcfOp>(op)) {
       // Convolutions take the workgroup-memory tiles only.
       if (contraction || !conv.hasPureBufferSemantics() ||
-          (kind != "shared" && kind != "mma"))
+          (kind != "shared" && !nvidiaKind(kind)))
         return std::nullopt;
       match.conv = conv;
       continue;
@@ -294,7 +299,7 @@ std::optional<MatmulKernel> matchKernel(func::FuncOp kernel, StringRef kind,
        ec = cType.getElementType();
   // `mma` runs f16 and bf16 matmuls on the tensor cores, f32 ones as
   // `shared`.
-  const bool shared = kind == "shared" || kind == "mma";
+  const bool shared = kind == "shared" || nvidiaKind(kind);
   // The shared kind computes in f32 from any float operands it widens.
   auto operand = [&](Type t) {
     return t.isF32() || t.isF16() || (shared && t.isBF16());
@@ -304,7 +309,7 @@ std::optional<MatmulKernel> matchKernel(func::FuncOp kernel, StringRef kind,
   if (ea.isF32() && !ec.isF32())
     return std::nullopt;
   match.f16 = ea.isF16();
-  match.tensorCores = kind == "mma" && (ea.isF16() || ea.isBF16());
+  match.tensorCores = nvidiaKind(kind) && (ea.isF16() || ea.isBF16());
   if (match.matmul) {
     match.n = bType.getDimSize(1);
     match.k = bType.getDimSize(0);
@@ -315,7 +320,7 @@ std::optional<MatmulKernel> matchKernel(func::FuncOp kernel, StringRef kind,
     return std::nullopt;
   }
   match.kSteps = match.k;
-  const int64_t fewRows = kind == "mma" ? kFewRowsCuda : kFewRows;
+  const int64_t fewRows = nvidiaKind(kind) ? kFewRowsCuda : kFewRows;
   if (match.matmul && !cType.isDynamicDim(0) && cType.getDimSize(0) <= fewRows &&
       !ShapedType::isDynamic(match.n) && !ShapedType::isDynamic(match.k) &&
       match.k > 0 && match.n > 0) {
@@ -421,6 +426,10 @@ public:
   LogicalResult write(StringRef kind) {
     const TileShape &shape = match.shape;
     pipelined = match.tensorCores && mmaStages > 1 && copiesAsync();
+    // One warpgroup (four warps) multiplies the whole tile, m64 blocks of
+    // its rows by all its columns.
+    wgmma = pipelined && kind == "wgmma" && shape.invocations == kMmaInvocations &&
+            shape.cols <= 128;
     if (pipelined) {
       const int64_t bytes = mmaStages * (shape.rows + shape.cols) * kMmaK * 2;
       if (bytes > mmaWorkgroupMemory)
@@ -450,7 +459,7 @@ public:
     Value grid = mlir::gpu::GridDimOp::create(b, loc, mlir::gpu::Dimension::x);
     // Workgroup memory is allocated once, at the top of the kernel.
     int64_t workgroupBytes = 0;
-    const bool shared = kind == "shared" || (kind == "mma" && !match.tensorCores);
+    const bool shared = kind == "shared" || (nvidiaKind(kind) && !match.tensorCores);
     if (match.fewRows)
       allocatePartials(workgroupBytes);
     else if (match.tensorCores)
@@ -470,7 +479,9 @@ public:
     const bool matrix = kind == "mfma" || (kind == "wmma32" && match.f16);
     SmallVector<Element> elements =
         match.fewRows       ? fewRowsBody()
-        : match.tensorCores ? (pipelined ? mmaPipelinedBody() : mmaBody())
+        : match.tensorCores ? (wgmma       ? wgmmaBody()
+                               : pipelined ? mmaPipelinedBody()
+                                           : mmaBody())
         : shared          ? sharedBody()
         : matrix          ? matrixBody(/*wmma=*/kind == "wmma32")
                           : scalarBody();
@@ -510,6 +521,7 @@ public:
     }
     kernel->setAttr("strata.matrix_tiles",
                     attrs.getStringAttr(match.fewRows       ? "few-rows"
+                                        : wgmma             ? "wgmma"
                                         : match.tensorCores ? "mma"
                                         : shared          ? "shared"
                                         : matrix          ? kind
@@ -1298,6 +1310,72 @@ private:
     return mmaElements(lanes, kLoop);
   }
 
+  /// What the `cp.async` copies of a step of K need: each invocation's
+  /// pieces of A (row, chunk of 8 along K) and of B (k, chunk of 8
+  /// columns), the word of a stage's buffer each lands at, a stage's words,
+  /// and the global and workgroup base addresses.
+  struct AsyncTiles {
+    SmallVector<Piece> piecesA, piecesB;
+    SmallVector<Value> wordsA, wordsB;
+    int64_t stageWordsA = 0, stageWordsB = 0;
+    Value globalA, globalB, baseA, baseB;
+  };
+  AsyncTiles asyncTiles(llvm::function_ref<Value(const Piece &)> wordA,
+                        llvm::function_ref<Value(const Piece &)> wordB) {
+    const TileShape &shape = match.shape;
+    AsyncTiles tiles;
+    const int64_t chunksA = kMmaK / 8, chunksB = shape.cols / 8;
+    tiles.stageWordsA = shape.rows * kMmaK / 2;
+    tiles.stageWordsB = kMmaK * shape.cols / 2;
+    tiles.piecesA = pieces(shape.rows * chunksA / shape.invocations, chunksA);
+    tiles.piecesB = pieces(kMmaK * chunksB / shape.invocations, chunksB);
+    for (const Piece &p : tiles.piecesA)
+      tiles.wordsA.push_back(wordA(p));
+    for (const Piece &p : tiles.piecesB)
+      tiles.wordsB.push_back(wordB(p));
+    tiles.globalA = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, match.a);
+    // A convolution's filter's own pointer (its matrix view's is the same,
+    // through a reshape the lowering keeps apart).
+    tiles.globalB = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, match.b);
+    tiles.baseA = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, sharedA);
+    tiles.baseB = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, sharedB);
+    return tiles;
+  }
+
+  /// Step `step`'s tiles into buffer `stage`, one group of copies.
+  void asyncCopyStep(OpBuilder &at, const AsyncTiles &tiles, Value step, Value stage) {
+    Value k0 = arith::MulIOp::create(at, loc, step, index(kMmaK));
+    Value firstA = arith::MulIOp::create(at, loc, stage, index(tiles.stageWordsA));
+    Value firstB = arith::MulIOp::create(at, loc, stage, index(tiles.stageWordsB));
+    // 16 bytes of `memref` (whose aligned pointer is `global`) at `indices`
+    // into word `first + word` of `base`.
+    auto copy = [&](Value base, Value first, Value word, Value global, Value memref,
+                    ValueRange indices) {
+      NVVM::CpAsyncOp::create(
+          at, loc, sharedPointer(at, base, arith::AddIOp::create(at, loc, first, word)),
+          globalPointer(at, global, memref, indices),
+          /*size=*/16, NVVM::LoadCacheModifierKind::CG, /*cpSize=*/Value());
+    };
+    for (auto [p, word] : llvm::zip(tiles.piecesA, tiles.wordsA)) {
+      Value row = arith::AddIOp::create(at, loc, row0, p.major);
+      if (masked)
+        row = arith::MinUIOp::create(at, loc, row, lastRow);
+      Value k = arith::AddIOp::create(
+          at, loc, k0, arith::MulIOp::create(at, loc, p.minor, index(8)));
+      copy(tiles.baseA, firstA, word, tiles.globalA, match.a, indicesOfA(at, row, k));
+    }
+    for (auto [p, word] : llvm::zip(tiles.piecesB, tiles.wordsB)) {
+      Value k = arith::AddIOp::create(at, loc, k0, p.major);
+      Value col = clampColumn(
+          at,
+          arith::AddIOp::create(at, loc, col0,
+                                arith::MulIOp::create(at, loc, p.minor, index(8))),
+          8);
+      copy(tiles.baseB, firstB, word, tiles.globalB, bMatrix, ValueRange{k, col});
+    }
+    NVVM::CpAsyncCommitGroupOp::create(at, loc);
+  }
+
   /// The tensor-core tiles with `mmaStages` buffers filled by `cp.async`
   /// (16 bytes from global to workgroup memory, not through registers):
   /// while the warps multiply step i, the copies of steps i + 1 to i +
@@ -1312,68 +1390,32 @@ private:
     const TileShape &shape = match.shape;
     MmaLanes lanes = mmaLanes();
     const int64_t stages = mmaStages;
-    const int64_t chunksA = kMmaK / 8, chunksB = shape.cols / 8;
-    const int64_t stageWordsA = shape.rows * kMmaK / 2;
-    const int64_t rowWordsB = shape.cols / 2, stageWordsB = kMmaK * rowWordsB;
+    const int64_t rowWordsB = shape.cols / 2;
     const int64_t steps = match.kSteps / kMmaK;
-    SmallVector<Piece> piecesA = pieces(shape.rows * chunksA / shape.invocations, chunksA);
-    SmallVector<Piece> piecesB = pieces(kMmaK * chunksB / shape.invocations, chunksB);
     auto xorWords = [&](OpBuilder &at, Value chunk, Value with) {
       return arith::MulIOp::create(at, loc, arith::XOrIOp::create(at, loc, chunk, with),
                                    index(4))
           .getResult();
     };
     // The pieces' words in a buffer: A's (row, chunk), B's (k, chunk).
-    SmallVector<Value> wordsA, wordsB;
-    for (const Piece &p : piecesA)
-      wordsA.push_back(arith::AddIOp::create(
-          b, loc, arith::MulIOp::create(b, loc, p.major, index(kMmaK / 2)),
-          xorWords(b, p.minor,
-                   arith::RemUIOp::create(
-                       b, loc, arith::DivUIOp::create(b, loc, p.major, index(2)),
-                       index(4)))));
-    for (const Piece &p : piecesB)
-      wordsB.push_back(arith::AddIOp::create(
-          b, loc, arith::MulIOp::create(b, loc, p.major, index(rowWordsB)),
-          xorWords(b, p.minor, arith::RemUIOp::create(b, loc, p.major, index(8)))));
-    Value globalA = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, match.a);
-    // A convolution's filter's own pointer (its matrix view's is the same,
-    // through a reshape the lowering keeps apart).
-    Value globalB = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, match.b);
-    Value baseA = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, sharedA);
-    Value baseB = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, sharedB);
-    // Step `step`'s tiles into buffer `stage`, one group of copies.
+    AsyncTiles tiles = asyncTiles(
+        [&](const Piece &p) {
+          return arith::AddIOp::create(
+              b, loc, arith::MulIOp::create(b, loc, p.major, index(kMmaK / 2)),
+              xorWords(b, p.minor,
+                       arith::RemUIOp::create(
+                           b, loc, arith::DivUIOp::create(b, loc, p.major, index(2)),
+                           index(4))));
+        },
+        [&](const Piece &p) {
+          return arith::AddIOp::create(
+              b, loc, arith::MulIOp::create(b, loc, p.major, index(rowWordsB)),
+              xorWords(b, p.minor, arith::RemUIOp::create(b, loc, p.major, index(8))));
+        });
+    const int64_t stageWordsA = tiles.stageWordsA, stageWordsB = tiles.stageWordsB;
+    Value baseA = tiles.baseA, baseB = tiles.baseB;
     auto copyStep = [&](OpBuilder &at, Value step, Value stage) {
-      Value k0 = arith::MulIOp::create(at, loc, step, index(kMmaK));
-      Value firstA = arith::MulIOp::create(at, loc, stage, index(stageWordsA));
-      Value firstB = arith::MulIOp::create(at, loc, stage, index(stageWordsB));
-      // 16 bytes of `memref` (whose aligned pointer is `global`) at
-      // `indices` into word `first + word` of `base`.
-      auto copy = [&](Value base, Value first, Value word, Value global, Value memref,
-                      ValueRange indices) {
-        NVVM::CpAsyncOp::create(
-            at, loc, sharedPointer(at, base, arith::AddIOp::create(at, loc, first, word)),
-            globalPointer(at, global, memref, indices),
-            /*size=*/16, NVVM::LoadCacheModifierKind::CG, /*cpSize=*/Value());
-      };
-      for (auto [p, word] : llvm::zip(piecesA, wordsA)) {
-        Value row = arith::AddIOp::create(at, loc, row0, p.major);
-        if (masked)
-          row = arith::MinUIOp::create(at, loc, row, lastRow);
-        Value k = arith::AddIOp::create(
-            at, loc, k0, arith::MulIOp::create(at, loc, p.minor, index(8)));
-        copy(baseA, firstA, word, globalA, match.a, indicesOfA(at, row, k));
-      }
-      for (auto [p, word] : llvm::zip(piecesB, wordsB)) {
-        Value k = arith::AddIOp::create(at, loc, k0, p.major);
-        Value col = clampColumn(
-            at,
-            arith::AddIOp::create(at, loc, col0,
-                                  arith::MulIOp::create(at, loc, p.minor, index(8))),
-            8);
-        copy(baseB, firstB, word, globalB, bMatrix, ValueRange{k, col});
-      }
-      NVVM::CpAsyncCommitGroupOp::create(at, loc);
+      asyncCopyStep(at, tiles, step, stage);
     };
     // ldmatrix rows: A's lane % 16 of fragment i at chunk 2s + lane / 16;
     // B's k 16s + 8 * ((lane / 8) % 2) + lane % 8 at chunk warpCol / 8 + j
@@ -1435,6 +1477,153 @@ private:
     return mmaElements(lanes, kLoop);
   }
 
+  /// f16 and bf16 matmuls on sm_90a's warpgroup tensor cores. The tiles
+  /// reach workgroup memory as in mmaPipelinedBody (`cp.async` into
+  /// `mmaStages` buffers), laid out as `wgmma` reads them unswizzled: in
+  /// core matrices of 8 rows of 16 bytes, 128 contiguous bytes each. A's
+  /// are K-major (the core matrix of rows 8r.. and k 8c.. at (4r + c) * 128
+  /// bytes of a stage: K-adjacent ones 128 bytes apart, M-adjacent ones
+  /// 512), B's N-major (that of k 8q.. and columns 8c.. at (q * cols / 8 +
+  /// c) * 128 bytes: N-adjacent ones 128 bytes apart, K-adjacent ones cols *
+  /// 16). Per step of 32 along K the warpgroup (the workgroup's four warps)
+  /// issues, for each 16 of K and each block of 64 rows, one
+  /// `wgmma.mma_async.m64nNk16` (N the tile's columns) that reads A and B
+  /// from workgroup memory through descriptors, and waits for them before
+  /// the next step, whose copies refill this step's buffer. Copies landed by
+  /// `cp.async` (the generic proxy) are made visible to `wgmma` (the async
+  /// proxy) by `fence.proxy.async` before the barrier that publishes them.
+  /// Warp w holds rows 16w + g and 16w + g + 8 of each block of 64, columns
+  /// 8j + 2t and 8j + 2t + 1 for each j (g = lane / 4, t = lane % 4: the
+  /// accumulators of mma.sync's m16n8, repeated along N).
+  SmallVector<Element> wgmmaBody() {
+    const TileShape &shape = match.shape;
+    const int64_t stages = mmaStages, steps = match.kSteps / kMmaK;
+    const int64_t blocks = shape.rows / 64, n = shape.cols;
+    const int64_t chunksA = kMmaK / 8, chunksB = n / 8;
+    constexpr int64_t kCoreBytes = 128, kCoreWords = kCoreBytes / 4;
+    // A core matrix's row r of 16 bytes at word 4r; piece (major, chunk) at
+    // core matrix (major / 8) * chunks + chunk.
+    auto coreWord = [&](const Piece &p, int64_t chunks) -> Value {
+      Value core = arith::AddIOp::create(
+          b, loc,
+          arith::MulIOp::create(b, loc, arith::DivUIOp::create(b, loc, p.major, index(8)),
+                                index(chunks)),
+          p.minor);
+      return arith::AddIOp::create(
+          b, loc, arith::MulIOp::create(b, loc, core, index(kCoreWords)),
+          arith::MulIOp::create(b, loc, arith::RemUIOp::create(b, loc, p.major, index(8)),
+                                index(4)));
+    };
+    AsyncTiles tiles = asyncTiles([&](const Piece &p) { return coreWord(p, chunksA); },
+                                  [&](const Piece &p) { return coreWord(p, chunksB); });
+    for (int64_t s = 0; s + 1 < stages; ++s)
+      asyncCopyStep(b, tiles, index(std::min(s, steps - 1)), index(s));
+
+    MLIRContext *context = kernel.getContext();
+    Type f32 = b.getF32Type(), i64 = b.getI64Type();
+    Type element = cast<MemRefType>(match.a.getType()).getElementType();
+    const NVVM::WGMMATypes ptxType =
+        element.isBF16() ? NVVM::WGMMATypes::bf16 : NVVM::WGMMATypes::f16;
+    const int64_t perBlock = n / 2;  // f32 accumulators per invocation
+    auto structType = LLVM::LLVMStructType::getLiteral(context, SmallVector<Type>(perBlock, f32));
+    Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(f32));
+    auto kLoop = scf::ForOp::create(b, loc, index(0), index(steps), index(1),
+                                    SmallVector<Value>(blocks * perBlock, zero));
+    OpBuilder inner = OpBuilder::atBlockBegin(kLoop.getBody());
+    Value i = kLoop.getInductionVar();
+    // This invocation's copies of step i have landed and are visible to
+    // wgmma; after the barrier, everyone's are, and step i - 1's wgmma
+    // (waited for) no longer reads its buffer.
+    NVVM::CpAsyncWaitGroupOp::create(inner, loc, stages - 2);
+    NVVM::FenceProxyOp::create(
+        inner, loc, NVVM::ProxyKindAttr::get(context, NVVM::ProxyKind::async_shared),
+        NVVM::SharedSpaceAttr::get(context, NVVM::SharedSpace::shared_cta));
+    mlir::gpu::BarrierOp::create(inner, loc);
+    Value ahead = add(inner, i, stages - 1);
+    asyncCopyStep(inner, tiles, arith::MinUIOp::create(inner, loc, ahead, index(steps - 1)),
+                  arith::RemUIOp::create(inner, loc, ahead, index(stages)));
+    Value stage = arith::RemUIOp::create(inner, loc, i, index(stages));
+    // The stage's buffers' byte addresses in the shared state space.
+    auto stageAddress = [&](Value base, int64_t stageWords) {
+      return arith::AddIOp::create(
+          inner, loc, base,
+          arith::MulIOp::create(inner, loc, stage, index(stageWords * 4)));
+    };
+    Value addressA = stageAddress(tiles.baseA, tiles.stageWordsA);
+    Value addressB = stageAddress(tiles.baseB, tiles.stageWordsB);
+    // A descriptor (no swizzling, base offset 0): bits 0-13 the start
+    // address, 16-29 the leading (K) and 32-45 the stride (M or N) byte
+    // offsets between core matrices, each in units of 16 bytes.
+    auto descriptor = [&](Value address, int64_t offset, int64_t leading, int64_t stride) {
+      Value start = arith::IndexCastOp::create(inner, loc, i64, add(inner, address, offset));
+      Value encoded = arith::AndIOp::create(
+          inner, loc,
+          arith::ShRUIOp::create(inner, loc, start,
+                                 arith::ConstantOp::create(inner, loc, inner.getI64IntegerAttr(4))),
+          arith::ConstantOp::create(inner, loc, inner.getI64IntegerAttr(0x3FFF)));
+      const int64_t strides = ((leading >> 4) << 16) | ((stride >> 4) << 32);
+      return arith::OrIOp::create(
+                 inner, loc, encoded,
+                 arith::ConstantOp::create(inner, loc, inner.getI64IntegerAttr(strides)))
+          .getResult();
+    };
+    // Accumulators in registers a wgmma reads and writes: the fence orders
+    // the loop's register moves before them.
+    NVVM::WgmmaFenceAlignedOp::create(inner, loc);
+    SmallVector<Value> acc;
+    for (int64_t h = 0; h < blocks; ++h) {
+      Value packed = LLVM::UndefOp::create(inner, loc, structType);
+      for (int64_t v = 0; v < perBlock; ++v)
+        packed = LLVM::InsertValueOp::create(inner, loc, packed,
+                                             kLoop.getRegionIterArgs()[h * perBlock + v], v);
+      acc.push_back(packed);
+    }
+    auto shapeAttr = NVVM::MMAShapeAttr::get(context, 64, n, 16);
+    for (int64_t s = 0; s < kMmaK / 16; ++s) {
+      // B's k 16s..16s+15: two rows of core matrices.
+      Value descB = descriptor(addressB, 2 * s * chunksB * kCoreBytes,
+                               /*leading=*/chunksB * kCoreBytes, /*stride=*/kCoreBytes);
+      for (int64_t h = 0; h < blocks; ++h) {
+        // A's rows 64h.. at k 16s..: eight core matrices down, two across.
+        Value descA = descriptor(addressA, (h * 8 * chunksA + 2 * s) * kCoreBytes,
+                                 /*leading=*/kCoreBytes, /*stride=*/chunksA * kCoreBytes);
+        acc[h] = NVVM::WgmmaMmaAsyncOp::create(
+            inner, loc, structType, acc[h], descA, descB, shapeAttr, ptxType, ptxType,
+            NVVM::WGMMATypes::f32, NVVM::WGMMAScaleOut::one, NVVM::WGMMAScaleIn::one,
+            NVVM::WGMMAScaleIn::one, NVVM::MMALayout::row,
+            /*layoutB: row is N-major (transposed)*/ NVVM::MMALayout::row,
+            NVVM::MMAIntOverflowAttr());
+      }
+    }
+    NVVM::WgmmaGroupSyncAlignedOp::create(inner, loc);
+    NVVM::WgmmaWaitGroupSyncOp::create(inner, loc, 0);
+    SmallVector<Value> results;
+    for (int64_t h = 0; h < blocks; ++h)
+      for (int64_t v = 0; v < perBlock; ++v)
+        results.push_back(LLVM::ExtractValueOp::create(inner, loc, acc[h], v));
+    scf::YieldOp::create(inner, loc, results);
+    // No copy may land in a buffer the next tile's first steps fill.
+    NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
+    mlir::gpu::BarrierOp::create(b, loc);
+
+    Value warp = arith::DivUIOp::create(b, loc, thread, index(32));
+    Value lane = arith::RemUIOp::create(b, loc, thread, index(32));
+    Value g = arith::DivUIOp::create(b, loc, lane, index(4));
+    Value twoT = arith::MulIOp::create(
+        b, loc, arith::RemUIOp::create(b, loc, lane, index(4)), index(2));
+    Value rowBase = arith::AddIOp::create(
+        b, loc, arith::AddIOp::create(b, loc, row0, arith::MulIOp::create(b, loc, warp, index(16))),
+        g);
+    Value colBase = arith::AddIOp::create(b, loc, col0, twoT);
+    SmallVector<Element> elements;
+    for (int64_t h = 0; h < blocks; ++h)
+      for (int64_t j = 0; j < n / 8; ++j)
+        for (int64_t v = 0; v < 4; ++v)
+          elements.push_back({add(b, rowBase, 64 * h + 8 * (v / 2)), add(b, colBase, 8 * j + v % 2),
+                              kLoop.getResult(h * perBlock + 4 * j + v)});
+    return elements;
+  }
+
   /// Stores C[row, col]: the sum, plus the fill value or C's old value,
   /// through the elementwise ops, under row < M where tiles overhang M.
   void store(const Element &element) {
@@ -1493,6 +1682,8 @@ private:
   // step staged in registers); `pipelined` when more, by cp.async.
   const int64_t mmaStages, mmaWorkgroupMemory;
   bool pipelined = false;
+  // The pipelined tiles multiplied by wgmma (kind wgmma, 128 invocations).
+  bool wgmma = false;
   Location loc;
   OpBuilder b;
   // B and C as matrices: a convolution's filter and output viewed so;
@@ -1516,9 +1707,9 @@ struct GPUMatrixTilesPass
     if (kernel.isExternal() || kernel.isPrivate())
       return;
     if (kind != "mfma" && kind != "wmma32" && kind != "scalar" &&
-        kind != "shared" && kind != "mma") {
+        kind != "shared" && !nvidiaKind(kind)) {
       kernel.emitError("strata-gpu-matrix-tiles: kind '")
-          << kind << "' is not one of mfma, wmma32, scalar, shared and mma";
+          << kind << "' is not one of mfma, wmma32, scalar, shared, mma and wgmma";
       return signalPassFailure();
     }
     std::optional<MatmulKernel> match =

@@ -110,8 +110,19 @@ def GPUMatrixTilesPass : Pass<"strata-gpu-matrix-tiles", "::mlir::func::FuncOp">
       Buffers past the 48 KiB a CUDA kernel may declare are dynamic shared
       memory (`strata.dynamic_workgroup_memory`), up to
       `mma-workgroup-memory` bytes.
+    - `wgmma` (NVIDIA sm_90a only): as `mma`, except that where the tiles
+      are copied by `cp.async` (2 or more stages, static strides) and one
+      warpgroup of four warps takes the tile (not the wide tiles), the
+      buffers hold A K-major and B N-major in unswizzled core matrices (8
+      rows of 16 bytes, 128 contiguous bytes), and per step of 32 along K
+      the warpgroup issues `nvvm.wgmma.mma_async` m64nNk16 (N the tile's
+      columns) for each 16 of K and each 64 rows, reading both operands
+      from workgroup memory through matrix descriptors, then waits for them
+      (`wgmma.wait_group 0`) before the next step. Copies are made visible
+      to wgmma's async proxy by `fence.proxy.async` before the step's
+      barrier.
 
-    With `shared` and `mma`, a kernel that is an optional fill of its
+    With `shared`, `mma` and `wgmma`, a kernel that is an optional fill of its
     output, one `linalg.conv_2d_nhwc_hwcf` (static except the batch,
     contiguous operands) and elementwise ops on the output is the same
     matmul read in place (implicit GEMM): row m of A is output pixel
@@ -144,7 +155,7 @@ def GPUMatrixTilesPass : Pass<"strata-gpu-matrix-tiles", "::mlir::func::FuncOp">
                            "::mlir::NVVM::NVVMDialect"];
   let options = [
     Option<"kind", "kind", "std::string", /*default=*/"\"mfma\"",
-           "The instructions of the tiles: mfma, wmma32, scalar, shared or mma">,
+           "The instructions of the tiles: mfma, wmma32, scalar, shared, mma or wgmma">,
     Option<"maxWorkgroupCount", "max-workgroup-count", "int64_t",
            /*default=*/"65535",
            "Most workgroups the host may dispatch along x">,

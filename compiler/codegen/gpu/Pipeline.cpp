@@ -153,6 +153,8 @@ void buildNVVMPipeline(OpPassManager &pm) {
   // What NVVM has no libdevice call for (math.trunc) becomes the LLVM
   // intrinsic, which the NVPTX back end lowers.
   kernels.addPass(createConvertMathToLLVMPass());
+  // NVVM ops with no LLVM intrinsic (wgmma.mma_async) become inline PTX.
+  kernels.addPass(createConvertNVVMToLLVMPass());
   kernels.addPass(createReconcileUnrealizedCastsPass());
   kernels.addPass(createCanonicalizerPass());
   kernels.addPass(createCSEPass());

@@ -11,5 +11,9 @@
 // RUN: ls %t.tc/kernels.sm_80.cubin %t.tc/kernels.sm_90.cubin
 // And with four cp.async buffers, in dynamic shared memory.
 // RUN: compile-module %S/cuda-tensor-cores.mlir --target=cuda --cuda-arch=sm_80,sm_90 --cuda-ptxas=ptxas --gpu-codegen-options=mma-stages=4 -o %t.tc4.smod
+// And sm_90a's wgmma kernels, three and four buffers.
+// RUN: rm -rf %t.wg && compile-module %S/cuda-tensor-cores.mlir --target=cuda --cuda-arch=sm_90a --cuda-ptxas=ptxas --dump-executables=%t.wg -o %t.wg.smod
+// RUN: ls %t.wg/kernels.sm_90a.cubin
+// RUN: compile-module %S/cuda-tensor-cores.mlir --target=cuda --cuda-arch=sm_90a --cuda-ptxas=ptxas --gpu-codegen-options=mma-stages=4 -o %t.wg4.smod
 // RUN: not compile-module %S/cuda.mlir --target=cuda --cuda-ptxas=/bin/false -o %t.bad 2>&1 | FileCheck %s
 // CHECK: ptxas (/bin/false) failed for sm_80 with exit code 1

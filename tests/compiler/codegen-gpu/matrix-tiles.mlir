@@ -108,7 +108,7 @@ func.func @transposed(%arg0: memref<64x64xf32>, %arg1: memref<32x64xf32>, %arg2:
   return
 }
 
-// KIND: kind 'tensor' is not one of mfma, wmma32, scalar, shared and mma
+// KIND: kind 'tensor' is not one of mfma, wmma32, scalar, shared, mma and wgmma
 
 // -----
 

@@ -1,0 +1,44 @@
+// f16 and bf16 matmuls on sm_90a's warpgroup tensor cores (strata-gpu-matrix-tiles
+// kind=wgmma, the CUDA target's choice when every arch is sm_90a): the kernels of
+// cuda-tensor-cores.mlir, whose tiles reach workgroup memory by cp.async into three
+// buffers of unswizzled core matrices, fenced for the async proxy before the step's
+// barrier; per step of 32 along K one wgmma.mma_async m64nNk16 per 16 of K and 64
+// rows, reading both operands through descriptors (A: K-adjacent core matrices 128
+// bytes apart, M-adjacent 512: 0x2000080000 ORed into the address; B of 128 columns:
+// K-adjacent 2048, N-adjacent 128: 0x800800000), then a wait for them.
+// tests/codegen/matrix_tiles_sim.py runs these kernels lane by lane.
+// RUN: rm -rf %t && compile-module %S/cuda-tensor-cores.mlir --target=cuda --cuda-arch=sm_90a --cuda-ptxas=none --dump-executables=%t -o %t.smod
+// RUN: FileCheck %s --input-file=%t/kernels.sm_90a.ptx
+// RUN: dump-module %t.smod --no-disassembly | FileCheck %s --check-prefix=DUMP
+// Beside another arch the kernels are lowered once, for both: mma.sync.
+// RUN: rm -rf %t.mixed && compile-module %S/cuda-tensor-cores.mlir --target=cuda --cuda-arch=sm_80,sm_90a --cuda-ptxas=none --dump-executables=%t.mixed -o %t.mixed.smod
+// RUN: FileCheck %s --input-file=%t.mixed/kernels.sm_90a.ptx --check-prefix=MIXED
+// RUN: not compile-module %S/cuda-tensor-cores.mlir --target=cuda --cuda-arch=sm_80a --cuda-ptxas=none -o %t.bad.smod 2>&1 | FileCheck %s --check-prefix=BAD
+
+// CHECK: .target sm_90a
+// CHECK-LABEL: .entry bf16_layer_dispatch_0(
+// CHECK: .maxntid 128, 1, 1
+// CHECK-DAG: or.b64 {{.*}}, 137439477760;
+// CHECK-DAG: or.b64 {{.*}}, 34368126976;
+// CHECK: cp.async.wait_group 1;
+// CHECK-NEXT: fence.proxy.async.shared::cta;
+// CHECK-NEXT: bar.sync 0;
+// CHECK: wgmma.fence.sync.aligned;
+// CHECK-COUNT-4: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
+// CHECK: wgmma.commit_group.sync.aligned;
+// CHECK-NEXT: wgmma.wait_group.sync.aligned 0;
+// CHECK-NOT: mma.sync
+// CHECK-LABEL: .entry f16_small_dispatch_1(
+// CHECK: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16
+// CHECK-NOT: mma.sync
+// CHECK-LABEL: .entry f32_layer_dispatch_2(
+// CHECK-NOT: wgmma
+
+// DUMP: PTX 8.0 images: ptx sm_90a
+
+// MIXED: .target sm_90a
+// MIXED-NOT: wgmma
+// MIXED: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+// MIXED-NOT: wgmma
+
+// BAD: unknown CUDA arch 'sm_80a'; expected sm_<major><minor> from sm_50 to sm_121, such as sm_80 or sm_90, or an arch-specific one from sm_90a on
