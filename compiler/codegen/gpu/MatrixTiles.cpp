@@ -1488,8 +1488,9 @@ private:
   /// 16). Per step of 32 along K the warpgroup (the workgroup's four warps)
   /// issues, for each 16 of K and each block of 64 rows, one
   /// `wgmma.mma_async.m64nNk16` (N the tile's columns) that reads A and B
-  /// from workgroup memory through descriptors, and waits for them before
-  /// the next step, whose copies refill this step's buffer. Copies landed by
+  /// from workgroup memory through descriptors, commits them as one group
+  /// and waits for the step before's group, whose buffer the copies of
+  /// step i + stages - 1 then refill (one group stays in flight). Copies landed by
   /// `cp.async` (the generic proxy) are made visible to `wgmma` (the async
   /// proxy) by `fence.proxy.async` before the barrier that publishes them.
   /// Warp w holds rows 16w + g and 16w + g + 8 of each block of 64, columns
@@ -1526,22 +1527,27 @@ private:
         element.isBF16() ? NVVM::WGMMATypes::bf16 : NVVM::WGMMATypes::f16;
     const int64_t perBlock = n / 2;  // f32 accumulators per invocation
     auto structType = LLVM::LLVMStructType::getLiteral(context, SmallVector<Type>(perBlock, f32));
+    // The accumulators travel through the K loop as the instruction's
+    // register structs, one per block of 64 rows: a step's group of wgmma
+    // is still running when the next iteration begins.
     Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(f32));
-    auto kLoop = scf::ForOp::create(b, loc, index(0), index(steps), index(1),
-                                    SmallVector<Value>(blocks * perBlock, zero));
+    SmallVector<Value> initial;
+    for (int64_t h = 0; h < blocks; ++h) {
+      Value packed = LLVM::UndefOp::create(b, loc, structType);
+      for (int64_t v = 0; v < perBlock; ++v)
+        packed = LLVM::InsertValueOp::create(b, loc, packed, zero, v);
+      initial.push_back(packed);
+    }
+    auto kLoop = scf::ForOp::create(b, loc, index(0), index(steps), index(1), initial);
     OpBuilder inner = OpBuilder::atBlockBegin(kLoop.getBody());
     Value i = kLoop.getInductionVar();
     // This invocation's copies of step i have landed and are visible to
-    // wgmma; after the barrier, everyone's are, and step i - 1's wgmma
-    // (waited for) no longer reads its buffer.
+    // wgmma; after the barrier, everyone's are.
     NVVM::CpAsyncWaitGroupOp::create(inner, loc, stages - 2);
     NVVM::FenceProxyOp::create(
         inner, loc, NVVM::ProxyKindAttr::get(context, NVVM::ProxyKind::async_shared),
         NVVM::SharedSpaceAttr::get(context, NVVM::SharedSpace::shared_cta));
     mlir::gpu::BarrierOp::create(inner, loc);
-    Value ahead = add(inner, i, stages - 1);
-    asyncCopyStep(inner, tiles, arith::MinUIOp::create(inner, loc, ahead, index(steps - 1)),
-                  arith::RemUIOp::create(inner, loc, ahead, index(stages)));
     Value stage = arith::RemUIOp::create(inner, loc, i, index(stages));
     // The stage's buffers' byte addresses in the shared state space.
     auto stageAddress = [&](Value base, int64_t stageWords) {
@@ -1570,14 +1576,7 @@ private:
     // Accumulators in registers a wgmma reads and writes: the fence orders
     // the loop's register moves before them.
     NVVM::WgmmaFenceAlignedOp::create(inner, loc);
-    SmallVector<Value> acc;
-    for (int64_t h = 0; h < blocks; ++h) {
-      Value packed = LLVM::UndefOp::create(inner, loc, structType);
-      for (int64_t v = 0; v < perBlock; ++v)
-        packed = LLVM::InsertValueOp::create(inner, loc, packed,
-                                             kLoop.getRegionIterArgs()[h * perBlock + v], v);
-      acc.push_back(packed);
-    }
+    SmallVector<Value> acc(kLoop.getRegionIterArgs().begin(), kLoop.getRegionIterArgs().end());
     auto shapeAttr = NVVM::MMAShapeAttr::get(context, 64, n, 16);
     for (int64_t s = 0; s < kMmaK / 16; ++s) {
       // B's k 16s..16s+15: two rows of core matrices.
@@ -1596,15 +1595,22 @@ private:
       }
     }
     NVVM::WgmmaGroupSyncAlignedOp::create(inner, loc);
-    NVVM::WgmmaWaitGroupSyncOp::create(inner, loc, 0);
-    SmallVector<Value> results;
-    for (int64_t h = 0; h < blocks; ++h)
-      for (int64_t v = 0; v < perBlock; ++v)
-        results.push_back(LLVM::ExtractValueOp::create(inner, loc, acc[h], v));
-    scf::YieldOp::create(inner, loc, results);
-    // No copy may land in a buffer the next tile's first steps fill.
+    // Step i - 1's group has finished (step i's may run on): its buffer is
+    // free for the copies of step i + stages - 1.
+    NVVM::WgmmaWaitGroupSyncOp::create(inner, loc, 1);
+    Value ahead = add(inner, i, stages - 1);
+    asyncCopyStep(inner, tiles, arith::MinUIOp::create(inner, loc, ahead, index(steps - 1)),
+                  arith::RemUIOp::create(inner, loc, ahead, index(stages)));
+    scf::YieldOp::create(inner, loc, acc);
+    // The last group finishes before its sums are read, and no copy may
+    // land in a buffer the next tile's first steps fill.
+    NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
     NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
     mlir::gpu::BarrierOp::create(b, loc);
+    SmallVector<Value> sums;
+    for (int64_t h = 0; h < blocks; ++h)
+      for (int64_t v = 0; v < perBlock; ++v)
+        sums.push_back(LLVM::ExtractValueOp::create(b, loc, kLoop.getResult(h), v));
 
     Value warp = arith::DivUIOp::create(b, loc, thread, index(32));
     Value lane = arith::RemUIOp::create(b, loc, thread, index(32));
@@ -1620,7 +1626,7 @@ private:
       for (int64_t j = 0; j < n / 8; ++j)
         for (int64_t v = 0; v < 4; ++v)
           elements.push_back({add(b, rowBase, 64 * h + 8 * (v / 2)), add(b, colBase, 8 * j + v % 2),
-                              kLoop.getResult(h * perBlock + 4 * j + v)});
+                              sums[h * perBlock + 4 * j + v]});
     return elements;
   }
 

@@ -117,10 +117,10 @@ def GPUMatrixTilesPass : Pass<"strata-gpu-matrix-tiles", "::mlir::func::FuncOp">
       rows of 16 bytes, 128 contiguous bytes), and per step of 32 along K
       the warpgroup issues `nvvm.wgmma.mma_async` m64nNk16 (N the tile's
       columns) for each 16 of K and each 64 rows, reading both operands
-      from workgroup memory through matrix descriptors, then waits for them
-      (`wgmma.wait_group 0`) before the next step. Copies are made visible
-      to wgmma's async proxy by `fence.proxy.async` before the step's
-      barrier.
+      from workgroup memory through matrix descriptors, committed as one
+      group; one group stays in flight (`wgmma.wait_group 1` frees the step
+      before's buffer for the next copies). Copies are made visible to
+      wgmma's async proxy by `fence.proxy.async` before the step's barrier.
 
     With `shared`, `mma` and `wgmma`, a kernel that is an optional fill of its
     output, one `linalg.conv_2d_nhwc_hwcf` (static except the batch,

@@ -5,7 +5,8 @@
 // barrier; per step of 32 along K one wgmma.mma_async m64nNk16 per 16 of K and 64
 // rows, reading both operands through descriptors (A: K-adjacent core matrices 128
 // bytes apart, M-adjacent 512: 0x2000080000 ORed into the address; B of 128 columns:
-// K-adjacent 2048, N-adjacent 128: 0x800800000), then a wait for them.
+// K-adjacent 2048, N-adjacent 128: 0x800800000), committed as one group; the wait for
+// the step before's group (one stays in flight) frees its buffer for the next copies.
 // tests/codegen/matrix_tiles_sim.py runs these kernels lane by lane.
 // RUN: rm -rf %t && compile-module %S/cuda-tensor-cores.mlir --target=cuda --cuda-arch=sm_90a --cuda-ptxas=none --dump-executables=%t -o %t.smod
 // RUN: FileCheck %s --input-file=%t/kernels.sm_90a.ptx
@@ -26,7 +27,11 @@
 // CHECK: wgmma.fence.sync.aligned;
 // CHECK-COUNT-4: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
 // CHECK: wgmma.commit_group.sync.aligned;
-// CHECK-NEXT: wgmma.wait_group.sync.aligned 0;
+// CHECK-NEXT: wgmma.wait_group.sync.aligned 1;
+// CHECK: cp.async.commit_group;
+// CHECK: wgmma.wait_group.sync.aligned 0;
+// CHECK-NEXT: cp.async.wait_group 0;
+// CHECK-NEXT: bar.sync 0;
 // CHECK-NOT: mma.sync
 // CHECK-LABEL: .entry f16_small_dispatch_1(
 // CHECK: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16
