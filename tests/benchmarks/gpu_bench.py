@@ -4,7 +4,7 @@ GPU, in the same run: GEMM 4096^3 in f32, bf16 and f16 (cuBLAS through torch.mat
 and f16 on cuda only: SPIR-V has no bf16 here; each compiled with the tensor-core tiles' three
 workgroup buffers filled by cp.async, the default, with four, with two, with one filled
 through registers (--gpu-codegen-options=mma-stages=N), and in wide tiles of 128x256
-(mma-wide-tiles) with three and four buffers, and for sm_90a alone on wgmma with three, four
+(mma-wide-tiles) with three and four buffers, and for sm_90a on wgmma with three, four
 and two buffers, run on a GPU of compute capability 9.0), the sample models (PyTorch eager with the same
 weights, as tests/benchmarks/model_bench.py builds them), and ResNet-18's convolutions at batch
 1 and 8 (cuDNN through torch.nn.functional.conv2d, channels-last), each compiled twice: as

@@ -77,8 +77,8 @@ cl::list<std::string> targetBackends(
 cl::list<std::string> cudaArchs(
     "cuda-arch", cl::CommaSeparated,
     cl::desc("Compute capabilities of the cuda target, one PTX image each "
-             "(default sm_80,sm_90); sm_90a alone: f16 and bf16 matmuls on "
-             "wgmma, for compute capability 9.0 only"));
+             "(default sm_80,sm_90); sm_90a: f16 and bf16 matmuls on wgmma, "
+             "an image for compute capability 9.0 alone"));
 cl::opt<std::string> cudaPtxas(
     "cuda-ptxas", cl::value_desc("path|none"),
     cl::desc("ptxas that makes a cubin beside each PTX image (default: "

@@ -158,56 +158,27 @@ int64_t optInSharedMemory(unsigned arch) {
   }
 }
 
-FailureOr<CUDAExecutable> compileCUDAExecutable(
+namespace {
+
+/// The images of `archs` (one group of the archs asked for, whose kernels
+/// take the matrix tiles `kind`) and the entry points: the shared pipeline
+/// and the NVVM back end run on `module`, PTX for each arch, a cubin beside
+/// each where `ptxas` is given.
+FailureOr<CUDAExecutable> compileArchGroup(
     ModuleOp module, const GPUCodegenPipelineOptions &options,
-    const CUDATargetOptions &target,
-    llvm::function_ref<LogicalResult(PassManager &)> configure) {
+    llvm::function_ref<LogicalResult(PassManager &)> configure,
+    ArrayRef<CUDAArch> archs, StringRef kind, int64_t sharedMemory,
+    unsigned ptxVersion, StringRef ptxas) {
   MLIRContext *context = module.getContext();
   Location loc = module.getLoc();
-  if (target.archs.empty())
-    return emitError(loc, "no CUDA arch to compile for; name one or more "
-                          "with --cuda-arch (sm_80,sm_90)");
-  std::vector<CUDAArch> archs;
-  for (const std::string &name : target.archs) {
-    FailureOr<CUDAArch> arch = parseCUDAArch(name);
-    if (failed(arch))
-      return emitError(loc, "unknown CUDA arch '")
-             << name << "'; expected sm_<major><minor> from sm_50 to "
-             << "sm_121, such as sm_80 or sm_90, or an arch-specific one "
-             << "from sm_90a on";
-    if (llvm::is_contained(archs, *arch))
-      return emitError(loc, "CUDA arch '") << name << "' is named twice";
-    archs.push_back(*arch);
-  }
-  unsigned ptxVersion = 0;
-  for (const CUDAArch &arch : archs)
-    ptxVersion = std::max(ptxVersion, ptxVersionFor(arch.capability));
-
   // Three runs: the shared pipeline (its entry points are read before the
   // NVVM lowering replaces the gpu.func ops), the NVVM back end, and the
   // serialization once the targets are attached.
   auto runPasses = [&](llvm::function_ref<void(PassManager &)> build) {
     return runConfigured(module, configure, build);
   };
-  // Matmuls staged in shared memory unless the options say otherwise, f16
-  // and bf16 ones on the tensor cores where every arch has mma.sync
-  // m16n8k16 (sm_80 and later), by wgmma where every one is sm_90a (the
-  // kernels are lowered once for all the archs).
   GPUCodegenPipelineOptions cudaOptions;
-  const bool tensorCores =
-      llvm::all_of(archs, [](const CUDAArch &arch) { return arch.capability >= 80; });
-  const bool wgmma = llvm::all_of(archs, [](const CUDAArch &arch) {
-    return arch.capability == 90 && arch.specific;
-  });
-  copyWithDefaultMatrixTiles(cudaOptions, options,
-                             wgmma ? "wgmma" : tensorCores ? "mma" : "shared");
-  // The tensor-core buffers may take what every arch offers a kernel that
-  // opts in (dynamic shared memory past 48 KiB), or less if asked.
-  int64_t sharedMemory = std::numeric_limits<int64_t>::max();
-  for (const CUDAArch &arch : archs)
-    sharedMemory = std::min(sharedMemory, optInSharedMemory(arch.capability));
-  if (options.mmaWorkgroupMemory > 0)
-    sharedMemory = std::min<int64_t>(sharedMemory, options.mmaWorkgroupMemory);
+  copyWithDefaultMatrixTiles(cudaOptions, options, kind);
   cudaOptions.mmaWorkgroupMemory = sharedMemory;
   FailureOr<GPUKernels> shared =
       runGPUCodegen(module, cudaOptions, cudaTargetEnv(), configure);
@@ -253,7 +224,6 @@ FailureOr<CUDAExecutable> compileCUDAExecutable(
     return module.emitError("NVVM serialization left no gpu.binary");
   mlir::gpu::BinaryOp binaryOp = *binaries.begin();
 
-  std::string ptxas = findPtxas(target.ptxas);
   for (auto [arch, attr] : llvm::zip_equal(archs, binaryOp.getObjects())) {
     auto object = cast<mlir::gpu::ObjectAttr>(attr);
     StringRef ptx = object.getObject().getValue();
@@ -280,11 +250,109 @@ FailureOr<CUDAExecutable> compileCUDAExecutable(
       executable.images.push_back(std::move(assembled));
     }
   }
+  return executable;
+}
+
+/// Whether two lowerings of the same kernels describe their entry points
+/// alike (one metadata serves the images of both).
+bool sameEntryPoints(ArrayRef<EntryPointInfo> a, ArrayRef<EntryPointInfo> b) {
+  return llvm::equal(a, b, [](const EntryPointInfo &x, const EntryPointInfo &y) {
+    return x.name == y.name && x.bindingCount == y.bindingCount &&
+           x.constantCount == y.constantCount &&
+           x.bindingReadOnly == y.bindingReadOnly &&
+           x.checkMessages == y.checkMessages &&
+           x.workgroupMemoryBytes == y.workgroupMemoryBytes &&
+           x.dynamicWorkgroupMemory == y.dynamicWorkgroupMemory &&
+           x.dispatch.sameCount(y.dispatch) &&
+           x.dispatch.workgroupSize == y.dispatch.workgroupSize &&
+           x.dispatch.scratchBytes == y.dispatch.scratchBytes;
+  });
+}
+
+} // namespace
+
+FailureOr<CUDAExecutable> compileCUDAExecutable(
+    ModuleOp module, const GPUCodegenPipelineOptions &options,
+    const CUDATargetOptions &target,
+    llvm::function_ref<LogicalResult(PassManager &)> configure) {
+  Location loc = module.getLoc();
+  if (target.archs.empty())
+    return emitError(loc, "no CUDA arch to compile for; name one or more "
+                          "with --cuda-arch (sm_80,sm_90)");
+  std::vector<CUDAArch> archs;
+  for (const std::string &name : target.archs) {
+    FailureOr<CUDAArch> arch = parseCUDAArch(name);
+    if (failed(arch))
+      return emitError(loc, "unknown CUDA arch '")
+             << name << "'; expected sm_<major><minor> from sm_50 to "
+             << "sm_121, such as sm_80 or sm_90, or an arch-specific one "
+             << "from sm_90a on";
+    if (llvm::is_contained(archs, *arch))
+      return emitError(loc, "CUDA arch '") << name << "' is named twice";
+    archs.push_back(*arch);
+  }
+  unsigned ptxVersion = 0;
+  for (const CUDAArch &arch : archs)
+    ptxVersion = std::max(ptxVersion, ptxVersionFor(arch.capability));
+  // The tensor-core buffers may take what every arch offers a kernel that
+  // opts in (dynamic shared memory past 48 KiB), or less if asked.
+  int64_t sharedMemory = std::numeric_limits<int64_t>::max();
+  for (const CUDAArch &arch : archs)
+    sharedMemory = std::min(sharedMemory, optInSharedMemory(arch.capability));
+  if (options.mmaWorkgroupMemory > 0)
+    sharedMemory = std::min<int64_t>(sharedMemory, options.mmaWorkgroupMemory);
+  const std::string ptxas = findPtxas(target.ptxas);
+
+  // Matmuls staged in shared memory unless the options say otherwise, f16
+  // and bf16 ones on the tensor cores where every arch has mma.sync
+  // m16n8k16 (sm_80 and later). sm_90a's kernels take wgmma: they are
+  // lowered apart from the others' (on a copy of the kernels), with the
+  // same entry points (mma.sync's tiles, workgroups and buffers).
+  std::vector<CUDAArch> common, hopper;
+  for (const CUDAArch &arch : archs)
+    (arch.capability == 90 && arch.specific ? hopper : common).push_back(arch);
+  const bool tensorCores =
+      llvm::all_of(archs, [](const CUDAArch &arch) { return arch.capability >= 80; });
+  FailureOr<CUDAExecutable> executable = failure();
+  if (!common.empty()) {
+    OwningOpRef<ModuleOp> copy;
+    if (!hopper.empty())
+      copy = module.clone();
+    executable = compileArchGroup(module, options, configure, common,
+                                  tensorCores ? "mma" : "shared", sharedMemory,
+                                  ptxVersion, ptxas);
+    if (failed(executable))
+      return failure();
+    if (copy) {
+      FailureOr<CUDAExecutable> wgmma = compileArchGroup(
+          *copy, options, configure, hopper, tensorCores ? "wgmma" : "shared",
+          sharedMemory, ptxVersion, ptxas);
+      if (failed(wgmma))
+        return failure();
+      if (!sameEntryPoints(executable->entryPoints, wgmma->entryPoints))
+        return emitError(loc, "the kernels for ")
+               << hopper.front().name() << " have other entry points (workgroups, "
+               << "workgroup memory) than those for the other archs; compile "
+               << "them into modules of their own";
+      for (CUDAImage &image : wgmma->images)
+        executable->images.push_back(std::move(image));
+    }
+  } else {
+    executable = compileArchGroup(module, options, configure, hopper,
+                                  tensorCores ? "wgmma" : "shared", sharedMemory,
+                                  ptxVersion, ptxas);
+    if (failed(executable))
+      return failure();
+  }
+  // The images in the order the archs were named.
+  llvm::stable_sort(executable->images, [&](const CUDAImage &x, const CUDAImage &y) {
+    return llvm::find(archs, x.arch) < llvm::find(archs, y.arch);
+  });
   SmallVector<ArrayRef<uint8_t>> images;
-  for (const CUDAImage &image : executable.images)
+  for (const CUDAImage &image : executable->images)
     images.push_back(image.bytes);
-  std::vector<uint64_t> offsets = concatenateImages(images, executable.data);
-  executable.metadata = serializeMetadata(executable, offsets, ptxVersion);
+  std::vector<uint64_t> offsets = concatenateImages(images, executable->data);
+  executable->metadata = serializeMetadata(*executable, offsets, ptxVersion);
   return executable;
 }
 

@@ -27,9 +27,10 @@
 namespace strata::gpu {
 
 struct CUDATargetOptions {
-  /// Compute capabilities, "sm_80" style; one PTX image each. Where every
-  /// one is sm_90a, f16 and bf16 matmuls take wgmma (matrix tiles kind
-  /// `wgmma`); elsewhere mma.sync from sm_80 on.
+  /// Compute capabilities, "sm_80" style; one PTX image each. sm_90a's
+  /// kernels are lowered apart, f16 and bf16 matmuls on wgmma (matrix tiles
+  /// kind `wgmma`); the others' once for all, on mma.sync where every one
+  /// is sm_80 or later.
   std::vector<std::string> archs = {"sm_80", "sm_90"};
   /// ptxas for the cubins: empty to look for it ($CUDA_HOME/bin, then
   /// /usr/local/cuda/bin, then PATH), "none" for PTX alone.

@@ -11,9 +11,16 @@
 // RUN: rm -rf %t && compile-module %S/cuda-tensor-cores.mlir --target=cuda --cuda-arch=sm_90a --cuda-ptxas=none --dump-executables=%t -o %t.smod
 // RUN: FileCheck %s --input-file=%t/kernels.sm_90a.ptx
 // RUN: dump-module %t.smod --no-disassembly | FileCheck %s --check-prefix=DUMP
-// Beside another arch the kernels are lowered once, for both: mma.sync.
-// RUN: rm -rf %t.mixed && compile-module %S/cuda-tensor-cores.mlir --target=cuda --cuda-arch=sm_80,sm_90a --cuda-ptxas=none --dump-executables=%t.mixed -o %t.mixed.smod
-// RUN: FileCheck %s --input-file=%t.mixed/kernels.sm_90a.ptx --check-prefix=MIXED
+// Beside other archs, sm_90a's kernels are lowered apart (wgmma), the others' once for
+// all of them (mma.sync), with the same entry points; the images in the order named.
+// RUN: rm -rf %t.mixed && compile-module %S/cuda-tensor-cores.mlir --target=cuda --cuda-arch=sm_90a,sm_80,sm_90 --cuda-ptxas=none --dump-executables=%t.mixed -o %t.mixed.smod
+// RUN: FileCheck %s --input-file=%t.mixed/kernels.sm_90a.ptx
+// RUN: FileCheck %s --input-file=%t.mixed/kernels.sm_80.ptx --check-prefix=MIXED
+// RUN: FileCheck %s --input-file=%t.mixed/kernels.sm_90.ptx --check-prefix=MIXED
+// RUN: dump-module %t.mixed.smod --no-disassembly | FileCheck %s --check-prefix=DUMP-MIXED
+// Before sm_80 nothing takes the tensor cores, sm_90a's kernels included.
+// RUN: rm -rf %t.75 && compile-module %S/cuda-tensor-cores.mlir --target=cuda --cuda-arch=sm_75,sm_90a --cuda-ptxas=none --dump-executables=%t.75 -o %t.75.smod
+// RUN: FileCheck %s --input-file=%t.75/kernels.sm_90a.ptx --check-prefix=SM75
 // RUN: not compile-module %S/cuda-tensor-cores.mlir --target=cuda --cuda-arch=sm_80a --cuda-ptxas=none -o %t.bad.smod 2>&1 | FileCheck %s --check-prefix=BAD
 
 // CHECK: .target sm_90a
@@ -41,9 +48,16 @@
 
 // DUMP: PTX 8.0 images: ptx sm_90a
 
-// MIXED: .target sm_90a
+// DUMP-MIXED: PTX 8.0 images: ptx sm_90a ({{[0-9]+}} bytes) ptx sm_80 ({{[0-9]+}} bytes) ptx sm_90 ({{[0-9]+}} bytes)
+// DUMP-MIXED: entry#0 bf16_layer_dispatch_0: 4 bindings (0, 1, 2 read-only), 3 push constants, workgroup size 128x1x1
+
+// MIXED: .target sm_{{80|90}}
 // MIXED-NOT: wgmma
 // MIXED: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 // MIXED-NOT: wgmma
+
+// SM75: .target sm_90a
+// SM75-NOT: wgmma
+// SM75-NOT: mma.sync
 
 // BAD: unknown CUDA arch 'sm_80a'; expected sm_<major><minor> from sm_50 to sm_121, such as sm_80 or sm_90, or an arch-specific one from sm_90a on
