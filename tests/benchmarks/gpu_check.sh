@@ -16,7 +16,8 @@
 # against PyTorch's outputs (tests/models/check_models.py --run-only), the op coverage
 # suite on vulkan (tests/e2e/check_ops.py --run-only, 8 shards side by side; cuda's
 # ran before) and its matmul and convolution tile families on cuda (CUDA_OPS_FAMILIES),
-# and (in gpu_bench.py) the carried real models against PyTorch eager where the machine's
+# compiled for the default archs and, on a GPU of compute capability 9.0, for sm_90a
+# (wgmma), and (in gpu_bench.py) the carried real models against PyTorch eager where the machine's
 # Python has torchvision and transformers, then tests/benchmarks/gpu_bench.py (GEMM 4096^3, the samples and ResNet-18's
 # convolutions, in two builds, against PyTorch CUDA). Each step has its own time limit; the summary names the steps that
 # failed. STEPS="models real-models ..." runs only the steps it names; BENCH_ARGS passes
@@ -71,7 +72,10 @@ if [ "${1:-}" = --prepare ]; then
     --compile-only ${OPS_FAMILIES:-} > "$dir/ops-compile.log"
   "$python" "$root/tests/e2e/check_ops.py" --bin "$build/bin" --work "$dir/ops-cuda" --target=cuda \
     --compile-only $CUDA_OPS_FAMILIES > "$dir/ops-cuda-compile.log"
-  rm -rf "$dir/ops-cuda/"*.executables
+  # The same for sm_90a alone: its f16 matmuls and convolutions on wgmma.
+  "$python" "$root/tests/e2e/check_ops.py" --bin "$build/bin" --work "$dir/ops-cuda-wgmma" --target=cuda \
+    --compile-flag=--cuda-arch=sm_90a --compile-only $CUDA_OPS_FAMILIES > "$dir/ops-cuda-wgmma-compile.log"
+  rm -rf "$dir/ops-cuda/"*.executables "$dir/ops-cuda-wgmma/"*.executables
   exit 0
 fi
 
@@ -139,6 +143,11 @@ export -f ops_shards
 step ops.vulkan ${OPS_SECONDS:-180} bash -c ops_shards
 step ops.cuda 150 python3 "$root/tests/e2e/check_ops.py" --run-only --bin "$dir/bin" \
   --work "$dir/ops-cuda" --target=cuda --devices=cuda $CUDA_OPS_FAMILIES
+# sm_90a's wgmma kernels run only on compute capability 9.0 (H100, H200).
+if nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | grep -q '^9\.0'; then
+  step ops.cuda.wgmma 150 python3 "$root/tests/e2e/check_ops.py" --run-only --bin "$dir/bin" \
+    --work "$dir/ops-cuda-wgmma" --target=cuda --devices=cuda $CUDA_OPS_FAMILIES
+fi
 step bench 240 python3 "$here/gpu_bench.py" --bin "$dir/bin" --models "$dir/models" --work "$dir/bench" \
   --real-models "$dir/real-models" ${BENCH_ARGS:-}
 [ -f "$logs/ops.vulkan.summary" ] && head -n 60 "$logs/ops.vulkan.summary"

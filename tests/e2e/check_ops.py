@@ -2043,7 +2043,8 @@ def check_family(fam, args, results):
         ok, output = True, None
     else:
         ok, output = run_tool([os.path.join(args.bin, "compile-module"), source, "-o", module,
-                               "--target=" + args.target, "--dump-executables=" + executables] + fam.flags)
+                               "--target=" + args.target, "--dump-executables=" + executables]
+                              + fam.flags + args.compile_flag)
     if ok and args.target == "vulkan" and not args.run_only:
         # Every SPIR-V kernel must validate for the Vulkan 1.3 environment.
         valid, message = run_tool(["spirv-val", "--target-env", "vulkan1.3",
@@ -2061,7 +2062,9 @@ def check_family(fam, args, results):
     if ok and args.target == "cuda" and not args.run_only and PTXAS:
         # ptxas made a cubin of every PTX image: each kernel assembles for
         # each arch.
-        for arch in ("sm_80", "sm_90"):
+        ptx = [f[len("kernels."):-len(".ptx")] for f in os.listdir(executables) if f.endswith(".ptx")]
+        expected = ("sm_80", "sm_90") if not args.compile_flag else ptx
+        for arch in expected:
             if not os.path.exists(os.path.join(executables, "kernels.%s.cubin" % arch)):
                 results.fail("%s: no %s cubin although ptxas is at %s" % (fam.name, arch, PTXAS))
                 return
@@ -2150,6 +2153,8 @@ def main():
     parser.add_argument("--run-only", action="store_true",
                         help="run the modules an earlier --compile-only left in --work (on a machine "
                              "with the device and no compiler)")
+    parser.add_argument("--compile-flag", action="append", default=[],
+                        help="one more compile-module flag for every family (--cuda-arch=sm_90a)")
     parser.add_argument("--shard", default="0/1", metavar="I/N",
                         help="only every Nth family from the Ith (to run N processes side by side)")
     parser.add_argument("family", nargs="*", help="only the families whose names start with one of these")
