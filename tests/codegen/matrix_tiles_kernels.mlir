@@ -118,3 +118,23 @@ func.func @half_256(%arg0: memref<?x32xf16>, %arg1: memref<32x256xf16>, %arg2: m
   linalg.matmul ins(%arg0, %arg1 : memref<?x32xf16>, memref<32x256xf16>) outs(%arg2 : memref<?x256xf32>)
   return
 }
+
+// K not a multiple of 32: f16, K = 40 (one step and a chunk), dynamic M
+// (masked). The tensor-core tiles take it where cp.async copies them (the
+// last step's chunks past K zero-filled); with one buffer, and on the
+// kinds whose steps are 16 or 4 along K, it is left to the distribution.
+func.func @half_ktail(%arg0: memref<?x40xf16>, %arg1: memref<40x64xf16>, %arg2: memref<?x64xf32>) {
+  %cst = arith.constant 0.000000e+00 : f32
+  linalg.fill ins(%cst : f32) outs(%arg2 : memref<?x64xf32>)
+  linalg.matmul ins(%arg0, %arg1 : memref<?x40xf16>, memref<40x64xf16>) outs(%arg2 : memref<?x64xf32>)
+  return
+}
+
+// A convolution of 3x3 taps of 8 channels (K = 72: two steps and a chunk),
+// stride 1, a dynamic batch.
+func.func @conv_ktail(%arg0: memref<?x6x6x8xf16>, %arg1: memref<3x3x8x64xf16>, %arg2: memref<?x4x4x64xf32>) {
+  %cst = arith.constant 0.000000e+00 : f32
+  linalg.fill ins(%cst : f32) outs(%arg2 : memref<?x4x4x64xf32>)
+  linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%arg0, %arg1 : memref<?x6x6x8xf16>, memref<3x3x8x64xf16>) outs(%arg2 : memref<?x4x4x64xf32>)
+  return
+}

@@ -596,11 +596,15 @@ class Workgroup:
                                for l in range(32)]
             put(result)
         elif n == "nvvm.cp.async.shared.global":
+            # A third operand: the bytes read (src-size); the rest of the 16
+            # are zero-filled.
             check("size = 16 " in op.text and "load_cache_modifier cg>" in op.text
-                  and len(ins) == 2, f"cp.async: {op.text}")
-            for lane, (on, dst, src) in enumerate(zip(mask, *ins)):
+                  and len(ins) in (2, 3), f"cp.async: {op.text}")
+            sizes = ins[2] if len(ins) == 3 else [16] * WG
+            for lane, (on, dst, src, size) in enumerate(zip(mask, ins[0], ins[1], sizes)):
                 if not on:
                     continue
+                check(size in (0, 16), f"cp.async of {size} bytes (0 or 16 simulated)")
                 buf, word = self.address(dst, "cp.async")
                 index, byte = divmod(src, GLOBAL_BASE)
                 check(1 <= index <= len(self.bindings) and byte % 16 == 0,
@@ -614,7 +618,7 @@ class Workgroup:
                     self.write(buf, i, lane, n)
                     check(buf.pending[i] is None, "cp.async to a word with a copy in flight")
                     buf.pending[i] = lane
-                elements = source.data[first:first + 8]
+                elements = source.data[first:first + 8] if size else [0] * 8
                 self.open[lane].append((buf, word, list(zip(elements[0::2], elements[1::2]))))
         elif n == "nvvm.cp.async.commit.group":
             for lane, on in enumerate(mask):
@@ -744,13 +748,19 @@ SPECS = {
     "half_masked": ([130, 64], 0.0, lambda x, i, j, b: x),
     "conv_half": ([3, 1], 0.0, lambda x, i, j, b: max(x + b[2].get(j), 0)),
     "half_256": ([130], 0.0, lambda x, i, j, b: x),
+    "half_ktail": ([70, 64], 0.0, lambda x, i, j, b: x),
+    "conv_ktail": ([2], 0.0, lambda x, i, j, b: x),
 }
+# The kernels whose K is not a multiple of 32: on the tensor cores only where
+# cp.async copies the tiles (2 or more buffers), never on kinds that step
+# 16 or 4 along K.
+KTAIL = {"half_ktail", "conv_ktail"}
 # The kernels whose tiles mma-wide-tiles changes (N a multiple of 256): the
 # wide variants run these alone.
 WIDE = {"half_256"}
 # The convolutions among them (NHWC input, HWCF filter, no padding): their
 # strides; M is the batch.
-CONV_STRIDES = {"conv_half": 2}
+CONV_STRIDES = {"conv_half": 2, "conv_ktail": 1}
 
 
 def walk(ops):
@@ -760,7 +770,7 @@ def walk(ops):
             yield from walk(sub)
 
 
-def simulate(func, name, kind, m, wrong, rng, wide=False):
+def simulate(func, name, kind, m, wrong, rng, wide=False, stages=0):
     """Runs one kernel for M = m on every workgroup: (ok, expected body, report line)."""
     (args, body), text = func.regions[0], func.text
     types = memref_types(re.search(r"function_type = \(([^)]*)\)", text).group(1))
@@ -803,6 +813,8 @@ def simulate(func, name, kind, m, wrong, rng, wide=False):
         want = None  # too narrow for its tiles (sharedTileShape)
     if types[-1][0][0] is not None and types[-1][0][0] <= few_rows(kind):
         want = "few-rows"
+    if name in KTAIL and (kind in ("mfma", "wmma32", "scalar") or stages == 1):
+        want = None
     names = {op.name for op in walk(body)}
     uses = {k for k, o in (("mfma", "amdgpu.mfma"), ("wmma32", "amdgpu.wmma"),
                            ("mma", "nvvm.mma.sync"), ("wgmma", "nvvm.wgmma.mma_async"))
@@ -869,7 +881,7 @@ def run_cases(opts):
                 continue
             for m in sizes:
                 ok, body, line = simulate(funcs[name], name, kind, m, opts.wrong_layout,
-                                          random.Random(f"{name}/{m}"), wide)
+                                          random.Random(f"{name}/{m}"), wide, stages)
                 label = f"kind={kind}/{stages}" + ("/wide" if wide else "")
                 print(line.replace(f"kind={kind}", label) if stages else line, flush=True)
                 failed |= set() if ok else {body}

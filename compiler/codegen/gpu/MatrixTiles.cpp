@@ -222,10 +222,21 @@ bool matchConvolution(MatmulKernel &match) {
 /// elsewhere).
 bool nvidiaKind(StringRef kind) { return kind == "mma" || kind == "wgmma"; }
 
+/// Whether a memref has static strides, its rows contiguous: the
+/// tensor-core tiles copy such operands 16 bytes at a time by `cp.async`.
+bool asyncCopyable(Value memref) {
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  return succeeded(cast<MemRefType>(memref.getType()).getStridesAndOffset(strides, offset)) &&
+         !ShapedType::isDynamic(offset) && llvm::none_of(strides, ShapedType::isDynamic) &&
+         strides.back() == 1;
+}
+
 /// The kernel's matmul (or convolution), when its whole body is what the
 /// pass rewrites and the shapes fit the tiles of `kind`.
 std::optional<MatmulKernel> matchKernel(func::FuncOp kernel, StringRef kind,
-                                        int64_t fmaTilesFrom, bool mmaWideTiles) {
+                                        int64_t fmaTilesFrom, bool mmaWideTiles,
+                                        int64_t mmaStages) {
   if (!kernel.getBody().hasOneBlock())
     return std::nullopt;
   MatmulKernel match;
@@ -336,8 +347,13 @@ std::optional<MatmulKernel> matchKernel(func::FuncOp kernel, StringRef kind,
                         : match.f16       ? 16
                                           : 4;
   const bool fmaTiles = shared && !match.tensorCores;
+  // The tensor cores take a K that is a multiple of 8 where the tiles are
+  // copied by cp.async: the last step's chunks past K are zero-filled.
+  const bool zeroFilled = match.tensorCores && !ShapedType::isDynamic(match.k) &&
+                          match.k % 8 == 0 && mmaStages > 1 && asyncCopyable(match.a) &&
+                          asyncCopyable(match.b);
   if (ShapedType::isDynamic(match.n) || ShapedType::isDynamic(match.k) ||
-      (match.k % kStep != 0 && !fmaTiles) || match.k == 0)
+      (match.k % kStep != 0 && !fmaTiles && !zeroFilled) || match.k == 0)
     return std::nullopt;
   match.kSteps = (match.k + kStep - 1) / kStep * kStep;
   if (shared) {
@@ -1022,17 +1038,7 @@ private:
 
   /// Whether the tensor-core tiles can fill workgroup memory by `cp.async`:
   /// A and B at static strides, their rows contiguous (16-byte copies).
-  bool copiesAsync() const {
-    auto staticStrides = [](Value memref) {
-      SmallVector<int64_t> strides;
-      int64_t offset;
-      return succeeded(cast<MemRefType>(memref.getType())
-                           .getStridesAndOffset(strides, offset)) &&
-             !ShapedType::isDynamic(offset) &&
-             llvm::none_of(strides, ShapedType::isDynamic) && strides.back() == 1;
-    };
-    return staticStrides(match.a) && staticStrides(match.b);
-  }
+  bool copiesAsync() const { return asyncCopyable(match.a) && asyncCopyable(match.b); }
 
   /// This invocation's place in the tensor-core tiles: each of the four
   /// warps a quarter of the tile, mTiles x nTiles fragments of 16 x 8.
@@ -1348,13 +1354,26 @@ private:
     Value firstA = arith::MulIOp::create(at, loc, stage, index(tiles.stageWordsA));
     Value firstB = arith::MulIOp::create(at, loc, stage, index(tiles.stageWordsB));
     // 16 bytes of `memref` (whose aligned pointer is `global`) at `indices`
-    // into word `first + word` of `base`.
+    // into word `first + word` of `base`; where K is not a multiple of the
+    // step, the chunks at k past K read none (their source clamped inside
+    // the operand) and are zero-filled.
+    const bool tail = match.k % kMmaK != 0;
     auto copy = [&](Value base, Value first, Value word, Value global, Value memref,
-                    ValueRange indices) {
+                    ValueRange indices, Value k) {
+      Value bytes;
+      if (tail)
+        bytes = arith::SelectOp::create(
+            at, loc,
+            arith::CmpIOp::create(at, loc, arith::CmpIPredicate::ult, k, index(match.k)),
+            arith::ConstantOp::create(at, loc, at.getI32IntegerAttr(16)),
+            arith::ConstantOp::create(at, loc, at.getI32IntegerAttr(0)));
       NVVM::CpAsyncOp::create(
           at, loc, sharedPointer(at, base, arith::AddIOp::create(at, loc, first, word)),
           globalPointer(at, global, memref, indices),
-          /*size=*/16, NVVM::LoadCacheModifierKind::CG, /*cpSize=*/Value());
+          /*size=*/16, NVVM::LoadCacheModifierKind::CG, /*cpSize=*/bytes);
+    };
+    auto inside = [&](Value k, int64_t run) {
+      return tail ? arith::MinUIOp::create(at, loc, k, index(match.k - run)).getResult() : k;
     };
     for (auto [p, word] : llvm::zip(tiles.piecesA, tiles.wordsA)) {
       Value row = arith::AddIOp::create(at, loc, row0, p.major);
@@ -1362,7 +1381,8 @@ private:
         row = arith::MinUIOp::create(at, loc, row, lastRow);
       Value k = arith::AddIOp::create(
           at, loc, k0, arith::MulIOp::create(at, loc, p.minor, index(8)));
-      copy(tiles.baseA, firstA, word, tiles.globalA, match.a, indicesOfA(at, row, k));
+      copy(tiles.baseA, firstA, word, tiles.globalA, match.a, indicesOfA(at, row, inside(k, 8)),
+           k);
     }
     for (auto [p, word] : llvm::zip(tiles.piecesB, tiles.wordsB)) {
       Value k = arith::AddIOp::create(at, loc, k0, p.major);
@@ -1371,7 +1391,7 @@ private:
           arith::AddIOp::create(at, loc, col0,
                                 arith::MulIOp::create(at, loc, p.minor, index(8))),
           8);
-      copy(tiles.baseB, firstB, word, tiles.globalB, bMatrix, ValueRange{k, col});
+      copy(tiles.baseB, firstB, word, tiles.globalB, bMatrix, ValueRange{inside(k, 1), col}, k);
     }
     NVVM::CpAsyncCommitGroupOp::create(at, loc);
   }
@@ -1719,7 +1739,7 @@ struct GPUMatrixTilesPass
       return signalPassFailure();
     }
     std::optional<MatmulKernel> match =
-        matchKernel(kernel, kind, fmaTilesFrom, mmaWideTiles);
+        matchKernel(kernel, kind, fmaTilesFrom, mmaWideTiles, mmaStages);
     if (!match)
       return;
     if (mmaStages < 1) {

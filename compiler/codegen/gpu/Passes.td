@@ -102,7 +102,9 @@ def GPUMatrixTilesPass : Pass<"strata-gpu-matrix-tiles", "::mlir::func::FuncOp">
       four warps; per step of 32 along K the workgroup copies A's tile and
       B's, transposed, to workgroup memory as words of two elements
       adjacent along K, and each warp accumulates a quarter of the tile in
-      f32 with `nvvm.mma.sync` m16n8k16. K must be a multiple of 32. With
+      f32 with `nvvm.mma.sync` m16n8k16. K must be a multiple of 32, or of
+      8 where the tiles are copied by `cp.async` (the last step's chunks
+      past K read nothing and are zero-filled: cp.async's src-size). With
       `mma-stages` of 2 or more (default 3) the tiles are copied by
       `cp.async` into that many buffers, in their memory layout with
       XOR-swizzled 16-byte chunks, B's fragments loaded transposed; with 1,

@@ -15,5 +15,7 @@
 // RUN: rm -rf %t.wg && compile-module %S/cuda-tensor-cores.mlir --target=cuda --cuda-arch=sm_90a --cuda-ptxas=ptxas --dump-executables=%t.wg -o %t.wg.smod
 // RUN: ls %t.wg/kernels.sm_90a.cubin
 // RUN: compile-module %S/cuda-tensor-cores.mlir --target=cuda --cuda-arch=sm_90a --cuda-ptxas=ptxas --gpu-codegen-options=mma-stages=4 -o %t.wg4.smod
+// And the zero-filled copies of a K past the last full step (cp.async's src-size).
+// RUN: compile-module %S/cuda-k-tail.mlir --target=cuda --cuda-arch=sm_80,sm_90,sm_90a --cuda-ptxas=ptxas -o %t.tail.smod
 // RUN: not compile-module %S/cuda.mlir --target=cuda --cuda-ptxas=/bin/false -o %t.bad 2>&1 | FileCheck %s
 // CHECK: ptxas (/bin/false) failed for sm_80 with exit code 1
