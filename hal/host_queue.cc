@@ -234,7 +234,10 @@ ThreadedHostQueue::~ThreadedHostQueue() {
   if (await_thread_.joinable()) await_thread_.detach();
 }
 
-StatusOr<bool> ThreadedHostQueue::Launch(std::span<const Ref<CommandBuffer>>, uint64_t*) { return false; }
+StatusOr<bool> ThreadedHostQueue::Launch(std::span<const Ref<CommandBuffer>>,
+                                         std::span<const std::span<const BufferBinding>>, uint64_t*) {
+  return false;
+}
 
 Status ThreadedHostQueue::Await(uint64_t, std::span<const Ref<CommandBuffer>>, std::chrono::steady_clock::time_point) {
   return InternalError("queue of '", device_name(), "': Await without Launch");
@@ -277,7 +280,14 @@ bool ThreadedHostQueue::TryLaunch(HostSubmission* submission) {
   // again when the submission completes).
   if (!submission->failure.ok() || !TakeFailure(submission, /*ordered_only=*/true).ok()) return false;
   uint64_t ticket = 0;
-  StatusOr<bool> launched = Launch(submission->command_buffers, &ticket);
+  constexpr size_t kInline = 8;
+  std::span<const BufferBinding> inline_tables[kInline];
+  std::vector<std::span<const BufferBinding>> more;
+  const size_t count = submission->command_buffers.size();
+  if (count > kInline) more.resize(count);
+  std::span<std::span<const BufferBinding>> tables = count > kInline ? std::span(more) : std::span(inline_tables, count);
+  for (size_t i = 0; i < count; ++i) tables[i] = BindingTable(submission, i);
+  StatusOr<bool> launched = Launch(submission->command_buffers, tables, &ticket);
   if (!launched.ok()) {
     // Nothing started, and nothing launched waits for it.
     Finish(submission, launched.status());

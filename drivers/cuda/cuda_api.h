@@ -66,7 +66,11 @@ namespace strata::cuda {
   X(cuGraphInstantiate)           \
   X(cuGraphLaunch)                \
   X(cuGraphDestroy)               \
-  X(cuGraphExecDestroy)
+  X(cuGraphExecDestroy)           \
+  X(cuEventCreate)                \
+  X(cuEventRecord)                \
+  X(cuEventSynchronize)           \
+  X(cuEventDestroy)
 
 // Functions of newer drivers, null where the library lacks them.
 #define STRATA_CUDA_OPTIONAL_FUNCTIONS(X) \

@@ -248,6 +248,24 @@ void CudaContext::DestroyGraph(stream::GraphHandle graph) const {
   cu_.cuGraphExecDestroy(static_cast<CUgraphExec>(graph));
 }
 
+StatusOr<stream::EventHandle> CudaContext::CreateEvent() const {
+  CUevent event = nullptr;
+  STRATA_RETURN_IF_ERROR(Check(cu_.cuEventCreate(&event, CU_EVENT_DISABLE_TIMING), "cuEventCreate"));
+  return static_cast<stream::EventHandle>(event);
+}
+
+Status CudaContext::RecordEvent(stream::EventHandle event) const {
+  return Check(cu_.cuEventRecord(static_cast<CUevent>(event), cu_stream()), "cuEventRecord");
+}
+
+Status CudaContext::WaitEvent(stream::EventHandle event, bool* sticky) const {
+  CUresult result = cu_.cuEventSynchronize(static_cast<CUevent>(event));
+  *sticky = IsStickyError(result);
+  return Check(result, "cuEventSynchronize");
+}
+
+void CudaContext::DestroyEvent(stream::EventHandle event) const { cu_.cuEventDestroy(static_cast<CUevent>(event)); }
+
 StatusOr<Ref<stream::StreamExecutable>> CudaContext::LoadExecutable(const hal::ExecutableParams& params) {
   return LoadCudaExecutable(std::static_pointer_cast<CudaContext>(shared_from_this()), params);
 }
@@ -260,7 +278,7 @@ StatusOr<Ref<hal::Device>> CreateCudaDevice(const hal::DeviceSpec& spec) {
   STRATA_ASSIGN_OR_RETURN(stream::StreamDeviceOptions options, stream::ReadStreamDeviceOptions(spec));
   STRATA_ASSIGN_OR_RETURN(const CudaFunctions* cu, LoadCudaLibrary());
   STRATA_ASSIGN_OR_RETURN(std::shared_ptr<CudaContext> context, CudaContext::Create(*cu, options.device));
-  return stream::CreateStreamDevice(spec, std::move(context), options.graphs);
+  return stream::CreateStreamDevice(spec, std::move(context), options);
 }
 
 }  // namespace
@@ -268,7 +286,7 @@ StatusOr<Ref<hal::Device>> CreateCudaDevice(const hal::DeviceSpec& spec) {
 Status RegisterCudaDriver(hal::DriverRegistry& registry) {
   return registry.Register({"cuda",
                             "NVIDIA GPU through the CUDA driver (libcuda.so.1) found at run time "
-                            "(options: device=INDEX, graphs=0)",
+                            "(options: device=INDEX, graphs=0, pipelined=0)",
                             CreateCudaDevice});
 }
 

@@ -12,7 +12,7 @@
 // of every entry point that reaches CUDA.
 //
 // Device specs: `cuda` (device 0), `cuda?device=1` or `cuda://1`;
-// graphs=0 (stream_device.h).
+// graphs=0, pipelined=0 (stream_device.h).
 //
 // Errors: no libcuda, the CUDA toolkit's stub library instead of the NVIDIA
 // driver, or no device: UNAVAILABLE with a line saying which (the
@@ -76,6 +76,10 @@ class CudaContext final : public stream::StreamContext {
   stream::GraphHandle EndCapture(bool keep) const override;
   Status LaunchGraph(stream::GraphHandle graph) const override;
   void DestroyGraph(stream::GraphHandle graph) const override;
+  StatusOr<stream::EventHandle> CreateEvent() const override;
+  Status RecordEvent(stream::EventHandle event) const override;
+  Status WaitEvent(stream::EventHandle event, bool* sticky) const override;
+  void DestroyEvent(stream::EventHandle event) const override;
 
   StatusOr<Ref<stream::StreamExecutable>> LoadExecutable(const hal::ExecutableParams& params) override;
   void UnloadModule(stream::ModuleHandle module) const override;

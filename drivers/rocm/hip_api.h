@@ -71,6 +71,10 @@ using HipMallocFlagsFunction = hipError_t (*)(void**, size_t, unsigned);
   X(hipGraphLaunch, decltype(&::hipGraphLaunch))                              \
   X(hipGraphDestroy, decltype(&::hipGraphDestroy))                            \
   X(hipGraphExecDestroy, decltype(&::hipGraphExecDestroy))                    \
+  X(hipEventCreateWithFlags, decltype(&::hipEventCreateWithFlags))            \
+  X(hipEventRecord, decltype(&::hipEventRecord))                              \
+  X(hipEventSynchronize, decltype(&::hipEventSynchronize))                    \
+  X(hipEventDestroy, decltype(&::hipEventDestroy))                            \
   X(hipGetErrorName, decltype(&::hipGetErrorName))
 
 #define STRATA_HIP_DECLARE(name, type) type name = nullptr;

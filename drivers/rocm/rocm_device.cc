@@ -250,6 +250,26 @@ void RocmContext::DestroyGraph(stream::GraphHandle graph) const {
   (void)hip_.hipGraphExecDestroy(static_cast<hipGraphExec_t>(graph));
 }
 
+StatusOr<stream::EventHandle> RocmContext::CreateEvent() const {
+  hipEvent_t event = nullptr;
+  STRATA_RETURN_IF_ERROR(Check(hip_.hipEventCreateWithFlags(&event, hipEventDisableTiming), "hipEventCreateWithFlags"));
+  return static_cast<stream::EventHandle>(event);
+}
+
+Status RocmContext::RecordEvent(stream::EventHandle event) const {
+  return Check(hip_.hipEventRecord(static_cast<hipEvent_t>(event), hip_stream()), "hipEventRecord");
+}
+
+Status RocmContext::WaitEvent(stream::EventHandle event, bool* sticky) const {
+  hipError_t result = hip_.hipEventSynchronize(static_cast<hipEvent_t>(event));
+  *sticky = IsStickyError(result);
+  return Check(result, "hipEventSynchronize");
+}
+
+void RocmContext::DestroyEvent(stream::EventHandle event) const {
+  (void)hip_.hipEventDestroy(static_cast<hipEvent_t>(event));
+}
+
 StatusOr<Ref<stream::StreamExecutable>> RocmContext::LoadExecutable(const hal::ExecutableParams& params) {
   return LoadRocmExecutable(std::static_pointer_cast<RocmContext>(shared_from_this()), params);
 }
@@ -264,7 +284,7 @@ StatusOr<Ref<hal::Device>> CreateRocmDevice(const hal::DeviceSpec& spec) {
   STRATA_ASSIGN_OR_RETURN(stream::StreamDeviceOptions options, stream::ReadStreamDeviceOptions(spec));
   STRATA_ASSIGN_OR_RETURN(const HipFunctions* hip, LoadHipLibrary());
   STRATA_ASSIGN_OR_RETURN(std::shared_ptr<RocmContext> context, RocmContext::Create(*hip, options.device));
-  return stream::CreateStreamDevice(spec, std::move(context), options.graphs);
+  return stream::CreateStreamDevice(spec, std::move(context), options);
 }
 
 }  // namespace
@@ -272,7 +292,7 @@ StatusOr<Ref<hal::Device>> CreateRocmDevice(const hal::DeviceSpec& spec) {
 Status RegisterRocmDriver(hal::DriverRegistry& registry) {
   return registry.Register({"rocm",
                             "AMD GPU through HIP (libamdhip64.so.6 or .so.5) found at run time "
-                            "(options: device=INDEX, graphs=0)",
+                            "(options: device=INDEX, graphs=0, pipelined=0)",
                             CreateRocmDevice});
 }
 

@@ -10,7 +10,7 @@
 // gcnArchName ("gfx90a:sramecc+:xnack-"), whose name before the features
 // picks the executable's code object (rocm_executable.h).
 //
-// Device specs: `rocm` (device 0), `rocm?device=1` or `rocm://1`; graphs=0
+// Device specs: `rocm` (device 0), `rocm?device=1` or `rocm://1`; graphs=0, pipelined=0
 // (stream_device.h).
 //
 // Errors: no HIP library, or one that finds no AMD GPU: UNAVAILABLE with a
@@ -71,6 +71,10 @@ class RocmContext final : public stream::StreamContext {
   stream::GraphHandle EndCapture(bool keep) const override;
   Status LaunchGraph(stream::GraphHandle graph) const override;
   void DestroyGraph(stream::GraphHandle graph) const override;
+  StatusOr<stream::EventHandle> CreateEvent() const override;
+  Status RecordEvent(stream::EventHandle event) const override;
+  Status WaitEvent(stream::EventHandle event, bool* sticky) const override;
+  void DestroyEvent(stream::EventHandle event) const override;
 
   StatusOr<Ref<stream::StreamExecutable>> LoadExecutable(const hal::ExecutableParams& params) override;
   void UnloadModule(stream::ModuleHandle module) const override;

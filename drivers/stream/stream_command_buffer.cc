@@ -323,6 +323,69 @@ StatusOr<bool> StreamCommandBuffer::LaunchGraph(size_t index, bool first) const 
   return true;
 }
 
+Status StreamCommandBuffer::RunSegment(size_t index) const {
+  SegmentState& state = segment_states_[index];
+  SegmentGraph& current = state.graphs.back();
+  bool launched = false;
+  if (graphs_ && current.executions > 0 && state.capturable) {
+    STRATA_ASSIGN_OR_RETURN(launched, LaunchGraph(index, index == 0));
+  }
+  if (!launched) STRATA_RETURN_IF_ERROR(Enqueue(segments_[index], index == 0));
+  ++current.executions;
+  return OkStatus();
+}
+
+Status StreamCommandBuffer::CheckWords(const Segment& segment) const {
+  return recording_.CheckWords(segment, [&](uint32_t slot) {
+    uint32_t word;
+    std::memcpy(&word, host_buffer_->host_address() + 4 * slot, 4);
+    return word;
+  });
+}
+
+bool StreamCommandBuffer::Launchable() const {
+  return segments_.size() <= 1 && !launched_.load(std::memory_order_acquire);
+}
+
+Status StreamCommandBuffer::Launch(std::span<const hal::BufferBinding> binding_table) const {
+  launched_.store(true, std::memory_order_relaxed);
+  auto failed = [&](Status status) {
+    launched_.store(false, std::memory_order_release);
+    return status;
+  };
+  if (Status failure = context_->failure(); !failure.ok()) {
+    return failed(failure.Annotate("an earlier submission left the device unusable: "));
+  }
+  if (Status current = context_->MakeCurrent(); !current.ok()) return failed(current);
+  if (!slot_parameters_.empty()) {
+    if (Status bound = BindTable(binding_table); !bound.ok()) return failed(bound);
+  }
+  if (segments_.empty()) return OkStatus();
+  if (Status run = RunSegment(0); !run.ok()) {
+    // What was enqueued before the failure runs on: let it finish.
+    bool sticky = false;
+    context_->Synchronize(&sticky).IgnoreError();
+    return failed(run);
+  }
+  return OkStatus();
+}
+
+Status StreamCommandBuffer::FinishLaunch(const Status& waited, bool sticky) const {
+  Status status;
+  if (!segments_.empty()) {
+    if (!waited.ok()) {
+      status = SegmentError(waited, segments_[0]);
+      if (sticky) context_->Fail(status);
+    } else {
+      status = CheckWords(segments_[0]);
+    }
+  } else {
+    status = waited;
+  }
+  launched_.store(false, std::memory_order_release);
+  return status;
+}
+
 Status StreamCommandBuffer::SegmentError(Status status, const Segment& segment) const {
   std::string dispatches;
   uint32_t count = 0;
@@ -361,22 +424,12 @@ Status StreamCommandBuffer::Execute(std::span<const hal::BufferBinding> binding_
                                    s + 1, " of ", segments_.size(), " of a command buffer");
     }
     const uint64_t submitted = tracer ? Tracer::Now() : 0;
-    SegmentState& state = segment_states_[s];
-    SegmentGraph& current = state.graphs.back();
-    bool launched = false;
-    if (graphs_ && current.executions > 0 && state.capturable) {
-      STRATA_ASSIGN_OR_RETURN(launched, LaunchGraph(s, s == 0));
+    if (Status run = RunSegment(s); !run.ok()) {
+      // What was enqueued before the failure runs on: let it finish, as it
+      // uses what this submission holds.
+      context_->Synchronize(&sticky).IgnoreError();
+      return run;
     }
-    if (!launched) {
-      Status enqueued = Enqueue(segment, s == 0);
-      if (!enqueued.ok()) {
-        // What was enqueued before the failure runs on: let it finish, as it
-        // uses what this submission holds.
-        context_->Synchronize(&sticky).IgnoreError();
-        return enqueued;
-      }
-    }
-    ++current.executions;
     if (Status synchronized = context_->Synchronize(&sticky); !synchronized.ok()) {
       Status status = SegmentError(std::move(synchronized), segment);
       if (sticky) context_->Fail(status);
@@ -389,11 +442,7 @@ Status StreamCommandBuffer::Execute(std::span<const hal::BufferBinding> binding_
         hal::TraceCommand(tracer, recording_.commands()[i], submitted, done);
       }
     }
-    STRATA_RETURN_IF_ERROR(recording_.CheckWords(segment, [&](uint32_t slot) {
-      uint32_t word;
-      std::memcpy(&word, host_buffer_->host_address() + 4 * slot, 4);
-      return word;
-    }));
+    STRATA_RETURN_IF_ERROR(CheckWords(segment));
     if (timed && std::chrono::steady_clock::now() > deadline) {
       return DeadlineExceededError("the submission was still running at the call's deadline and finished ", late_ms(),
                                    " ms after it (a GPU cannot stop a running kernel); nothing after it ran");

@@ -54,6 +54,7 @@
 // are the only state it changes.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -87,6 +88,17 @@ class StreamCommandBuffer final : public hal::CommandBuffer {
   // null, with its segment's span.
   Status Execute(std::span<const hal::BufferBinding> binding_table, Tracer* tracer,
                  std::chrono::steady_clock::time_point deadline) const;
+
+  // Pipelined queues (stream_device.h). Launchable: the command buffer is
+  // one segment at most (its check words are read once, after it) and not
+  // launched already. Launch enqueues it with `binding_table` bound, as
+  // Execute would, without waiting (an error leaves nothing running of
+  // it); FinishLaunch, once the stream has run it (`waited`: how waiting for
+  // it ended, `sticky` as for Synchronize), reads its check words and lets
+  // it be launched again.
+  bool Launchable() const;
+  Status Launch(std::span<const hal::BufferBinding> binding_table) const;
+  Status FinishLaunch(const Status& waited, bool sticky) const;
 
   // Segments recorded by End, and how many run as graphs now (for tests).
   size_t segment_count() const { return segments_.size(); }
@@ -169,9 +181,14 @@ class StreamCommandBuffer final : public hal::CommandBuffer {
   Status BindTable(std::span<const hal::BufferBinding> table) const;
   // Enqueues the segment's operations on the stream.
   Status Enqueue(const Segment& segment, bool first) const;
+  // Runs segment `index` on the stream, as its graph where it has one or
+  // may capture one, else operation by operation; counts the execution.
+  Status RunSegment(size_t index) const;
   // Runs the segment as a graph, capturing it first; false (with nothing
   // enqueued) when it cannot be captured.
   StatusOr<bool> LaunchGraph(size_t index, bool first) const;
+  // The segment's failed check, if any, from the words it wrote.
+  Status CheckWords(const Segment& segment) const;
   // The error of a failed synchronization, naming the segment's dispatches.
   Status SegmentError(Status status, const Segment& segment) const;
   void DestroyGraphs();
@@ -193,6 +210,8 @@ class StreamCommandBuffer final : public hal::CommandBuffer {
   uint64_t upload_base_ = 0;     // where the upload data starts in it
   std::vector<Segment> segments_;
   mutable std::vector<SegmentState> segment_states_;
+  // Launched and not yet finished (pipelined queues).
+  mutable std::atomic<bool> launched_{false};
 };
 
 }  // namespace strata::stream

@@ -48,6 +48,7 @@ using StreamHandle = void*;
 using ModuleHandle = void*;
 using FunctionHandle = void*;
 using GraphHandle = void*;
+using EventHandle = void*;
 
 // Pinned host memory mapped for the device: its two addresses.
 struct PinnedMemory {
@@ -135,6 +136,15 @@ class StreamContext : public std::enable_shared_from_this<StreamContext> {
   virtual GraphHandle EndCapture(bool keep) const = 0;
   virtual Status LaunchGraph(GraphHandle graph) const = 0;
   virtual void DestroyGraph(GraphHandle graph) const = 0;
+
+  // Events (without timing), for a queue that launches work without
+  // waiting for it: RecordEvent marks the stream's work so far, WaitEvent
+  // blocks until that work has run (on failure, `sticky` as for
+  // Synchronize). DestroyEvent drops errors.
+  virtual StatusOr<EventHandle> CreateEvent() const = 0;
+  virtual Status RecordEvent(EventHandle event) const = 0;
+  virtual Status WaitEvent(EventHandle event, bool* sticky) const = 0;
+  virtual void DestroyEvent(EventHandle event) const = 0;
 
   // Loads the executable (parsed and checked against this device first).
   virtual StatusOr<Ref<StreamExecutable>> LoadExecutable(const hal::ExecutableParams& params) = 0;

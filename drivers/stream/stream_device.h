@@ -2,11 +2,19 @@
 // stream_context.h), whatever the API.
 //
 // The queue: semaphores are host timelines (hal::HostSemaphore), and
-// submissions go through hal::ThreadedHostQueue: when a submission's waits
-// are met, the device's queue thread replays its command buffers on the
-// device's stream (one stream per HAL queue), synchronizes, reads the check
-// words, and signals or fails the signal semaphores. One submission is on
-// the GPU at a time.
+// submissions go through hal::ThreadedHostQueue, pipelined: when a
+// submission's waits are met, the device's queue thread enqueues its
+// command buffers on the device's stream (one stream per HAL queue) and
+// records an event (cuEventRecord) after them, without waiting; a second
+// thread waits for each event in turn (cuEventSynchronize), reads the check
+// words and signals or fails the signal semaphores, while the first
+// enqueues the next submission, so the GPU finds it queued when it finishes
+// one. Waits on semaphores that earlier work of the queue signals are left
+// to the stream's order. A submission that cannot be launched so (a command
+// buffer of several segments, whose check words must be read between them;
+// one launched and not yet finished; a traced or late one) waits for the
+// launched work, then runs segment by segment with a synchronization
+// after each. pipelined=0 runs every submission that way.
 //
 // Device specs: `DRIVER` (device 0), `DRIVER?device=1` or `DRIVER://1` (by
 // index among the devices the API lists); graphs=0 replays every command
@@ -24,8 +32,12 @@
 // Thread safety: see hal/device.h.
 #pragma once
 
+#include <deque>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "drivers/stream/stream_buffer.h"
 #include "drivers/stream/stream_context.h"
@@ -35,14 +47,30 @@
 
 namespace strata::stream {
 
-// Runs ready submissions on a thread of its own.
+// Runs ready submissions on a thread of its own; launches them, when
+// `pipelined`, and awaits their events on a second.
 class StreamQueue final : public hal::ThreadedHostQueue {
  public:
-  explicit StreamQueue(std::string device_name) : ThreadedHostQueue(std::move(device_name)) {}
+  StreamQueue(std::string device_name, std::shared_ptr<StreamContext> context, bool pipelined)
+      : ThreadedHostQueue(std::move(device_name), pipelined), context_(std::move(context)) {}
+  ~StreamQueue() override;
 
  protected:
   Status Execute(hal::CommandBuffer& command_buffer, std::span<const hal::BufferBinding> binding_table, Tracer* tracer,
                  std::chrono::steady_clock::time_point deadline) override;
+  StatusOr<bool> Launch(std::span<const Ref<hal::CommandBuffer>> command_buffers,
+                        std::span<const std::span<const hal::BufferBinding>> binding_tables,
+                        uint64_t* ticket) override;
+  Status Await(uint64_t ticket, std::span<const Ref<hal::CommandBuffer>> command_buffers,
+               std::chrono::steady_clock::time_point deadline) override;
+
+ private:
+  const std::shared_ptr<StreamContext> context_;
+  // Launched work's events, oldest first, and events free for reuse.
+  std::mutex events_mutex_;
+  std::deque<std::pair<uint64_t, EventHandle>> in_flight_;
+  std::vector<EventHandle> free_events_;
+  uint64_t last_ticket_ = 0;  // the queue thread's
 };
 
 class StreamDevice final : public hal::Device {
@@ -55,6 +83,7 @@ class StreamDevice final : public hal::Device {
   StatusOr<Ref<hal::Semaphore>> CreateSemaphore(uint64_t initial_value) override;
 
   const StreamContext& context() const { return *context_; }
+  const StreamQueue& queue() const { return *queue_; }
 
  protected:
   StatusOr<Ref<hal::CommandBuffer>> CreateIndirectCommandBufferImpl() override;
@@ -80,15 +109,17 @@ class StreamDevice final : public hal::Device {
 };
 
 // The options every stream driver's specs take: the device index ("" for
-// the first) and whether replays run as graphs.
+// the first), whether replays run as graphs and whether the queue launches
+// submissions without waiting for them.
 struct StreamDeviceOptions {
   std::string device;
   bool graphs = true;
+  bool pipelined = true;
 };
 StatusOr<StreamDeviceOptions> ReadStreamDeviceOptions(const hal::DeviceSpec& spec);
 
 // The HAL device over an opened context.
 StatusOr<Ref<hal::Device>> CreateStreamDevice(const hal::DeviceSpec& spec, std::shared_ptr<StreamContext> context,
-                                              bool graphs);
+                                              const StreamDeviceOptions& options);
 
 }  // namespace strata::stream

@@ -52,7 +52,11 @@ Status VulkanQueue::Execute(hal::CommandBuffer& command_buffer, std::span<const 
   return static_cast<const VulkanCommandBuffer&>(command_buffer).Execute(fence_, tracer, deadline);
 }
 
-StatusOr<bool> VulkanQueue::Launch(std::span<const Ref<hal::CommandBuffer>> command_buffers, uint64_t* ticket) {
+StatusOr<bool> VulkanQueue::Launch(std::span<const Ref<hal::CommandBuffer>> command_buffers,
+                                   std::span<const std::span<const hal::BufferBinding>> /*binding_tables*/,
+                                   uint64_t* ticket) {
+  // (Vulkan's indirect command buffers are replayed into direct ones: no
+  // table reaches it.)
   // More command buffers than this in one submission take Execute.
   constexpr size_t kMaxLaunched = 16;
   if (command_buffers.size() > kMaxLaunched) return false;

@@ -60,7 +60,9 @@ class VulkanQueue final : public hal::ThreadedHostQueue {
                  std::chrono::steady_clock::time_point deadline) override;
   // One vkQueueSubmit of the command buffers' VkCommandBuffers that signals
   // the queue's timeline semaphore to the next value (the ticket).
-  StatusOr<bool> Launch(std::span<const Ref<hal::CommandBuffer>> command_buffers, uint64_t* ticket) override;
+  StatusOr<bool> Launch(std::span<const Ref<hal::CommandBuffer>> command_buffers,
+                        std::span<const std::span<const hal::BufferBinding>> binding_tables,
+                        uint64_t* ticket) override;
   // vkWaitSemaphores for the ticket's value, then the command buffers'
   // check words.
   Status Await(uint64_t ticket, std::span<const Ref<hal::CommandBuffer>> command_buffers,

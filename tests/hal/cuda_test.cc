@@ -304,6 +304,8 @@ TEST_CASE("cuda: without the driver library, the device is unavailable and the r
   // Options are checked before the library is needed.
   CheckError(drivers::DefaultRegistry().CreateDevice("cuda?graphs=2").status(), StatusCode::kInvalidArgument,
              {"graphs"});
+  CheckError(drivers::DefaultRegistry().CreateDevice("cuda?pipelined=2").status(), StatusCode::kInvalidArgument,
+             {"pipelined"});
 }
 
 TEST_CASE("cuda: the toolkit's stub library is not the driver" * doctest::skip()) {
@@ -528,6 +530,32 @@ TEST_CASE("cuda: indirect command buffers run as graphs while their tables name 
     submit(first.get(), 0);
     CHECK(Read<float>(*device, first.get(), 4092, 1)[0] == 12.0f);
     CHECK(stream_commands->graph_count() == (graphs ? 6u : 0u));
+  }
+}
+
+// A chain of submissions, each waiting for the last one's signal: launched
+// on the stream back to back, each followed by an event that a second
+// thread waits for (more than one in flight), or one at a time with
+// pipelined=0; the results are the same. A failed check fails the rest of
+// the chain with its message; the device goes on.
+TEST_CASE("cuda: dependent submissions are launched without waiting, on events") {
+  for (const char* spec : {"cuda", "cuda?pipelined=0"}) {
+    CAPTURE(spec);
+    Ref<hal::Device> device = OpenCudaDevice(spec);
+    if (!device) return;
+    auto* stream_device = static_cast<stream::StreamDevice*>(device.get());
+    SubmissionChain chain(*device, 1 << 22, 256);
+    chain.RunAndCheck();
+    const size_t in_flight = stream_device->queue().max_in_flight();
+    if (std::string(spec) == "cuda") {
+      CHECK(in_flight > 1);
+    } else {
+      CHECK(in_flight == 0);
+    }
+    chain.CheckFailedStep();
+    // The device goes on.
+    Ref<hal::Semaphore> again = device->CreateSemaphore(0).value();
+    CHECK(chain.Run(again.get(), 0).ok());
   }
 }
 

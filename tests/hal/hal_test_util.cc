@@ -218,4 +218,59 @@ void CheckGpuCheckWords(hal::Device& device, const std::function<size_t(hal::Com
   CHECK(SubmitAndWait(device, passing.get()).ok());
 }
 
+SubmissionChain::SubmissionChain(hal::Device& device, uint32_t count, uint32_t group)
+    : device_(device), count_(count) {
+  add_ = PrepareTestKernel(device, "add_f32");
+  fail_if_ = PrepareTestKernel(device, "fail_if");
+  REQUIRE(add_);
+  REQUIRE(fail_if_);
+  for (Ref<hal::Buffer>& buffer : buffers_) buffer = Allocate(device, uint64_t{count} * 4, hal::kMemoryDeviceLocal);
+  const uint32_t constants[] = {group};
+  for (uint32_t i = 0; i < kSteps; ++i) {
+    hal::Buffer* from = buffers_[i % 2].get();
+    hal::Buffer* to = buffers_[1 - i % 2].get();
+    const uint64_t bytes = uint64_t{count} * 4;
+    const hal::BufferBinding bindings[] = {{from, 0, bytes}, {from, 0, bytes}, {to, 0, bytes}};
+    steps_.push_back(BeginCommandBuffer(device));
+    REQUIRE(steps_.back()->Dispatch(add_.get(), 0, {count / group, 1, 1}, constants, bindings).ok());
+    REQUIRE(steps_.back()->End().ok());
+  }
+}
+
+Status SubmissionChain::Run(hal::Semaphore* chain, uint64_t first, hal::CommandBuffer* failing, uint32_t fail_at) {
+  for (uint32_t i = 0; i < kSteps; ++i) {
+    hal::CommandBuffer* step = i == fail_at ? failing : steps_[i].get();
+    hal::SemaphoreValue wait{chain, first + i}, signal{chain, first + i + 1};
+    STRATA_RETURN_IF_ERROR(device_.QueueExecute({&wait, 1}, {&signal, 1}, {&step, 1}));
+  }
+  return chain->Wait(first + kSteps, std::chrono::seconds(120));
+}
+
+void SubmissionChain::RunAndCheck() {
+  Write(device_, buffers_[0].get(), 0, std::vector<float>(count_, 1.0f));
+  Ref<hal::Semaphore> chain = device_.CreateSemaphore(0).value();
+  REQUIRE(chain->Signal(1).ok());
+  Status status = Run(chain.get(), 1);
+  REQUIRE_MESSAGE(status.ok(), status.ToString());
+  std::vector<float> result = Read<float>(device_, buffers_[0].get(), 0, count_);
+  size_t wrong = 0;
+  for (float value : result) wrong += value != float(1 << kSteps);
+  CHECK(wrong == 0);
+}
+
+Ref<hal::CommandBuffer> SubmissionChain::Failing() {
+  Ref<hal::CommandBuffer> step = BeginCommandBuffer(device_);
+  const uint32_t code[] = {7};
+  REQUIRE(step->Dispatch(fail_if_.get(), 0, {1, 1, 1}, code, {}).ok());
+  REQUIRE(step->End().ok());
+  return step;
+}
+
+void SubmissionChain::CheckFailedStep() {
+  Ref<hal::CommandBuffer> failing = Failing();
+  Ref<hal::Semaphore> broken = device_.CreateSemaphore(0).value();
+  CheckError(Run(broken.get(), 0, failing.get(), 5), StatusCode::kAborted, {"returned 7"});
+  CheckError(broken->Query().status(), StatusCode::kAborted, {"returned 7"});
+}
+
 }  // namespace strata::testing

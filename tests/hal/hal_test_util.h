@@ -88,6 +88,39 @@ void WriteBytes(hal::Device& device, hal::Buffer* buffer, uint64_t offset, std::
 // passing dispatch afterwards succeeds.
 void CheckGpuCheckWords(hal::Device& device, const std::function<size_t(hal::CommandBuffer&)>& segment_count);
 
+// A chain of kSteps submissions on a GPU driver's device, each waiting for
+// the last one's signal: step i doubles buffer i % 2 (of `count` floats,
+// device-local) into the other with `add_f32` in workgroups of `group`,
+// each step a command buffer of its own (a driver launches one command
+// buffer once at a time). For the pipelined queues.
+class SubmissionChain {
+ public:
+  static constexpr uint32_t kSteps = 24;
+  SubmissionChain(hal::Device& device, uint32_t count, uint32_t group);
+
+  // Submits the chain on `chain`, waiting for `first` and signalling first
+  // + 1 ..., step `fail_at` replaced by `failing`, and waits for its end.
+  Status Run(hal::Semaphore* chain, uint64_t first, hal::CommandBuffer* failing = nullptr,
+             uint32_t fail_at = kSteps);
+  // Runs the chain from ones and checks that every element is 2^kSteps.
+  void RunAndCheck();
+  // A command buffer whose one dispatch fails its check with code 7.
+  Ref<hal::CommandBuffer> Failing();
+  // With step 5 failing, the steps after it fail with its message, and so
+  // does the chain's semaphore.
+  void CheckFailedStep();
+
+  hal::Executable* add() const { return add_.get(); }
+  hal::Buffer* buffer(int i) const { return buffers_[i].get(); }
+
+ private:
+  hal::Device& device_;
+  const uint32_t count_;
+  Ref<hal::Executable> add_, fail_if_;
+  Ref<hal::Buffer> buffers_[2];
+  std::vector<Ref<hal::CommandBuffer>> steps_;
+};
+
 template <typename T>
 std::vector<T> Read(hal::Device& device, hal::Buffer* buffer, uint64_t offset, size_t count) {
   std::vector<uint8_t> bytes = ReadBytes(device, buffer, offset, count * sizeof(T));

@@ -606,38 +606,9 @@ TEST_CASE("vulkan: dependent submissions are pipelined on timeline semaphores") 
     if (!device) return;
     auto* vulkan_device = static_cast<vulkan::VulkanDevice*>(device.get());
     const bool pipelined = std::string(spec) == "vulkan" && vulkan_device->context().timeline_semaphores();
-    Ref<hal::Executable> add = PrepareTestKernel(*device, "add_f32");
-    Ref<hal::Executable> fail_if = PrepareTestKernel(*device, "fail_if");
-    constexpr uint32_t kCount = 1 << 20, kSteps = 24;
-    Ref<Buffer> buffers[2] = {Allocate(*device, kCount * 4), Allocate(*device, kCount * 4)};
-    Write(*device, buffers[0].get(), 0, std::vector<float>(kCount, 1.0f));
-    // Step i doubles buffer i % 2 into the other one, each with a command
-    // buffer of its own (one in flight runs only once at a time).
-    std::vector<Ref<CommandBuffer>> steps;
-    const uint32_t group[] = {1024};
-    for (uint32_t i = 0; i < kSteps; ++i) {
-      Buffer* from = buffers[i % 2].get();
-      Buffer* to = buffers[1 - i % 2].get();
-      const BufferBinding bindings[] = {{from, 0, kCount * 4}, {from, 0, kCount * 4}, {to, 0, kCount * 4}};
-      steps.push_back(BeginCommandBuffer(*device));
-      REQUIRE(steps.back()->Dispatch(add.get(), 0, {kCount / 1024, 1, 1}, group, bindings).ok());
-      REQUIRE(steps.back()->End().ok());
-    }
-    auto run_chain = [&](hal::Semaphore* chain, uint64_t first, CommandBuffer* failing_step, uint32_t fail_at) {
-      for (uint32_t i = 0; i < kSteps; ++i) {
-        CommandBuffer* step = i == fail_at ? failing_step : steps[i].get();
-        hal::SemaphoreValue wait{chain, first + i}, signal{chain, first + i + 1};
-        REQUIRE(device->QueueExecute({&wait, 1}, {&signal, 1}, {&step, 1}).ok());
-      }
-      return chain->Wait(first + kSteps, std::chrono::seconds(120));
-    };
-    Ref<hal::Semaphore> chain = device->CreateSemaphore(0).value();
-    REQUIRE(chain->Signal(1).ok());
-    REQUIRE(run_chain(chain.get(), 1, nullptr, kSteps).ok());
-    std::vector<float> result = Read<float>(*device, buffers[0].get(), 0, kCount);
-    size_t wrong = 0;
-    for (float value : result) wrong += value != float(1 << kSteps);
-    CHECK(wrong == 0);
+    constexpr uint32_t kCount = 1 << 20;
+    SubmissionChain chain(*device, kCount, 1024);
+    chain.RunAndCheck();
     const size_t in_flight = vulkan_device->queue().max_in_flight();
     if (pipelined) {
       CHECK(in_flight > 1);
@@ -646,32 +617,23 @@ TEST_CASE("vulkan: dependent submissions are pipelined on timeline semaphores") 
     }
     // Step 5 fails its check: the steps after it, queued behind it, fail
     // with its message, and so does the wait at the end of the chain.
-    auto failing_step = [&] {
-      Ref<CommandBuffer> step = BeginCommandBuffer(*device);
-      const uint32_t code[] = {7};
-      REQUIRE(step->Dispatch(fail_if.get(), 0, {1, 1, 1}, code, {}).ok());
-      REQUIRE(step->End().ok());
-      return step;
-    };
-    Ref<CommandBuffer> failing = failing_step();
-    Ref<hal::Semaphore> broken = device->CreateSemaphore(0).value();
-    CheckError(run_chain(broken.get(), 0, failing.get(), 5), StatusCode::kAborted, {"returned 7"});
-    CheckError(broken->Query().status(), StatusCode::kAborted, {"returned 7"});
+    chain.CheckFailedStep();
     // A submission that runs one at a time (two segments: a dispatch with
     // checks, a barrier, another dispatch) right behind a launched one that
     // fails, waiting for its signal, fails with its message too: the failure
     // is signalled before that submission may start.
     Ref<CommandBuffer> two_parts = BeginCommandBuffer(*device);
-    const uint32_t pass[] = {0};
-    const BufferBinding add_bindings[] = {{buffers[0].get(), 0, kCount * 4}, {buffers[0].get(), 0, kCount * 4},
-                                          {buffers[1].get(), 0, kCount * 4}};
+    const uint32_t pass[] = {0}, group[] = {1024};
+    Ref<hal::Executable> fail_if = PrepareTestKernel(*device, "fail_if");
+    const BufferBinding add_bindings[] = {{chain.buffer(0), 0, kCount * 4}, {chain.buffer(0), 0, kCount * 4},
+                                          {chain.buffer(1), 0, kCount * 4}};
     REQUIRE(two_parts->Dispatch(fail_if.get(), 0, {1, 1, 1}, pass, {}).ok());
     REQUIRE(two_parts->Barrier().ok());
-    REQUIRE(two_parts->Dispatch(add.get(), 0, {kCount / 1024, 1, 1}, group, add_bindings).ok());
+    REQUIRE(two_parts->Dispatch(chain.add(), 0, {kCount / 1024, 1, 1}, group, add_bindings).ok());
     REQUIRE(two_parts->End().ok());
     CHECK(static_cast<vulkan::VulkanCommandBuffer&>(*two_parts).segment_count() == 2);
     for (int round = 0; round < 16; ++round) {
-      Ref<CommandBuffer> fails = failing_step();
+      Ref<CommandBuffer> fails = chain.Failing();
       Ref<hal::Semaphore> order = device->CreateSemaphore(0).value();
       CommandBuffer* first = fails.get();
       CommandBuffer* second = two_parts.get();
@@ -682,7 +644,7 @@ TEST_CASE("vulkan: dependent submissions are pipelined on timeline semaphores") 
     }
     // The device goes on.
     Ref<hal::Semaphore> again = device->CreateSemaphore(0).value();
-    CHECK(run_chain(again.get(), 0, nullptr, kSteps).ok());
+    CHECK(chain.Run(again.get(), 0).ok());
   }
 }
 
