@@ -32,6 +32,11 @@ StatusOr<bool> StreamQueue::Launch(std::span<const Ref<hal::CommandBuffer>> comm
   };
   for (size_t i = 0; i < command_buffers.size(); ++i) {
     if (!stream(i).Launchable()) return false;
+    // The same command buffer twice: its launches would share its check
+    // words.
+    for (size_t j = 0; j < i; ++j) {
+      if (command_buffers[j].get() == command_buffers[i].get()) return false;
+    }
   }
   STRATA_RETURN_IF_ERROR(context_->MakeCurrent());
   EventHandle event = nullptr;

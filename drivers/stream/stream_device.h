@@ -12,7 +12,8 @@
 // one. Waits on semaphores that earlier work of the queue signals are left
 // to the stream's order. A submission that cannot be launched so (a command
 // buffer of several segments, whose check words must be read between them;
-// one launched and not yet finished; a traced or late one) waits for the
+// one launched and not yet finished, or named twice in the submission; a
+// traced or late one) waits for the
 // launched work, then runs segment by segment with a synchronization
 // after each. pipelined=0 runs every submission that way.
 //
