@@ -49,9 +49,11 @@
 // change at every call cost what a command buffer recorded per call would,
 // less the recording.
 //
-// Ownership and thread safety: see hal/command_buffer.h. Execute runs on the
-// device's queue thread only, one submission at a time; the graphs it makes
-// are the only state it changes.
+// Ownership and thread safety: see hal/command_buffer.h. Execute and Launch
+// run on the device's queue thread only, one submission at a time; the
+// graphs they make and the parameters of slot bindings are the only state
+// they change. FinishLaunch (the queue's await thread) reads the check words
+// of a launch, which no other launch of the command buffer shares.
 #pragma once
 
 #include <atomic>
@@ -201,7 +203,7 @@ class StreamCommandBuffer final : public hal::CommandBuffer {
   // Every dispatch's kernel parameters, each in a 64-bit slot (a 32-bit
   // constant in its low bytes), and a pointer to each slot for the
   // launch, made at End once the slots no longer move.
-  // (Those of slot bindings are written per submission, by Execute.)
+  // (Those of slot bindings are written per submission, by BindTable.)
   mutable std::vector<uint64_t> parameters_;
   std::vector<void*> parameter_pointers_;
   std::vector<SlotParameter> slot_parameters_;

@@ -13,9 +13,9 @@
 // to the stream's order. A submission that cannot be launched so (a command
 // buffer of several segments, whose check words must be read between them;
 // one launched and not yet finished, or named twice in the submission; a
-// traced or late one) waits for the
-// launched work, then runs segment by segment with a synchronization
-// after each. pipelined=0 runs every submission that way.
+// traced or late one) waits for the launched work, then runs segment by
+// segment with a synchronization after each. pipelined=0 runs every
+// submission that way.
 //
 // Device specs: `DRIVER` (device 0), `DRIVER?device=1` or `DRIVER://1` (by
 // index among the devices the API lists); graphs=0 replays every command
