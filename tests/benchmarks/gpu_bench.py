@@ -6,7 +6,7 @@ workgroup buffers filled by cp.async, the default, with four, with two, with one
 through registers (--gpu-codegen-options=mma-stages=N), and in wide tiles of 128x256
 (mma-wide-tiles) with three and four buffers, and for sm_90a on wgmma with three, four
 and two buffers, run on a GPU of compute capability 9.0), the sample models (PyTorch eager with the same
-weights, as tests/benchmarks/model_bench.py builds them; on cuda also with graphs=0), and ResNet-18's convolutions at batch
+weights, as tests/benchmarks/model_bench.py builds them; on cuda also with graphs=0 and pipelined=0), and ResNet-18's convolutions at batch
 1 and 8 (cuDNN through torch.nn.functional.conv2d, channels-last), each compiled twice: as
 compile-module does by default (f32 convolutions in workgroup-memory tiles from 128 tiles on,
 else one output element per invocation) and with --gpu-codegen-options=fma-tiles-from=1 (every
@@ -330,11 +330,11 @@ def main():
             ours = strata_ms(args, module(args, case.sample, driver), case.function, [shape], driver)
             row("%s %s" % (case.name, driver), ours, theirs)
             if driver == "cuda":
-                # The same calls with CUDA graphs off: what running each call's recorded
-                # submissions as graphs brings.
-                plain = strata_ms(args, module(args, case.sample, driver), case.function, [shape],
-                                  "cuda?graphs=0")
-                row("%s cuda?graphs=0" % case.name, plain, theirs)
+                # The same calls with CUDA graphs off, and with every submission waited for
+                # before the next: what graphs and the pipelined queue bring.
+                for spec in ("cuda?graphs=0", "cuda?pipelined=0"):
+                    plain = strata_ms(args, module(args, case.sample, driver), case.function, [shape], spec)
+                    row("%s %s" % (case.name, spec), plain, theirs)
     torch.from_numpy = from_numpy
     if args.real_models:
         real_models(args, args.drivers)

@@ -226,6 +226,8 @@ TEST_CASE("rocm: without the HIP library, the device is unavailable and the rest
   // Options are checked before the library is needed.
   CheckError(drivers::DefaultRegistry().CreateDevice("rocm?graphs=2").status(), StatusCode::kInvalidArgument,
              {"graphs"});
+  CheckError(drivers::DefaultRegistry().CreateDevice("rocm?pipelined=2").status(), StatusCode::kInvalidArgument,
+             {"pipelined"});
 }
 
 TEST_CASE("rocm: HIP without an AMD GPU leaves the device unavailable" * doctest::skip()) {
