@@ -5,7 +5,7 @@ and f16 on cuda only: SPIR-V has no bf16 here; each compiled with the tensor-cor
 workgroup buffers filled by cp.async, the default, with four, with two, with one filled
 through registers (--gpu-codegen-options=mma-stages=N), and in wide tiles of 128x256
 (mma-wide-tiles) with three and four buffers, and for sm_90a on wgmma with three, four
-and two buffers, run on a GPU of compute capability 9.0), the sample models (PyTorch eager with the same
+and two buffers and in wide tiles, run on a GPU of compute capability 9.0), the sample models (PyTorch eager with the same
 weights, as tests/benchmarks/model_bench.py builds them; on cuda also with graphs=0 and pipelined=0), and ResNet-18's convolutions at batch
 1 and 8 (cuDNN through torch.nn.functional.conv2d, channels-last), each compiled twice: as
 compile-module does by default (f32 convolutions in workgroup-memory tiles from 128 tiles on,
@@ -98,11 +98,11 @@ def module(args, name, driver="cuda"):
     return os.path.join(args.work, "%s.%s.smod" % (name, driver))
 
 
-# The 16-bit GEMMs (on the tensor cores), on cuda only, each compiled six times: by default
+# The 16-bit GEMMs (on the tensor cores), on cuda only, each compiled ten times: by default
 # (128x128 tiles, workgroup memory filled by cp.async into three buffers), with four buffers
 # (in dynamic shared memory), with two, with one filled through registers (mma-stages=1), and
 # in 128x256 tiles of eight warps (mma-wide-tiles) with three and four buffers; and for
-# sm_90a alone, on wgmma with three, four and two buffers (run only on a GPU of compute
+# sm_90a alone, on wgmma with three, four and two buffers and in wide tiles (run only on a GPU of compute
 # capability 9.0): the figures that say which to keep.
 HALVES = ("bf16", "f16")
 MMA_VARIANTS = {"": [], "_stages4": ["--gpu-codegen-options=mma-stages=4"],
@@ -112,7 +112,8 @@ MMA_VARIANTS = {"": [], "_stages4": ["--gpu-codegen-options=mma-stages=4"],
                 "_wide4": ["--gpu-codegen-options=mma-wide-tiles=1 mma-stages=4"],
                 "_wgmma": ["--cuda-arch=sm_90a"],
                 "_wgmma4": ["--cuda-arch=sm_90a", "--gpu-codegen-options=mma-stages=4"],
-                "_wgmma2": ["--cuda-arch=sm_90a", "--gpu-codegen-options=mma-stages=2"]}
+                "_wgmma2": ["--cuda-arch=sm_90a", "--gpu-codegen-options=mma-stages=2"],
+                "_wgmma_wide": ["--cuda-arch=sm_90a", "--gpu-codegen-options=mma-wide-tiles=1"]}
 
 
 def mma_variants():

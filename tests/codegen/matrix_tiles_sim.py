@@ -861,7 +861,8 @@ def run_cases(opts):
     # warps) both ways.
     for kind, stages, wide in (("mfma", 0, 0), ("wmma32", 0, 0), ("scalar", 0, 0),
                                ("shared", 0, 0), ("mma", 1, 0), ("mma", 2, 0), ("mma", 3, 0),
-                               ("mma", 1, 1), ("mma", 3, 1), ("wgmma", 3, 0), ("wgmma", 2, 0)):
+                               ("mma", 1, 1), ("mma", 3, 1), ("wgmma", 3, 0), ("wgmma", 2, 0),
+                               ("wgmma", 3, 1)):
         label = f"{kind}/{stages}" + ("/wide" if wide else "") if stages else kind
         if opts.only and label not in opts.only.split(","):
             continue

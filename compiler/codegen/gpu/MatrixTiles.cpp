@@ -443,9 +443,12 @@ public:
     const TileShape &shape = match.shape;
     pipelined = match.tensorCores && mmaStages > 1 && copiesAsync();
     // One warpgroup (four warps) multiplies the whole tile, m64 blocks of
-    // its rows by all its columns.
-    wgmma = pipelined && kind == "wgmma" && shape.invocations == kMmaInvocations &&
-            shape.cols <= 128;
+    // its rows by all its columns; of the wide tiles' 128x256, each of two
+    // warpgroups 64 rows.
+    wgmma = pipelined && kind == "wgmma" &&
+            ((shape.invocations == kMmaInvocations && shape.cols <= 128) ||
+             (shape.invocations == 2 * kMmaInvocations && shape.rows == 128 &&
+              shape.cols == kMmaWideCols));
     if (pipelined) {
       const int64_t bytes = mmaStages * (shape.rows + shape.cols) * kMmaK * 2;
       if (bytes > mmaWorkgroupMemory)
@@ -1505,21 +1508,25 @@ private:
   /// bytes of a stage: K-adjacent ones 128 bytes apart, M-adjacent ones
   /// 512), B's N-major (that of k 8q.. and columns 8c.. at (q * cols / 8 +
   /// c) * 128 bytes: N-adjacent ones 128 bytes apart, K-adjacent ones cols *
-  /// 16). Per step of 32 along K the warpgroup (the workgroup's four warps)
-  /// issues, for each 16 of K and each block of 64 rows, one
+  /// 16). Per step of 32 along K the warpgroup (the workgroup's four warps;
+  /// of the wide tiles, each of two warpgroups, for its 64 rows) issues,
+  /// for each 16 of K and each of its blocks of 64 rows, one
   /// `wgmma.mma_async.m64nNk16` (N the tile's columns) that reads A and B
   /// from workgroup memory through descriptors, commits them as one group
   /// and waits for the step before's group, whose buffer the copies of
-  /// step i + stages - 1 then refill (one group stays in flight). Copies landed by
-  /// `cp.async` (the generic proxy) are made visible to `wgmma` (the async
-  /// proxy) by `fence.proxy.async` before the barrier that publishes them.
-  /// Warp w holds rows 16w + g and 16w + g + 8 of each block of 64, columns
-  /// 8j + 2t and 8j + 2t + 1 for each j (g = lane / 4, t = lane % 4: the
-  /// accumulators of mma.sync's m16n8, repeated along N).
+  /// step i + stages - 1 then refill (one group stays in flight). Copies
+  /// landed by `cp.async` (the generic proxy) are made visible to `wgmma`
+  /// (the async proxy) by `fence.proxy.async` before the barrier that
+  /// publishes them. Warp w holds rows 16w + g and 16w + g + 8 of each
+  /// block of 64 (16 (w % 4) of its warpgroup's), columns 8j + 2t and 8j +
+  /// 2t + 1 for each j (g = lane / 4, t = lane % 4: the accumulators of
+  /// mma.sync's m16n8, repeated along N).
   SmallVector<Element> wgmmaBody() {
     const TileShape &shape = match.shape;
     const int64_t stages = mmaStages, steps = match.kSteps / kMmaK;
-    const int64_t blocks = shape.rows / 64, n = shape.cols;
+    // Warpgroup q takes the blocks of 64 rows q, q + warpgroups, ...
+    const int64_t warpgroups = shape.invocations / kMmaInvocations;
+    const int64_t blocks = shape.rows / 64 / warpgroups, n = shape.cols;
     const int64_t chunksA = kMmaK / 8, chunksB = n / 8;
     constexpr int64_t kCoreBytes = 128, kCoreWords = kCoreBytes / 4;
     // A core matrix's row r of 16 bytes at word 4r; piece (major, chunk) at
@@ -1575,7 +1582,12 @@ private:
           inner, loc, base,
           arith::MulIOp::create(inner, loc, stage, index(stageWords * 4)));
     };
-    Value addressA = stageAddress(tiles.baseA, tiles.stageWordsA);
+    // This warpgroup's first block of A.
+    Value addressA = arith::AddIOp::create(
+        inner, loc, stageAddress(tiles.baseA, tiles.stageWordsA),
+        arith::MulIOp::create(inner, loc,
+                              arith::DivUIOp::create(inner, loc, thread, index(kMmaInvocations)),
+                              index(8 * chunksA * kCoreBytes)));
     Value addressB = stageAddress(tiles.baseB, tiles.stageWordsB);
     // A descriptor (no swizzling, base offset 0): bits 0-13 the start
     // address, 16-29 the leading (K) and 32-45 the stride (M or N) byte
@@ -1603,8 +1615,9 @@ private:
       Value descB = descriptor(addressB, 2 * s * chunksB * kCoreBytes,
                                /*leading=*/chunksB * kCoreBytes, /*stride=*/kCoreBytes);
       for (int64_t h = 0; h < blocks; ++h) {
-        // A's rows 64h.. at k 16s..: eight core matrices down, two across.
-        Value descA = descriptor(addressA, (h * 8 * chunksA + 2 * s) * kCoreBytes,
+        // A's block h of this warpgroup at k 16s..: eight core matrices
+        // down, two across.
+        Value descA = descriptor(addressA, (h * warpgroups * 8 * chunksA + 2 * s) * kCoreBytes,
                                  /*leading=*/kCoreBytes, /*stride=*/chunksA * kCoreBytes);
         acc[h] = NVVM::WgmmaMmaAsyncOp::create(
             inner, loc, structType, acc[h], descA, descB, shapeAttr, ptxType, ptxType,
@@ -1645,7 +1658,8 @@ private:
     for (int64_t h = 0; h < blocks; ++h)
       for (int64_t j = 0; j < n / 8; ++j)
         for (int64_t v = 0; v < 4; ++v)
-          elements.push_back({add(b, rowBase, 64 * h + 8 * (v / 2)), add(b, colBase, 8 * j + v % 2),
+          elements.push_back({add(b, rowBase, 64 * warpgroups * h + 8 * (v / 2)),
+                              add(b, colBase, 8 * j + v % 2),
                               sums[h * perBlock + 4 * j + v]});
     return elements;
   }

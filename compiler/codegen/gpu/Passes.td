@@ -113,8 +113,9 @@ def GPUMatrixTilesPass : Pass<"strata-gpu-matrix-tiles", "::mlir::func::FuncOp">
       memory (`strata.dynamic_workgroup_memory`), up to
       `mma-workgroup-memory` bytes.
     - `wgmma` (NVIDIA sm_90a only): as `mma`, except that where the tiles
-      are copied by `cp.async` (2 or more stages, static strides) and one
-      warpgroup of four warps takes the tile (not the wide tiles), the
+      are copied by `cp.async` (2 or more stages, static strides), a
+      warpgroup of four warps takes the tile (of the wide tiles, each of
+      two warpgroups 64 rows by 256 columns), the
       buffers hold A K-major and B N-major in unswizzled core matrices (8
       rows of 16 bytes, 128 contiguous bytes), and per step of 32 along K
       the warpgroup issues `nvvm.wgmma.mma_async` m64nNk16 (N the tile's
