@@ -280,14 +280,14 @@ bool ThreadedHostQueue::TryLaunch(HostSubmission* submission) {
   // again when the submission completes).
   if (!submission->failure.ok() || !TakeFailure(submission, /*ordered_only=*/true).ok()) return false;
   uint64_t ticket = 0;
-  constexpr size_t kInline = 8;
-  std::span<const BufferBinding> inline_tables[kInline];
-  std::vector<std::span<const BufferBinding>> more;
-  const size_t count = submission->command_buffers.size();
-  if (count > kInline) more.resize(count);
-  std::span<std::span<const BufferBinding>> tables = count > kInline ? std::span(more) : std::span(inline_tables, count);
-  for (size_t i = 0; i < count; ++i) tables[i] = BindingTable(submission, i);
-  StatusOr<bool> launched = Launch(submission->command_buffers, tables, &ticket);
+  // The tables as spans, where the submission has any (none: an empty list).
+  launch_tables_.clear();
+  if (!submission->table_starts.empty()) {
+    for (size_t i = 0; i < submission->command_buffers.size(); ++i) {
+      launch_tables_.push_back(BindingTable(submission, i));
+    }
+  }
+  StatusOr<bool> launched = Launch(submission->command_buffers, launch_tables_, &ticket);
   if (!launched.ok()) {
     // Nothing started, and nothing launched waits for it.
     Finish(submission, launched.status());

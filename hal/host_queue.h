@@ -152,8 +152,8 @@ class ThreadedHostQueue : public HostQueue {
 
   // Starts `command_buffers` on the device, in order after everything
   // launched before, without waiting for them; `*ticket` identifies the work
-  // to Await. `binding_tables`: one per command buffer (empty ones where it
-  // binds no slots). False (and nothing started) when they must run through
+  // to Await. `binding_tables`: none when the submission has none, else one
+  // per command buffer (empty ones where it binds no slots). False (and nothing started) when they must run through
   // Execute instead; an error when starting them failed.
   virtual StatusOr<bool> Launch(std::span<const Ref<CommandBuffer>> command_buffers,
                                 std::span<const std::span<const BufferBinding>> binding_tables, uint64_t* ticket);
@@ -176,6 +176,8 @@ class ThreadedHostQueue : public HostQueue {
   void Drain();
 
   const bool pipelined_;
+  // TryLaunch's list of a submission's tables (the queue thread's, reused).
+  std::vector<std::span<const BufferBinding>> launch_tables_;
   std::mutex mutex_;
   std::condition_variable ready_condition_;
   std::deque<HostSubmission*> ready_;

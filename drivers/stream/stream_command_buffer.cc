@@ -47,10 +47,9 @@ Status StreamCommandBuffer::DispatchImpl(hal::Executable* executable, uint32_t e
                                        std::span<const hal::BufferBinding> bindings) {
   auto* stream_executable = static_cast<StreamExecutable*>(executable);
   const hal::EntryPointInfo& info = executable->entry_points()[entry_point];
-  std::vector<DevicePtr> addresses(bindings.size(), 0);
   for (size_t i = 0; i < bindings.size(); ++i) {
     if (bindings[i].indirect()) continue;  // bound per submission
-    STRATA_ASSIGN_OR_RETURN(addresses[i], BindingAddress(*executable, entry_point, i, bindings[i]));
+    STRATA_RETURN_IF_ERROR(BindingAddress(*executable, entry_point, i, bindings[i]).status());
   }
   if (stream_executable->context() != context_.get()) {
     return InvalidArgumentError("dispatch of '", info.name, "' (executable '", executable->name(),
@@ -75,10 +74,11 @@ Status StreamCommandBuffer::DispatchImpl(hal::Executable* executable, uint32_t e
                                   .command = command_index,
                                   .binding = static_cast<uint32_t>(i),
                                   .recorded = bindings[i]});
+      parameters_.push_back(0);
     } else {
       RetainResource(bindings[i].buffer);
+      parameters_.push_back(DeviceAddress(bindings[i].buffer, bindings[i].offset));
     }
-    parameters_.push_back(addresses[i]);
   }
   if (!info.check_messages.empty()) {
     command.check_slot = recording_.AddCheckSlot();
@@ -116,34 +116,35 @@ StatusOr<DevicePtr> StreamCommandBuffer::BindingAddress(const hal::Executable& e
 }
 
 Status StreamCommandBuffer::BindTable(std::span<const hal::BufferBinding> table) const {
-  // Every address first: a table refused changes nothing.
-  std::vector<DevicePtr> addresses(slot_parameters_.size());
-  for (size_t i = 0; i < slot_parameters_.size(); ++i) {
-    const SlotParameter& slot = slot_parameters_[i];
+  // Every address checked first: a table refused changes nothing.
+  for (const SlotParameter& slot : slot_parameters_) {
     const Command& command = recording_.commands()[slot.command];
-    StatusOr<DevicePtr> address = BindingAddress(*command.executable, command.entry_point, slot.binding,
-                                                 hal::CommandBuffer::ResolveSlot(slot.recorded, table));
-    if (!address.ok()) {
-      Status status = address.status();
-      return status.Annotate("submit: binding table slot ", slot.recorded.slot, ", bound by the ");
-    }
-    addresses[i] = *address;
+    Status checked = BindingAddress(*command.executable, command.entry_point, slot.binding,
+                                    hal::CommandBuffer::ResolveSlot(slot.recorded, table))
+                         .status();
+    if (!checked.ok()) return checked.Annotate("submit: binding table slot ", slot.recorded.slot, ", bound by the ");
   }
-  for (size_t i = 0; i < slot_parameters_.size(); ++i) {
-    const SlotParameter& slot = slot_parameters_[i];
-    parameters_[slot.pointer] = addresses[i];
-    parameters_[slot.length] = hal::CommandBuffer::ResolveSlot(slot.recorded, table).length;
+  for (const SlotParameter& slot : slot_parameters_) {
+    const hal::BufferBinding bound = hal::CommandBuffer::ResolveSlot(slot.recorded, table);
+    parameters_[slot.pointer] = DeviceAddress(bound.buffer, bound.offset);
+    parameters_[slot.length] = bound.length;
   }
-  std::vector<uint64_t> key;
+  // Each segment's graph of these parameters (its slots' pointer and length,
+  // in order), compared in place: a submission allocates only for a binding
+  // the segment has not seen among its last kGraphsPerSegment.
   for (SegmentState& state : segment_states_) {
     if (state.slots.empty()) continue;
-    key.clear();
-    for (uint32_t i : state.slots) {
-      key.push_back(parameters_[slot_parameters_[i].pointer]);
-      key.push_back(parameters_[slot_parameters_[i].length]);
-    }
+    auto bound_so = [&](const SegmentGraph& graph) {
+      for (size_t k = 0; k < state.slots.size(); ++k) {
+        const SlotParameter& slot = slot_parameters_[state.slots[k]];
+        if (graph.key[2 * k] != parameters_[slot.pointer] || graph.key[2 * k + 1] != parameters_[slot.length]) {
+          return false;
+        }
+      }
+      return true;
+    };
     std::vector<SegmentGraph>& graphs = state.graphs;
-    auto known = std::find_if(graphs.begin(), graphs.end(), [&](const SegmentGraph& graph) { return graph.key == key; });
+    auto known = std::find_if(graphs.begin(), graphs.end(), bound_so);
     if (known != graphs.end()) {
       std::rotate(known, known + 1, graphs.end());
       continue;
@@ -152,7 +153,11 @@ Status StreamCommandBuffer::BindTable(std::span<const hal::BufferBinding> table)
       if (graphs.front().graph) context_->DestroyGraph(graphs.front().graph);
       graphs.erase(graphs.begin());
     }
-    graphs.push_back({.key = key});
+    SegmentGraph& added = graphs.emplace_back();
+    for (uint32_t i : state.slots) {
+      added.key.push_back(parameters_[slot_parameters_[i].pointer]);
+      added.key.push_back(parameters_[slot_parameters_[i].length]);
+    }
   }
   return OkStatus();
 }
@@ -323,6 +328,14 @@ StatusOr<bool> StreamCommandBuffer::LaunchGraph(size_t index, bool first) const 
   return true;
 }
 
+Status StreamCommandBuffer::Prepare(std::span<const hal::BufferBinding> binding_table) const {
+  if (Status failure = context_->failure(); !failure.ok()) {
+    return failure.Annotate("an earlier submission left the device unusable: ");
+  }
+  STRATA_RETURN_IF_ERROR(context_->MakeCurrent());
+  return slot_parameters_.empty() ? OkStatus() : BindTable(binding_table);
+}
+
 Status StreamCommandBuffer::RunSegment(size_t index) const {
   SegmentState& state = segment_states_[index];
   SegmentGraph& current = state.graphs.back();
@@ -353,13 +366,7 @@ Status StreamCommandBuffer::Launch(std::span<const hal::BufferBinding> binding_t
     launched_.store(false, std::memory_order_release);
     return status;
   };
-  if (Status failure = context_->failure(); !failure.ok()) {
-    return failed(failure.Annotate("an earlier submission left the device unusable: "));
-  }
-  if (Status current = context_->MakeCurrent(); !current.ok()) return failed(current);
-  if (!slot_parameters_.empty()) {
-    if (Status bound = BindTable(binding_table); !bound.ok()) return failed(bound);
-  }
+  if (Status ready = Prepare(binding_table); !ready.ok()) return failed(ready);
   if (segments_.empty()) return OkStatus();
   if (Status run = RunSegment(0); !run.ok()) {
     // What was enqueued before the failure runs on: let it finish.
@@ -407,11 +414,7 @@ Status StreamCommandBuffer::SegmentError(Status status, const Segment& segment) 
 
 Status StreamCommandBuffer::Execute(std::span<const hal::BufferBinding> binding_table, Tracer* tracer,
                                     std::chrono::steady_clock::time_point deadline) const {
-  if (Status failure = context_->failure(); !failure.ok()) {
-    return failure.Annotate("an earlier submission left the device unusable: ");
-  }
-  STRATA_RETURN_IF_ERROR(context_->MakeCurrent());
-  if (!slot_parameters_.empty()) STRATA_RETURN_IF_ERROR(BindTable(binding_table));
+  STRATA_RETURN_IF_ERROR(Prepare(binding_table));
   bool sticky = false;
   const bool timed = deadline != std::chrono::steady_clock::time_point::max();
   auto late_ms = [&] {

@@ -183,6 +183,9 @@ class StreamCommandBuffer final : public hal::CommandBuffer {
   Status BindTable(std::span<const hal::BufferBinding> table) const;
   // Enqueues the segment's operations on the stream.
   Status Enqueue(const Segment& segment, bool first) const;
+  // What Execute and Launch do first: the device usable and current, the
+  // table's slots bound.
+  Status Prepare(std::span<const hal::BufferBinding> binding_table) const;
   // Runs segment `index` on the stream, as its graph where it has one or
   // may capture one, else operation by operation; counts the execution.
   Status RunSegment(size_t index) const;

@@ -1181,8 +1181,11 @@ private:
   }
 
   /// The accumulators' elements of C: fragment (i, j) of a warp holds rows
-  /// g and g + 8, columns 2t and 2t + 1 (the file's header).
-  SmallVector<Element> mmaElements(const MmaLanes &lanes, scf::ForOp kLoop) {
+  /// g and g + 8, columns 2t and 2t + 1 (the file's header), its rows
+  /// `rowStride` * i past the warp's (16: mma.sync's fragments; wgmma's
+  /// blocks of 64 rows); `sums[(i * nTiles + j) * 4 + v]` its values.
+  SmallVector<Element> mmaElements(const MmaLanes &lanes, ValueRange sums,
+                                   int64_t rowStride = 16) {
     SmallVector<Element> elements;
     Value twoT = arith::MulIOp::create(b, loc, lanes.t, index(2));
     Value rowBase = arith::AddIOp::create(
@@ -1192,9 +1195,9 @@ private:
     for (int64_t i = 0; i < lanes.mTiles; ++i)
       for (int64_t j = 0; j < lanes.nTiles; ++j)
         for (int64_t v = 0; v < 4; ++v)
-          elements.push_back({add(b, rowBase, 16 * i + 8 * (v / 2)),
+          elements.push_back({add(b, rowBase, rowStride * i + 8 * (v / 2)),
                               add(b, colBase, 8 * j + v % 2),
-                              kLoop.getResult((i * lanes.nTiles + j) * 4 + v)});
+                              sums[(i * lanes.nTiles + j) * 4 + v]});
     return elements;
   }
 
@@ -1316,7 +1319,7 @@ private:
     SmallVector<Value> yielded = acc;
     yielded.append(prefetched);
     scf::YieldOp::create(inner, loc, yielded);
-    return mmaElements(lanes, kLoop);
+    return mmaElements(lanes, kLoop.getResults());
   }
 
   /// What the `cp.async` copies of a step of K need: each invocation's
@@ -1497,7 +1500,7 @@ private:
     // those steps overwrite one a warp still reads.
     NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
     mlir::gpu::BarrierOp::create(b, loc);
-    return mmaElements(lanes, kLoop);
+    return mmaElements(lanes, kLoop.getResults());
   }
 
   /// f16 and bf16 matmuls on sm_90a's warpgroup tensor cores. The tiles
@@ -1645,23 +1648,18 @@ private:
       for (int64_t v = 0; v < perBlock; ++v)
         sums.push_back(LLVM::ExtractValueOp::create(b, loc, kLoop.getResult(h), v));
 
-    Value warp = arith::DivUIOp::create(b, loc, thread, index(32));
-    Value lane = arith::RemUIOp::create(b, loc, thread, index(32));
-    Value g = arith::DivUIOp::create(b, loc, lane, index(4));
-    Value twoT = arith::MulIOp::create(
-        b, loc, arith::RemUIOp::create(b, loc, lane, index(4)), index(2));
-    Value rowBase = arith::AddIOp::create(
-        b, loc, arith::AddIOp::create(b, loc, row0, arith::MulIOp::create(b, loc, warp, index(16))),
-        g);
-    Value colBase = arith::AddIOp::create(b, loc, col0, twoT);
-    SmallVector<Element> elements;
-    for (int64_t h = 0; h < blocks; ++h)
-      for (int64_t j = 0; j < n / 8; ++j)
-        for (int64_t v = 0; v < 4; ++v)
-          elements.push_back({add(b, rowBase, 64 * warpgroups * h + 8 * (v / 2)),
-                              add(b, colBase, 8 * j + v % 2),
-                              sums[h * perBlock + 4 * j + v]});
-    return elements;
+    // Warp w's rows start at 16w, its blocks 64 * warpgroups apart; all
+    // the tile's columns.
+    MmaLanes lanes;
+    lanes.lane = arith::RemUIOp::create(b, loc, thread, index(32));
+    lanes.g = arith::DivUIOp::create(b, loc, lanes.lane, index(4));
+    lanes.t = arith::RemUIOp::create(b, loc, lanes.lane, index(4));
+    lanes.warpRow = arith::MulIOp::create(
+        b, loc, arith::DivUIOp::create(b, loc, thread, index(32)), index(16));
+    lanes.warpCol = index(0);
+    lanes.mTiles = blocks;
+    lanes.nTiles = n / 8;
+    return mmaElements(lanes, sums, 64 * warpgroups);
   }
 
   /// Stores C[row, col]: the sum, plus the fill value or C's old value,
