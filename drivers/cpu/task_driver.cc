@@ -136,14 +136,16 @@ class Team {
   Team& operator=(const Team&) = delete;
 
   // Runs body(range_begin, range_end) over [begin, end) in pieces; returns
-  // once all have run.
+  // once all have run, whether a helper ran any of them (false when the
+  // calling thread ran them all: the helpers had not yet arrived, or the
+  // range had one piece).
   template <typename Index, typename Body>
-  void ParallelFor(Index begin, Index end, const Body& body) {
+  bool ParallelFor(Index begin, Index end, const Body& body) {
     const uint64_t count = static_cast<uint64_t>(end - begin);
     const uint64_t shares = std::min<uint64_t>(count, threads_);
     if (shares <= 1) {
       if (count) body(begin, end);
-      return;
+      return false;
     }
     if (!state_) {
       helpers_enqueued_.fetch_add(1, std::memory_order_release);
@@ -172,6 +174,7 @@ class Team {
     s.claims.store(generation << 32 | shares << 16, std::memory_order_release);
     RunShares(s, generation, /*slot=*/0);
     SpinUntil([&] { return s.done.load(std::memory_order_acquire) == chunks; });
+    return s.helped.load(std::memory_order_relaxed) == generation;
   }
 
  private:
@@ -200,6 +203,9 @@ class Team {
     // generation << 32 | shares << 16.
     alignas(64) std::atomic<uint64_t> claims{0};
     alignas(64) std::atomic<uint64_t> done{0};
+    // The last generation a helper ran a chunk of (written before that
+    // chunk's count in `done`, which orders it before the join).
+    std::atomic<uint64_t> helped{0};
     std::unique_ptr<Range[]> ranges;
     alignas(64) void (*run)(const void* context, uint64_t chunk, uint64_t chunks) = nullptr;
     const void* context = nullptr;
@@ -240,11 +246,19 @@ class Team {
     if ((word >> 32) != generation) return;
     const uint64_t shares = (word >> 16) & 0xffff;
     uint64_t chunk;
+    bool counted = slot == 0;
+    auto run = [&] {
+      if (!counted) {
+        s.helped.store(generation, std::memory_order_relaxed);
+        counted = true;
+      }
+      RunChunk(s, chunk);
+    };
     if (slot < shares) {
-      while (TakeChunk(s, slot, /*front=*/true, &chunk)) RunChunk(s, chunk);
+      while (TakeChunk(s, slot, /*front=*/true, &chunk)) run();
     }
     for (uint64_t share = 0; share < shares; ++share) {
-      while (TakeChunk(s, share, /*front=*/false, &chunk)) RunChunk(s, chunk);
+      while (TakeChunk(s, share, /*front=*/false, &chunk)) run();
     }
   }
 
@@ -456,7 +470,7 @@ class TaskQueue final : public CpuQueue, public CpuCommandBuffer::Streamer {
     const Choice choice = threads_ > 1 ? ChooseWay(command_buffer) : Choice{};
     const auto clock_begin = choice.chooser ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
     Status status = choice.in_order ? command_buffer.RunInOrder(bindings, tracer, deadline)
-                                    : RunGroups(command_buffer, bindings, tracer, deadline);
+                                    : RunGroups(command_buffer, bindings, tracer, deadline, choice.split_all);
     if (choice.chooser && status.ok()) {
       choice.chooser->Record(choice.in_order, static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
                                                                         std::chrono::steady_clock::now() - clock_begin)
@@ -465,9 +479,10 @@ class TaskQueue final : public CpuQueue, public CpuCommandBuffer::Streamer {
     return status;
   }
 
-  // Runs the command buffer barrier group by barrier group (RunGroup).
+  // Runs the command buffer barrier group by barrier group (RunGroup),
+  // every group split with `split_all`.
   Status RunGroups(const CpuCommandBuffer& command_buffer, const CpuCommandBuffer::Bindings& bindings,
-                   Tracer* tracer, std::chrono::steady_clock::time_point deadline) {
+                   Tracer* tracer, std::chrono::steady_clock::time_point deadline, bool split_all = false) {
     std::span<const CpuCommandBuffer::Command> commands = command_buffer.commands();
     Team team(*arena_, threads_, teams_enqueued_);
     // Groups are numbered across calls, so that the groups that time
@@ -484,8 +499,8 @@ class TaskQueue final : public CpuQueue, public CpuCommandBuffer::Streamer {
       size_t end = begin;
       while (end < commands.size() && commands[end].kind != CpuCommandBuffer::Kind::kBarrier) ++end;
       if (end > begin) {
-        status = RunGroup(team, command_buffer, bindings, commands.subspan(begin, end - begin), count++, tracer,
-                          deadline);
+        status = RunGroup(team, command_buffer, bindings, commands.subspan(begin, end - begin), count++, split_all,
+                          tracer, deadline);
       }
       begin = end + 1;
     }
@@ -542,7 +557,14 @@ class TaskQueue final : public CpuQueue, public CpuCommandBuffer::Streamer {
     const WayTimings::Timing alone = timings.Get(/*alone=*/true);
     if (alone.samples < kWarmupSamples) return true;
     const uint32_t faster = std::min(alone.nanos, split.nanos), slower = std::max(alone.nanos, split.nanos);
-    *explore = count % (slower > uint64_t{2} * faster ? 16 * kExploreEvery : kExploreEvery) == 0;
+    // A clear loser is tried 16 times as rarely once its average has seen
+    // kSettledSamples runs: the first few are of cold caches and sleeping
+    // helpers (the sample MLP at batch 1 on 2 threads: its split measured
+    // at 2 to 3 times alone from three warm-up runs, where split runs took
+    // half the time of alone ones once tried again).
+    const uint32_t loser_samples = alone.nanos < split.nanos ? split.samples : alone.samples;
+    const bool clear = slower > uint64_t{2} * faster && loser_samples >= kSettledSamples;
+    *explore = count % (clear ? 16 * kExploreEvery : kExploreEvery) == 0;
     return (alone.nanos < split.nanos) != *explore;
   }
 
@@ -557,7 +579,8 @@ class TaskQueue final : public CpuQueue, public CpuCommandBuffer::Streamer {
   // as `workgroups`, and the command as a whole, after the group, over the
   // group's time.
   static Status RunGroup(Team& team, const CpuCommandBuffer& command_buffer,
-                         const CpuCommandBuffer::Bindings& bindings, std::span<const CpuCommandBuffer::Command> group, uint64_t count, Tracer* tracer,
+                         const CpuCommandBuffer::Bindings& bindings, std::span<const CpuCommandBuffer::Command> group, uint64_t count,
+                         bool split_all, Tracer* tracer,
                          std::chrono::steady_clock::time_point deadline) {
     const uint64_t group_begin = tracer ? Tracer::Now() : 0;
     // Where each command's units start, on the stack for most groups.
@@ -600,17 +623,26 @@ class TaskQueue final : public CpuQueue, public CpuCommandBuffer::Streamer {
     // (A group of one unit runs on this thread whichever way; it is not timed.)
     bool explore = false;
     WayTimings* timings = lead ? &lead->executable->GroupTimings(lead->entry_point) : nullptr;
-    const bool alone = timings && (units == 1 || RunsAlone(*timings, units, count, &explore));
+    const bool alone = timings && (units == 1 || (!split_all && RunsAlone(*timings, units, count, &explore)));
     const bool timed = timings && units > 1 &&
-                       (count % kMeasureEvery == 0 || explore || timings->Get(alone).samples < kWarmupSamples);
+                       (split_all || count % kMeasureEvery == 0 || explore || timings->Get(alone).samples < kWarmupSamples);
     const auto clock_begin = timed ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
+    // A split that no helper took part in (they had yet to arrive: a
+    // worker's wake-up is 15 to 70 us on some machines) ran alone plus the
+    // split's costs: recorded as a split, it made a split that was twice
+    // as fast as alone with the helpers there look slower (the sample MLP
+    // at batch 1 on 2 threads, whose first splits met sleeping workers,
+    // then ran alone for thousands of calls, at 1.5 times the time).
+    // The wake-up is the command buffer's cost, which its way (ChooseWay)
+    // weighs.
+    bool helped = false;
     if (alone) {
       run(0, units);
     } else {
-      team.ParallelFor(uint64_t{0}, units, run);
+      helped = team.ParallelFor(uint64_t{0}, units, run);
     }
     if (error.failed()) return error.Take();
-    if (timed) {
+    if (timed && (alone || helped)) {
       const auto nanos = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - clock_begin);
       timings->Record(alone, static_cast<uint64_t>(nanos.count()) / units);
     }
@@ -625,12 +657,15 @@ class TaskQueue final : public CpuQueue, public CpuCommandBuffer::Streamer {
   static constexpr uint64_t kExploreEvery = 64;
   static constexpr uint64_t kAloneCandidateNanos = 50000;
   static constexpr uint32_t kWarmupSamples = 3;
+  static constexpr uint32_t kSettledSamples = 16;
 
   // How a command buffer runs: in order on this thread or as its groups
   // choose, and where to record its time (null: not timed).
   struct Choice {
     bool in_order = false;
     BurstChooser* chooser = nullptr;
+    // Every group splits (BurstChooser::Turn::split_all).
+    bool split_all = false;
   };
 
   // Command buffers are told apart by their shape: the executable and entry
@@ -667,7 +702,7 @@ class TaskQueue final : public CpuQueue, public CpuCommandBuffer::Streamer {
       site.shape.store(&chooser, std::memory_order_release);
     }
     const BurstChooser::Turn turn = chooser.Next();
-    return Choice{turn.in_order, turn.timed ? &chooser : nullptr};
+    return Choice{turn.in_order, turn.timed ? &chooser : nullptr, turn.split_all};
   }
 
   // A recording site of streamed command buffers (Decide), by their first

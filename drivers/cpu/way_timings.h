@@ -53,9 +53,9 @@ class WayTimings {
 
 // BurstChooser: the way a recurring piece of work (a command buffer of one
 // shape) runs, in order on one thread or split, decided by bursts of both
-// ways run one right after the other. Each burst is kBurst runs whose first
-// is not timed (it pays for the switch: a helper's wake-up, the caches
-// holding what the other way left). The work runs split for a burst; then,
+// ways run one right after the other. Each burst's first runs are not timed
+// (they pay for the switch: a helper's wake-up, the caches holding what the
+// other way left; kSplitWarmRuns). The work runs split for a burst; then,
 // if that took under kInOrderCandidateNanos a run, in order for a burst,
 // and the faster burst decides. From then on the decided way runs untimed,
 // and once in kExploreEvery runs (16 times as many when the loser was over
@@ -73,13 +73,31 @@ class WayTimings {
 // in order in 3 of 16 runs, 0.17 ms a call, where split took 0.10).
 class BurstChooser {
  public:
+  // An in-order burst's runs; a split burst's (kSplitBurst) are as many
+  // timed ones after its kSplitWarmRuns untimed ones.
   static constexpr uint64_t kBurst = 4;
+  // A split burst's first kSplitWarmRuns runs are not timed and split every
+  // group: the first wakes the helpers (a worker's wake-up can outlast a
+  // small command buffer's run), the second runs each group split with
+  // them there, so that the groups' own choices (between running alone and
+  // split, cpu-task's RunGroup) see a split as it is while the command
+  // buffer otherwise runs in order. Without them a group whose early
+  // splits were slow (cold caches, helpers asleep) was only ever tried
+  // split again in isolation, with the helpers asleep, and the split
+  // bursts ran it alone: the sample MLP at batch 1 on 2 threads compared
+  // in order against in order and ran in order at 37 us a call where
+  // every group split took 27. An in-order burst's first run is not timed.
+  static constexpr uint64_t kSplitWarmRuns = 2;
+  static constexpr uint64_t kSplitBurst = kBurst - 1 + kSplitWarmRuns;
   static constexpr uint64_t kExploreEvery = 64;
   static constexpr uint64_t kInOrderCandidateNanos = 1000000;
 
   struct Turn {
     bool in_order;
     bool timed;
+    // Every group of the run splits, whatever its own choice (a split
+    // burst's untimed first runs; see kSplitWarmRuns).
+    bool split_all;
   };
 
   // The way of the next run. Two threads running the work at once may
@@ -87,24 +105,26 @@ class BurstChooser {
   Turn Next() {
     const uint64_t run = runs_.load(std::memory_order_relaxed);
     runs_.store(run + 1, std::memory_order_relaxed);
-    if (run < kBurst) return {false, run != 0};
+    const uint64_t first_bursts = Length(false) + Length(true);
+    if (run < Length(false)) return InBurst(false, run);
     if (!decided_.load(std::memory_order_relaxed)) {
-      if (SplitForGood()) return {false, false};
-      if (run < 2 * kBurst) return {true, run != kBurst};
+      if (SplitForGood()) return {false, false, false};
+      if (run < first_bursts) return InBurst(true, run - Length(false));
       Decide();
     }
-    const uint64_t since = run - 2 * kBurst, period = period_.load(std::memory_order_relaxed);
+    const uint64_t since = run - first_bursts, period = period_.load(std::memory_order_relaxed);
     const uint64_t phase = since % period;
     const bool in_order = in_order_.load(std::memory_order_relaxed);
     if (since < period || phase == 0) {
       if (since >= period) timings_.Reset();
-      return {in_order, false};
+      return {in_order, false, false};
     }
     // Once a period: the other way's burst, the decided way's, a decision.
-    if (phase <= kBurst) return {!in_order, phase != 1};
-    if (phase <= 2 * kBurst) return {in_order, phase != kBurst + 1};
-    if (phase == 2 * kBurst + 1) Decide();
-    return {in_order_.load(std::memory_order_relaxed), false};
+    const uint64_t other = Length(!in_order), decided = Length(in_order);
+    if (phase <= other) return InBurst(!in_order, phase - 1);
+    if (phase <= other + decided) return InBurst(in_order, phase - 1 - other);
+    if (phase == other + decided + 1) Decide();
+    return {in_order_.load(std::memory_order_relaxed), false, false};
   }
 
   void Record(bool in_order, uint64_t nanos) { timings_.Record(in_order, nanos); }
@@ -116,7 +136,7 @@ class BurstChooser {
       *in_order = in_order_.load(std::memory_order_relaxed);
       return true;
     }
-    if (runs_.load(std::memory_order_relaxed) > kBurst && SplitForGood()) {
+    if (runs_.load(std::memory_order_relaxed) > Length(false) && SplitForGood()) {
       *in_order = false;
       return true;
     }
@@ -162,6 +182,12 @@ class BurstChooser {
   }
 
   static constexpr uint64_t kOne = 1024;  // a ratio of 1 in ratio_
+
+  static constexpr uint64_t Length(bool in_order) { return in_order ? kBurst : kSplitBurst; }
+  static Turn InBurst(bool in_order, uint64_t index) {
+    const uint64_t warm = in_order ? 1 : kSplitWarmRuns;
+    return {in_order, index >= warm, !in_order && index < warm};
+  }
 
   WayTimings timings_;
   std::atomic<uint64_t> runs_{0};

@@ -13,6 +13,7 @@ namespace {
 
 using Turn = BurstChooser::Turn;
 constexpr uint64_t kBurst = BurstChooser::kBurst;
+constexpr uint64_t kSplitBurst = BurstChooser::kSplitBurst;
 constexpr uint64_t kPeriod = BurstChooser::kExploreEvery;
 
 // Runs `count` runs in which a split run takes `split` ns and one in order
@@ -41,12 +42,14 @@ TEST_CASE("burst chooser: a burst split, one in order, then the faster way") {
   BurstChooser chooser;
   uint64_t timed = 0;
   // Split faster: split, in order, then split.
-  CHECK(Run(chooser, 2 * kBurst + 10, 100, 150, &timed) == Ways({{kBurst, false}, {kBurst, true}, {10, false}}));
-  // The first run of each burst is not timed, nor the decided way's runs.
+  CHECK(Run(chooser, kSplitBurst + kBurst + 10, 100, 150, &timed) ==
+        Ways({{kSplitBurst, false}, {kBurst, true}, {10, false}}));
+  // The first runs of each burst are not timed, nor the decided way's runs.
   CHECK(timed == 2 * (kBurst - 1));
 
   BurstChooser slower_split;
-  CHECK(Run(slower_split, 2 * kBurst + 10, 300, 100) == Ways({{kBurst, false}, {kBurst, true}, {10, true}}));
+  CHECK(Run(slower_split, kSplitBurst + kBurst + 10, 300, 100) ==
+        Ways({{kSplitBurst, false}, {kBurst, true}, {10, true}}));
 }
 
 TEST_CASE("burst chooser: long when split, split for good") {
@@ -61,7 +64,7 @@ TEST_CASE("burst chooser: long when split, split for good") {
 TEST_CASE("burst chooser: explorations compare both ways at the same moment") {
   BurstChooser chooser;
   // Split decided (100 against 105: within 1.1 times, explored every period).
-  Run(chooser, 2 * kBurst, 100, 105);
+  Run(chooser, kSplitBurst + kBurst, 100, 105);
   // The rest of the first period: split, untimed.
   uint64_t timed = 0;
   CHECK(Run(chooser, kPeriod, 100, 105, &timed) == std::vector<bool>(kPeriod, false));
@@ -71,29 +74,30 @@ TEST_CASE("burst chooser: explorations compare both ways at the same moment") {
   // the decided way, a burst in order, then one split); the bursts' ratios
   // move the average, so that one comparison's noise does not flip the
   // way: it changes at the third.
-  CHECK(Run(chooser, 2 * kBurst + 2, 180, 172) == Ways({{1, false}, {kBurst, true}, {kBurst, false}, {1, false}}));
-  Run(chooser, kPeriod - 2 * kBurst - 2, 180, 172);
+  CHECK(Run(chooser, kBurst + kSplitBurst + 2, 180, 172) ==
+        Ways({{1, false}, {kBurst, true}, {kSplitBurst, false}, {1, false}}));
+  Run(chooser, kPeriod - kBurst - kSplitBurst - 2, 180, 172);
   CHECK(Run(chooser, kPeriod, 180, 172).back() == false);
   const std::vector<bool> third = Run(chooser, kPeriod, 180, 172);
-  CHECK(third == Ways({{1, false}, {kBurst, true}, {kBurst, false}, {kPeriod - 2 * kBurst - 1, true}}));
+  CHECK(third == Ways({{1, false}, {kBurst, true}, {kSplitBurst, false}, {kPeriod - kBurst - kSplitBurst - 1, true}}));
   // Calm again, split faster (100 against 105): the next exploration (a
   // burst split, then one in order) takes it back.
   CHECK(Run(chooser, kPeriod, 100, 105) ==
-        Ways({{1, true}, {kBurst, false}, {kBurst, true}, {kPeriod - 2 * kBurst - 1, false}}));
+        Ways({{1, true}, {kSplitBurst, false}, {kBurst, true}, {kPeriod - kSplitBurst - kBurst - 1, false}}));
 }
 
 TEST_CASE("burst chooser: a clear loser is tried 16 times as rarely") {
   // In order 1.2 times as slow (over 1.1: clear).
   BurstChooser chooser;
-  Run(chooser, 2 * kBurst, 100, 120);
+  Run(chooser, kSplitBurst + kBurst, 100, 120);
   const std::vector<bool> ways = Run(chooser, 16 * kPeriod, 100, 120);
   CHECK(std::count(ways.begin(), ways.end(), true) == 0);
-  const std::vector<bool> next = Run(chooser, 2 * kBurst + 1, 100, 120);
-  CHECK(next == Ways({{1, false}, {kBurst, true}, {kBurst, false}}));
+  const std::vector<bool> next = Run(chooser, 1 + kBurst + kSplitBurst, 100, 120);
+  CHECK(next == Ways({{1, false}, {kBurst, true}, {kSplitBurst, false}}));
   // 1.08 times as slow is not clear: explored in the first period after.
   BurstChooser close;
-  Run(close, 2 * kBurst, 100, 108);
-  const std::vector<bool> close_ways = Run(close, kPeriod + 2 * kBurst + 1, 100, 108);
+  Run(close, kSplitBurst + kBurst, 100, 108);
+  const std::vector<bool> close_ways = Run(close, kPeriod + kBurst + kSplitBurst + 1, 100, 108);
   CHECK(std::count(close_ways.begin(), close_ways.end(), true) == kBurst);
 }
 
@@ -101,14 +105,14 @@ TEST_CASE("burst chooser: settled once decided, or split for good") {
   BurstChooser chooser;
   bool in_order = false;
   CHECK(!chooser.Settled(&in_order));
-  Run(chooser, 2 * kBurst, 300, 100);  // in order 3 times as fast
+  Run(chooser, kSplitBurst + kBurst, 300, 100);  // in order 3 times as fast
   CHECK(!chooser.Settled(&in_order));  // decided by the next run
   Run(chooser, 1, 300, 100);
   CHECK(chooser.Settled(&in_order));
   CHECK(in_order);
 
   BurstChooser long_split;
-  Run(long_split, kBurst, BurstChooser::kInOrderCandidateNanos + 1, 1);
+  Run(long_split, kSplitBurst, BurstChooser::kInOrderCandidateNanos + 1, 1);
   CHECK(!long_split.Settled(&in_order));
   Run(long_split, 1, BurstChooser::kInOrderCandidateNanos + 1, 1);
   in_order = true;
@@ -118,9 +122,34 @@ TEST_CASE("burst chooser: settled once decided, or split for good") {
 
 TEST_CASE("burst chooser: Reset starts anew") {
   BurstChooser chooser;
-  Run(chooser, 2 * kBurst + 3, 300, 100);
+  Run(chooser, kSplitBurst + kBurst + 3, 300, 100);
   chooser.Reset();
-  CHECK(Run(chooser, 2 * kBurst + 3, 100, 300) == Ways({{kBurst, false}, {kBurst, true}, {3, false}}));
+  CHECK(Run(chooser, kSplitBurst + kBurst + 3, 100, 300) == Ways({{kSplitBurst, false}, {kBurst, true}, {3, false}}));
+}
+
+TEST_CASE("burst chooser: a split burst's untimed first runs split every group") {
+  // In order decided (1.05 times as fast: not clear), so that each
+  // period's exploration starts with a split burst.
+  BurstChooser chooser;
+  std::vector<int> split_all, timed;
+  for (uint64_t i = 0; i < kSplitBurst + kBurst + 2 * kPeriod; ++i) {
+    const Turn turn = chooser.Next();
+    if (turn.timed) chooser.Record(turn.in_order, turn.in_order ? 100 : 105);
+    if (turn.split_all) {
+      CHECK(!turn.in_order);
+      CHECK(!turn.timed);
+      split_all.push_back(static_cast<int>(i));
+    }
+    if (turn.timed && !turn.in_order) timed.push_back(static_cast<int>(i));
+  }
+  bool in_order = false;
+  CHECK(chooser.Settled(&in_order));
+  CHECK(in_order);
+  // The first burst (runs 0 to kSplitBurst - 1) and the exploration of the
+  // second period (after its one run in order).
+  const int second = static_cast<int>(kSplitBurst + kBurst + kPeriod + 1);
+  CHECK(split_all == std::vector<int>{0, 1, second, second + 1});
+  CHECK(timed == std::vector<int>{2, 3, 4, second + 2, second + 3, second + 4});
 }
 
 }  // namespace
