@@ -136,16 +136,16 @@ class Team {
   Team& operator=(const Team&) = delete;
 
   // Runs body(range_begin, range_end) over [begin, end) in pieces; returns
-  // once all have run, whether a helper ran any of them (false when the
-  // calling thread ran them all: the helpers had not yet arrived, or the
-  // range had one piece).
+  // once all have run, whether they ran as a split does: false when the
+  // range had shares for helpers and the calling thread ran every piece
+  // (the helpers had yet to arrive).
   template <typename Index, typename Body>
   bool ParallelFor(Index begin, Index end, const Body& body) {
     const uint64_t count = static_cast<uint64_t>(end - begin);
     const uint64_t shares = std::min<uint64_t>(count, threads_);
     if (shares <= 1) {
       if (count) body(begin, end);
-      return false;
+      return true;
     }
     if (!state_) {
       helpers_enqueued_.fetch_add(1, std::memory_order_release);
@@ -203,8 +203,9 @@ class Team {
     // generation << 32 | shares << 16.
     alignas(64) std::atomic<uint64_t> claims{0};
     alignas(64) std::atomic<uint64_t> done{0};
-    // The last generation a helper ran a chunk of (written before that
-    // chunk's count in `done`, which orders it before the join).
+    // The last generation a helper ran a chunk of (written once a job, by
+    // the helper, right before that chunk's count in `done`, whose line it
+    // then holds anyway; the count's release orders it before the join).
     std::atomic<uint64_t> helped{0};
     std::unique_ptr<Range[]> ranges;
     alignas(64) void (*run)(const void* context, uint64_t chunk, uint64_t chunks) = nullptr;
@@ -635,14 +636,14 @@ class TaskQueue final : public CpuQueue, public CpuCommandBuffer::Streamer {
     // then ran alone for thousands of calls, at 1.5 times the time).
     // The wake-up is the command buffer's cost, which its way (ChooseWay)
     // weighs.
-    bool helped = false;
+    bool as_split = true;
     if (alone) {
       run(0, units);
     } else {
-      helped = team.ParallelFor(uint64_t{0}, units, run);
+      as_split = team.ParallelFor(uint64_t{0}, units, run);
     }
     if (error.failed()) return error.Take();
-    if (timed && (alone || helped)) {
+    if (timed && as_split) {
       const auto nanos = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - clock_begin);
       timings->Record(alone, static_cast<uint64_t>(nanos.count()) / units);
     }
