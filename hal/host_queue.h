@@ -153,8 +153,9 @@ class ThreadedHostQueue : public HostQueue {
   // Starts `command_buffers` on the device, in order after everything
   // launched before, without waiting for them; `*ticket` identifies the work
   // to Await. `binding_tables`: none when the submission has none, else one
-  // per command buffer (empty ones where it binds no slots). False (and nothing started) when they must run through
-  // Execute instead; an error when starting them failed.
+  // per command buffer (empty ones where it binds no slots). False (and
+  // nothing started) when they must run through Execute instead; an error
+  // when starting them failed.
   virtual StatusOr<bool> Launch(std::span<const Ref<CommandBuffer>> command_buffers,
                                 std::span<const std::span<const BufferBinding>> binding_tables, uint64_t* ticket);
   // Waits for the work of `ticket` (launched with `command_buffers`) and

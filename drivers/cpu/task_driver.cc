@@ -483,7 +483,7 @@ class TaskQueue final : public CpuQueue, public CpuCommandBuffer::Streamer {
   // Runs the command buffer barrier group by barrier group (RunGroup),
   // every group split with `split_all`.
   Status RunGroups(const CpuCommandBuffer& command_buffer, const CpuCommandBuffer::Bindings& bindings,
-                   Tracer* tracer, std::chrono::steady_clock::time_point deadline, bool split_all = false) {
+                   Tracer* tracer, std::chrono::steady_clock::time_point deadline, bool split_all) {
     std::span<const CpuCommandBuffer::Command> commands = command_buffer.commands();
     Team team(*arena_, threads_, teams_enqueued_);
     // Groups are numbered across calls, so that the groups that time

@@ -134,12 +134,15 @@ Status StreamCommandBuffer::BindTable(std::span<const hal::BufferBinding> table)
   // the segment has not seen among its last kGraphsPerSegment.
   for (SegmentState& state : segment_states_) {
     if (state.slots.empty()) continue;
+    // Word k of the key: slot k / 2's pointer (even k) or length (odd k).
+    const size_t words = 2 * state.slots.size();
+    auto key_word = [&](size_t k) {
+      const SlotParameter& slot = slot_parameters_[state.slots[k / 2]];
+      return parameters_[k % 2 ? slot.length : slot.pointer];
+    };
     auto bound_so = [&](const SegmentGraph& graph) {
-      for (size_t k = 0; k < state.slots.size(); ++k) {
-        const SlotParameter& slot = slot_parameters_[state.slots[k]];
-        if (graph.key[2 * k] != parameters_[slot.pointer] || graph.key[2 * k + 1] != parameters_[slot.length]) {
-          return false;
-        }
+      for (size_t k = 0; k < words; ++k) {
+        if (graph.key[k] != key_word(k)) return false;
       }
       return true;
     };
@@ -154,10 +157,7 @@ Status StreamCommandBuffer::BindTable(std::span<const hal::BufferBinding> table)
       graphs.erase(graphs.begin());
     }
     SegmentGraph& added = graphs.emplace_back();
-    for (uint32_t i : state.slots) {
-      added.key.push_back(parameters_[slot_parameters_[i].pointer]);
-      added.key.push_back(parameters_[slot_parameters_[i].length]);
-    }
+    for (size_t k = 0; k < words; ++k) added.key.push_back(key_word(k));
   }
   return OkStatus();
 }
