@@ -72,6 +72,8 @@ inline constexpr int32_t kCheckReturnCodeBase = 16;
 /// Columns of the cache blocks of a large matmul (TileAndVectorize's
 /// blockForCaches), which SelectTileSizes keeps whole in a workgroup's tile.
 inline constexpr int64_t kCacheBlockColumns = 256;
+/// Register tiles' columns in a cache block, up to kCacheBlockColumns.
+inline constexpr int64_t kCacheBlockStrips = 8;
 
 /// The two tile levels of one linalg op, one size per loop.
 struct TileSizes {

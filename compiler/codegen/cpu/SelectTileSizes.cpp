@@ -325,9 +325,10 @@ struct CPUSelectTileSizesPass
       int64_t tile = userWorkgroupTile
                          ? userWorkgroupTile
                          : workgroupTile(ops, distributedLoop, sizes);
-      int64_t gridColumns = userWorkgroupTile || columns ? 0 : gridColumnTile(func, ops, tile);
+      GridTile grid = userWorkgroupTile || columns ? GridTile{} : gridTile(func, ops, tile);
+      const int64_t gridColumns = grid.columns;
       if (gridColumns)
-        tile *= 2;
+        tile = grid.rows;
       for (linalg::LinalgOp op : unconfigured) {
         sizes[op].workgroup[*distributedLoop(op)] = tile;
         if (gridColumns)
@@ -415,41 +416,65 @@ struct CPUSelectTileSizesPass
   }
 
   /// A large matmul's workgroups take tiles of rows and columns rather than
-  /// of rows alone: twice `tile` rows and half the columns, as many
-  /// workgroups. Each workgroup packs every block of the right-hand side its
-  /// columns read (TileAndVectorize's packBlock), so half the columns for
-  /// twice the rows pack each block half as often (SGEMM 1024, calls of both
-  /// alternated: 0.976 of the time on one thread, 0.962 on two). Returns the
-  /// columns of a tile, or 0 where the kernel stays split by rows: unless
-  /// the op with the most iterations is a plain linalg.matmul with static
-  /// extents whose rows are an even number of tiles of at least
-  /// kLargeBlockedRows and whose columns halve into at least kGridColumns,
-  /// whole cache blocks (kCacheBlockColumns), and every op writes an output
-  /// of the matmul's shape that its columns can split.
+  /// of rows alone: as many workgroups, each with `factor` times the rows
+  /// and 1/`factor` of the columns. Each workgroup packs every block of the
+  /// right-hand side its columns read (TileAndVectorize's packBlock), so the
+  /// matmul packs each block `factor` times less often. The factor is the
+  /// count of row workgroups `tile` gives, so that each workgroup takes all
+  /// the rows and packs its columns once (SGEMM 1024 with AVX2: four row
+  /// workgroups of 258 rows each packed all of the right-hand side, 16 MiB
+  /// of copies a call, about 7 % of its time), while the left-hand side is
+  /// at most kGridLeftBytes; or 2 where that leaves too few columns (tiles of twice the rows and half the columns; SGEMM 1024
+  /// with AVX-512, calls of both alternated: 0.976 of the time on one
+  /// thread, 0.962 on two, against tiles of rows). The tile is empty (the
+  /// kernel stays split by rows) unless the op with the most iterations is a
+  /// plain linalg.matmul with static extents, at least two row tiles of at
+  /// least kLargeBlockedRows, columns that split into `factor` pieces of
+  /// whole cache blocks (kCacheBlockColumns; with a factor of 2, pieces at
+  /// least kGridColumns wide), and every op writes an output of the
+  /// matmul's shape that its columns can split.
+  struct GridTile {
+    int64_t rows = 0, columns = 0;
+  };
   static constexpr int64_t kGridColumns = 512;
-  int64_t gridColumnTile(func::FuncOp func, ArrayRef<linalg::LinalgOp> ops,
-                         int64_t tile) const {
+  static constexpr int64_t kGridLeftBytes = 4 << 20;
+  GridTile gridTile(func::FuncOp func, ArrayRef<linalg::LinalgOp> ops, int64_t tile) const {
     linalg::LinalgOp root = rootOp(ops);
     if (!root || !isa<linalg::MatmulOp>(root.getOperation()) || tile < kLargeBlockedRows ||
         root.getIndexingMapsArray() != linalg::MatmulOp::getDefaultIndexingMaps(func.getContext()))
-      return 0;
+      return {};
     auto output = cast<ShapedType>(root.getDpsInitOperand(0)->get().getType());
     if (!output.hasStaticShape())
-      return 0;
+      return {};
     int64_t rows = output.getDimSize(0), columns = output.getDimSize(1);
-    if (rows % (2 * tile) != 0 || columns % (2 * kCacheBlockColumns) != 0 ||
-        columns / 2 < kGridColumns)
-      return 0;
+    int64_t rowTiles = llvm::divideCeil(rows, tile);
+    // All the rows only while their left-hand side stays in a shared L3
+    // between the workgroup's blocks of columns, each of which reads all of
+    // it (SGEMM 2048 with AVX2 ran 7 % slower with its 16 MiB).
+    auto lhs = cast<ShapedType>(root.getDpsInputOperand(0)->get().getType());
+    if (!lhs.hasStaticShape() ||
+        lhs.getNumElements() * lhs.getElementTypeBitWidth() / 8 > kGridLeftBytes)
+      rowTiles = 0;
+    auto fits = [&](int64_t factor, int64_t least) {
+      return factor >= 2 && columns % (factor * kCacheBlockColumns) == 0 &&
+             columns / factor >= least;
+    };
+    int64_t factor = fits(rowTiles, kCacheBlockColumns)                   ? rowTiles
+                     : rows % (2 * tile) == 0 && fits(2, kGridColumns) ? 2
+                                                                        : 0;
+    if (!factor)
+      return {};
     for (linalg::LinalgOp op : ops)
       if (op.getNumDpsInits() != 1 ||
           cast<ShapedType>(op.getDpsInitOperand(0)->get().getType()).getShape() != output.getShape())
-        return 0;
+        return {};
     // Each op's column loop exists and its tiles read only what they wrote.
     if (failed(checkDistributable(
             func, [](linalg::LinalgOp op) { return defaultDistributedLoop(op, /*columns=*/1); },
             /*emitErrors=*/false, /*splitColumns=*/1)))
-      return 0;
-    return columns / 2;
+      return {};
+    // Workgroup tiles of two loops are whole: all the rows, or 2 x `tile`.
+    return {factor == rowTiles ? rows : tile * factor, columns / factor};
   }
 
   /// What a transcendental function or a division in an op's body costs,

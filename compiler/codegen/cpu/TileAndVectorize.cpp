@@ -513,9 +513,10 @@ struct CPUTileAndVectorizePass
     return generic;
   }
 
-  /// A large matmul is first blocked for the caches: columns in blocks of
-  /// kCacheBlockColumns and the reduction in blocks of kCacheDepth, the column
-  /// loop outermost, so that one kCacheDepth x kCacheBlockColumns block of the
+  /// A large matmul (more than kCacheBlockColumns columns or kCacheDepth
+  /// steps of k) is first blocked for the caches: columns in blocks of
+  /// blockColumns and the reduction in blocks of kCacheDepth, the column
+  /// loop outermost, so that one kCacheDepth x blockColumns block of the
   /// right-hand side (256 KiB of f32) stays in L2 while every row tile of the
   /// workgroup reads it, and a row tile's kCacheDepth-long piece of the
   /// left-hand side stays in L1. Returns the op to tile by registers: the
@@ -566,13 +567,39 @@ struct CPUTileAndVectorizePass
       rows = upperBound(op, m);
     if (ShapedType::isDynamic(rows) || rows < 16)
       return blocks;
-    int64_t columns = std::max<int64_t>(1, kCacheBlockColumns / strip);
+    // Blocked from kCacheBlockColumns columns or kCacheDepth steps on, in
+    // blocks of blockColumns.
+    int64_t depth = rows >= kDeepBlockRows ? 2 * kCacheDepth : kCacheDepth;
+    if (!large(ranges[blocks.n], std::max<int64_t>(1, kCacheBlockColumns / strip)) &&
+        !large(ranges[blocks.k], depth))
+      return blocks;
+    int64_t columns = std::max<int64_t>(1, blockColumns(op) / strip);
     if (large(ranges[blocks.n], columns))
       blocks.sizes[blocks.n] = columns;
-    int64_t depth = rows >= kDeepBlockRows ? 2 * kCacheDepth : kCacheDepth;
     if (large(ranges[blocks.k], depth))
       blocks.sizes[blocks.k] = depth;
     return blocks;
+  }
+
+  /// The columns of a cache block of `op`: kCacheBlockStrips of its
+  /// register tile's columns (256 with AVX-512's tile of 32, 128 with AVX2's
+  /// 16, whose machines have less L2: a 256 x 512 block took all of a Zen 3
+  /// core's 512 KiB, and SGEMM 1024 ran 2 % faster on one with 128), at most
+  /// kCacheBlockColumns; kCacheBlockColumns without a vector tile.
+  static int64_t blockColumns(linalg::LinalgOp op) {
+    FailureOr<std::optional<TileSizes>> sizes = readTileSizes(op);
+    FailureOr<linalg::ContractionDimensions> dims = linalg::inferContractionDims(op);
+    if (failed(sizes) || !*sizes || failed(dims) || dims->n.empty())
+      return kCacheBlockColumns;
+    // The register tile's columns: its one n size, or a packed weight's
+    // strip (the last n loop) times the strips of a tile.
+    int64_t tile = 1;
+    for (unsigned loop : dims->n)
+      if (loop < (*sizes)->vector.size() && (*sizes)->vector[loop] > 0)
+        tile *= (*sizes)->vector[loop];
+    if (tile <= 1)
+      return kCacheBlockColumns;
+    return std::min(kCacheBlockColumns, kCacheBlockStrips * tile);
   }
 
   /// A constant upper bound of loop `loop` of `op` (through the sizes of

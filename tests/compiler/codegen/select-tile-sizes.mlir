@@ -184,17 +184,27 @@ func.func @huge_blocked_workgroup_rows(%a: memref<2048x512xf32>, %b: memref<512x
   return
 }
 
-// From 1024 columns as well, the workgroups take tiles of twice the rows and
-// half the columns, as many of them: each packs the blocks of the right-hand
-// side for half the columns, for twice the rows (DistributeToWorkgroups
-// hands out the 2 x 2 grid).
+// From 1024 columns as well, the workgroups take tiles of all the rows and a
+// quarter of the columns (the 4 row tiles of 256 they would have taken), as
+// many of them: each packs the blocks of the right-hand side for its columns
+// once, where each row tile packed all of them (DistributeToWorkgroups hands
+// out the 1 x 4 grid).
 // CHECK-LABEL: func.func @grid_blocked_workgroups
-// CHECK: linalg.fill {strata_cpu.tile_sizes = {vector = array<i64: 1, 8>, workgroup = array<i64: 512, 512>}}
-// CHECK: linalg.matmul {strata_cpu.tile_sizes = {vector = array<i64: 8, 16, 1>, workgroup = array<i64: 512, 512, 0>}}
+// CHECK: linalg.fill {strata_cpu.tile_sizes = {vector = array<i64: 1, 8>, workgroup = array<i64: 1024, 256>}}
+// CHECK: linalg.matmul {strata_cpu.tile_sizes = {vector = array<i64: 8, 16, 1>, workgroup = array<i64: 1024, 256, 0>}}
 func.func @grid_blocked_workgroups(%a: memref<1024x1024xf32>, %b: memref<1024x1024xf32>, %c: memref<1024x1024xf32>) {
   %zero = arith.constant 0.0 : f32
   linalg.fill ins(%zero : f32) outs(%c : memref<1024x1024xf32>)
   linalg.matmul ins(%a, %b : memref<1024x1024xf32>, memref<1024x1024xf32>) outs(%c : memref<1024x1024xf32>)
+  return
+}
+// Where the columns do not split into as many blocks of 256 as there are row
+// tiles (8 of 512 rows, 1024 columns), tiles of twice the rows and half the
+// columns.
+// CHECK-LABEL: func.func @grid_two_by_two
+// CHECK: linalg.matmul {strata_cpu.tile_sizes = {vector = array<i64: 8, 16, 1>, workgroup = array<i64: 1024, 512, 0>}}
+func.func @grid_two_by_two(%a: memref<4096x256xf32>, %b: memref<256x1024xf32>, %c: memref<4096x1024xf32>) {
+  linalg.matmul ins(%a, %b : memref<4096x256xf32>, memref<256x1024xf32>) outs(%c : memref<4096x1024xf32>)
   return
 }
 // Not when an op reduces across the columns (its tiles would need all of

@@ -137,6 +137,30 @@ func.func @deep_blocks(%a: memref<256x1024xf32>, %b: memref<1024x512xf32>, %c: m
   return
 }
 
+// AVX2's register tiles of 16 columns take blocks of 8 of them: 128 columns
+// (a 256-column block 512 deep filled all of a Zen 3 core's L2).
+// CHECK-LABEL: func.func @narrow_tile_blocks
+// CHECK-SAME: memref<263168xi8> {strata_cpu.local_memory}
+// CHECK: memref.view %{{.*}} : memref<263168xi8> to memref<8x512x16xf32>
+// CHECK: scf.for %{{.*}} = %c0 to %c512 step %c128 {
+// CHECK:   scf.for %{{.*}} = %c0 to %c1024 step %c512 {
+func.func @narrow_tile_blocks(%a: memref<256x1024xf32>, %b: memref<1024x512xf32>, %c: memref<256x512xf32>) {
+  linalg.matmul {strata_cpu.tile_sizes = {vector = array<i64: 6, 16, 1>, workgroup = array<i64: 0, 0, 0>}}
+      ins(%a, %b : memref<256x1024xf32>, memref<1024x512xf32>) outs(%c : memref<256x512xf32>)
+  return
+}
+
+// A workgroup of 256 columns (a column tile of SGEMM 1024) blocked for its
+// depth is blocked along its columns too when its blocks are narrower.
+// CHECK-LABEL: func.func @narrow_blocks_of_a_column_tile
+// CHECK: scf.for %{{.*}} = %c0 to %c256 step %c128 {
+// CHECK:   scf.for %{{.*}} = %c0 to %c1024 step %c512 {
+func.func @narrow_blocks_of_a_column_tile(%a: memref<1024x1024xf32>, %b: memref<1024x256xf32>, %c: memref<1024x256xf32>) {
+  linalg.matmul {strata_cpu.tile_sizes = {vector = array<i64: 6, 16, 1>, workgroup = array<i64: 0, 0, 0>}}
+      ins(%a, %b : memref<1024x1024xf32>, memref<1024x256xf32>) outs(%c : memref<1024x256xf32>)
+  return
+}
+
 // Rows with no bound (a dynamic batch) are not blocked.
 // CHECK-LABEL: func.func @unbounded_rows
 // CHECK-NOT: memref.view
