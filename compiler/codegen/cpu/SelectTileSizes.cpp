@@ -415,6 +415,12 @@ struct CPUSelectTileSizesPass
     return m <= kBlockedRows && n * k >= 256 * 256 ? columns : 0;
   }
 
+  /// A workgroup tile of rows and columns (gridTile), or none (zeros).
+  struct GridTile {
+    int64_t rows = 0, columns = 0;
+  };
+  static constexpr int64_t kGridColumns = 512;
+  static constexpr int64_t kGridLeftBytes = 4 << 20;
   /// A large matmul's workgroups take tiles of rows and columns rather than
   /// of rows alone: as many workgroups, each with `factor` times the rows
   /// and 1/`factor` of the columns. Each workgroup packs every block of the
@@ -424,20 +430,16 @@ struct CPUSelectTileSizesPass
   /// the rows and packs its columns once (SGEMM 1024 with AVX2: four row
   /// workgroups of 258 rows each packed all of the right-hand side, 16 MiB
   /// of copies a call, about 7 % of its time), while the left-hand side is
-  /// at most kGridLeftBytes; or 2 where that leaves too few columns (tiles of twice the rows and half the columns; SGEMM 1024
-  /// with AVX-512, calls of both alternated: 0.976 of the time on one
-  /// thread, 0.962 on two, against tiles of rows). The tile is empty (the
-  /// kernel stays split by rows) unless the op with the most iterations is a
-  /// plain linalg.matmul with static extents, at least two row tiles of at
-  /// least kLargeBlockedRows, columns that split into `factor` pieces of
-  /// whole cache blocks (kCacheBlockColumns; with a factor of 2, pieces at
-  /// least kGridColumns wide), and every op writes an output of the
-  /// matmul's shape that its columns can split.
-  struct GridTile {
-    int64_t rows = 0, columns = 0;
-  };
-  static constexpr int64_t kGridColumns = 512;
-  static constexpr int64_t kGridLeftBytes = 4 << 20;
+  /// at most kGridLeftBytes; or 2 where that leaves too few columns (tiles
+  /// of twice the rows and half the columns; SGEMM 1024 with AVX-512, calls
+  /// of both alternated: 0.976 of the time on one thread, 0.962 on two,
+  /// against tiles of rows). None (the kernel stays split by rows) unless
+  /// the op with the most iterations is a plain linalg.matmul with static
+  /// extents, at least two row tiles of at least kLargeBlockedRows, columns
+  /// that split into `factor` pieces of whole cache blocks
+  /// (kCacheBlockColumns; with a factor of 2, pieces at least kGridColumns
+  /// wide), and every op writes an output of the matmul's shape that its
+  /// columns can split.
   GridTile gridTile(func::FuncOp func, ArrayRef<linalg::LinalgOp> ops, int64_t tile) const {
     linalg::LinalgOp root = rootOp(ops);
     if (!root || !isa<linalg::MatmulOp>(root.getOperation()) || tile < kLargeBlockedRows ||

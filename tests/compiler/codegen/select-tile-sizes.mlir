@@ -207,6 +207,15 @@ func.func @grid_two_by_two(%a: memref<4096x256xf32>, %b: memref<256x1024xf32>, %
   linalg.matmul ins(%a, %b : memref<4096x256xf32>, memref<256x1024xf32>) outs(%c : memref<4096x1024xf32>)
   return
 }
+// Nor with a left-hand side over 4 MiB (2048 x 2048 f32: 16 MiB), which each
+// of a workgroup's blocks of columns would read all of: tiles of twice the
+// rows and half the columns.
+// CHECK-LABEL: func.func @grid_large_left_side
+// CHECK: linalg.matmul {strata_cpu.tile_sizes = {vector = array<i64: 8, 16, 1>, workgroup = array<i64: 1024, 1024, 0>}}
+func.func @grid_large_left_side(%a: memref<2048x2048xf32>, %b: memref<2048x2048xf32>, %c: memref<2048x2048xf32>) {
+  linalg.matmul ins(%a, %b : memref<2048x2048xf32>, memref<2048x2048xf32>) outs(%c : memref<2048x2048xf32>)
+  return
+}
 // Not when an op reduces across the columns (its tiles would need all of
 // them), nor with fewer rows than 4 tiles of 256.
 // CHECK-LABEL: func.func @grid_columns_reduced
