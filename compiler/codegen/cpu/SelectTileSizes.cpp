@@ -326,13 +326,12 @@ struct CPUSelectTileSizesPass
                          ? userWorkgroupTile
                          : workgroupTile(ops, distributedLoop, sizes);
       GridTile grid = userWorkgroupTile || columns ? GridTile{} : gridTile(func, ops, tile);
-      const int64_t gridColumns = grid.columns;
-      if (gridColumns)
+      if (grid.columns)
         tile = grid.rows;
       for (linalg::LinalgOp op : unconfigured) {
         sizes[op].workgroup[*distributedLoop(op)] = tile;
-        if (gridColumns)
-          sizes[op].workgroup[*defaultDistributedLoop(op, /*columns=*/1)] = gridColumns;
+        if (grid.columns)
+          sizes[op].workgroup[*defaultDistributedLoop(op, /*columns=*/1)] = grid.columns;
       }
     }
     for (linalg::LinalgOp op : unconfigured)
@@ -449,23 +448,22 @@ struct CPUSelectTileSizesPass
     if (!output.hasStaticShape())
       return {};
     int64_t rows = output.getDimSize(0), columns = output.getDimSize(1);
-    int64_t rowTiles = llvm::divideCeil(rows, tile);
-    // All the rows only while their left-hand side stays in a shared L3
-    // between the workgroup's blocks of columns, each of which reads all of
-    // it (SGEMM 2048 with AVX2 ran 7 % slower with its 16 MiB).
-    auto lhs = cast<ShapedType>(root.getDpsInputOperand(0)->get().getType());
-    if (!lhs.hasStaticShape() ||
-        lhs.getNumElements() * lhs.getElementTypeBitWidth() / 8 > kGridLeftBytes)
-      rowTiles = 0;
+    const int64_t rowTiles = llvm::divideCeil(rows, tile);
     auto fits = [&](int64_t factor, int64_t least) {
       return factor >= 2 && columns % (factor * kCacheBlockColumns) == 0 &&
              columns / factor >= least;
     };
-    int64_t factor = fits(rowTiles, kCacheBlockColumns)                   ? rowTiles
-                     : rows % (2 * tile) == 0 && fits(2, kGridColumns) ? 2
-                                                                        : 0;
-    if (!factor)
+    // All the rows only while their left-hand side stays in a shared L3
+    // between the workgroup's blocks of columns, each of which reads all of
+    // it (SGEMM 2048 with AVX2 ran 7 % slower with its 16 MiB).
+    auto lhs = cast<ShapedType>(root.getDpsInputOperand(0)->get().getType());
+    const bool allRows =
+        lhs.hasStaticShape() &&
+        lhs.getNumElements() * lhs.getElementTypeBitWidth() / 8 <= kGridLeftBytes &&
+        fits(rowTiles, kCacheBlockColumns);
+    if (!allRows && (rows % (2 * tile) != 0 || !fits(2, kGridColumns)))
       return {};
+    const int64_t factor = allRows ? rowTiles : 2;
     for (linalg::LinalgOp op : ops)
       if (op.getNumDpsInits() != 1 ||
           cast<ShapedType>(op.getDpsInitOperand(0)->get().getType()).getShape() != output.getShape())
@@ -476,7 +474,7 @@ struct CPUSelectTileSizesPass
             /*emitErrors=*/false, /*splitColumns=*/1)))
       return {};
     // Workgroup tiles of two loops are whole: all the rows, or 2 x `tile`.
-    return {factor == rowTiles ? rows : tile * factor, columns / factor};
+    return {allRows ? rows : 2 * tile, columns / factor};
   }
 
   /// What a transcendental function or a division in an op's body costs,

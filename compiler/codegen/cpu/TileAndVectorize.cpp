@@ -573,7 +573,7 @@ struct CPUTileAndVectorizePass
     if (!large(ranges[blocks.n], std::max<int64_t>(1, kCacheBlockColumns / strip)) &&
         !large(ranges[blocks.k], depth))
       return blocks;
-    int64_t columns = std::max<int64_t>(1, blockColumns(op) / strip);
+    int64_t columns = std::max<int64_t>(1, blockColumns(op, *dims) / strip);
     if (large(ranges[blocks.n], columns))
       blocks.sizes[blocks.n] = columns;
     if (large(ranges[blocks.k], depth))
@@ -586,15 +586,14 @@ struct CPUTileAndVectorizePass
   /// 16, whose machines have less L2: a 256 x 512 block took all of a Zen 3
   /// core's 512 KiB, and SGEMM 1024 ran 2 % faster on one with 128), at most
   /// kCacheBlockColumns; kCacheBlockColumns without a vector tile.
-  static int64_t blockColumns(linalg::LinalgOp op) {
+  static int64_t blockColumns(linalg::LinalgOp op, const linalg::ContractionDimensions &dims) {
     FailureOr<std::optional<TileSizes>> sizes = readTileSizes(op);
-    FailureOr<linalg::ContractionDimensions> dims = linalg::inferContractionDims(op);
-    if (failed(sizes) || !*sizes || failed(dims) || dims->n.empty())
+    if (failed(sizes) || !*sizes)
       return kCacheBlockColumns;
     // The register tile's columns: its one n size, or a packed weight's
     // strip (the last n loop) times the strips of a tile.
     int64_t tile = 1;
-    for (unsigned loop : dims->n)
+    for (unsigned loop : dims.n)
       if (loop < (*sizes)->vector.size() && (*sizes)->vector[loop] > 0)
         tile *= (*sizes)->vector[loop];
     if (tile <= 1)
