@@ -88,9 +88,119 @@ class Handoff {
   F f_;
 };
 
+// The arena's workers as helpers of the submitting threads: Launch runs a
+// task on one, and a helper whose task is done stays, spinning, for
+// kLingerNanos, for the next task Launch hands it, so that a program called
+// in a loop wakes no worker per call. A sleeping worker's wake-up is 15 to
+// 70 us on some machines, more than a small command buffer takes. (ViT at
+// batch 1, called back to back from Python, in 10 processes each: 2 threads
+// over 1 took 0.66 to 1.29 times, 2 processes over 1.1, when each
+// submission enqueued its helpers anew; 0.58 to 1.01 with them lingering.
+// Called from benchmark-module, back to back without Python between calls,
+// oneTBB's workers were still spinning and it made no difference.) At most
+// `slots` helpers linger (the arena's workers, threads - 1), each in a
+// mailbox of its own; more leave at once. A lingering helper leaves early
+// when a task is enqueued into the arena (no mailbox was free): the task
+// needs the worker it holds.
+class Helpers {
+ public:
+  Helpers(tbb::task_arena& arena, uint32_t slots) : arena_(arena), slots_(slots), mailboxes_(new Mailbox[slots]) {}
+
+  // Runs `task` on a helper: a lingering one, one just finishing its task
+  // (waited for, briefly), or a new one in the arena.
+  void Launch(std::function<void()> task) {
+    for (int spins = 0; spins < 1000; ++spins) {
+      bool busy = false;
+      for (uint32_t i = 0; i < slots_; ++i) {
+        Mailbox& box = mailboxes_[i];
+        int state = box.state.load(std::memory_order_acquire);
+        if (state == kIdle && box.state.compare_exchange_strong(state, kHanding, std::memory_order_acq_rel)) {
+          box.task = std::move(task);
+          box.state.store(kFull, std::memory_order_release);
+          return;
+        }
+        busy |= state == kBusy || state == kHanding || state == kFull;
+      }
+      if (!busy) break;
+      SpinPause();
+    }
+    in_flight_.fetch_add(1, std::memory_order_relaxed);
+    enqueued_.fetch_add(1, std::memory_order_release);
+    arena_.enqueue(Handoff([this, task = std::move(task)] {
+      Linger(task);
+      // The last touch of the pool: Shutdown waits for it.
+      in_flight_.fetch_sub(1, std::memory_order_release);
+    }));
+  }
+
+  // Lingering helpers leave; returns once every helper, started or not,
+  // has (one that starts after this leaves after its task).
+  void Shutdown() {
+    shut_down_.store(true, std::memory_order_release);
+    SpinUntil([&] { return in_flight_.load(std::memory_order_acquire) == 0; });
+  }
+
+ private:
+  static constexpr int kAbsent = 0, kIdle = 1, kHanding = 2, kFull = 3, kBusy = 4;
+  static constexpr int64_t kLingerNanos = 200000;
+
+  // A lingering helper's mailbox: kAbsent (none lingers in it), kIdle (one
+  // waits), kHanding then kFull (Launch put a task in it), kBusy (it runs
+  // that task).
+  struct alignas(64) Mailbox {
+    std::atomic<int> state{kAbsent};
+    std::function<void()> task;
+  };
+
+  // Runs `first`, then lingers in a free mailbox running what Launch hands
+  // it, until kLingerNanos pass without a task, a task is enqueued into the
+  // arena, or the pool shuts down.
+  void Linger(const std::function<void()>& first) {
+    first();
+    Mailbox* box = nullptr;
+    for (uint32_t i = 0; i < slots_ && !box; ++i) {
+      int absent = kAbsent;
+      if (mailboxes_[i].state.compare_exchange_strong(absent, kIdle, std::memory_order_acq_rel)) box = &mailboxes_[i];
+    }
+    if (!box) return;
+    auto since = std::chrono::steady_clock::now();
+    uint64_t enqueued = enqueued_.load(std::memory_order_acquire);
+    for (int spins = 0;;) {
+      const int state = box->state.load(std::memory_order_acquire);
+      if (state == kFull) {
+        std::function<void()> task = std::move(box->task);
+        box->state.store(kBusy, std::memory_order_release);
+        task();
+        box->state.store(kIdle, std::memory_order_release);
+        since = std::chrono::steady_clock::now();
+        enqueued = enqueued_.load(std::memory_order_acquire);
+        spins = 0;
+        continue;
+      }
+      if (state == kIdle && ++spins % 64 == 0 &&
+          (shut_down_.load(std::memory_order_acquire) || enqueued_.load(std::memory_order_acquire) != enqueued ||
+           std::chrono::steady_clock::now() - since > std::chrono::nanoseconds(kLingerNanos))) {
+        int idle = kIdle;
+        if (box->state.compare_exchange_strong(idle, kAbsent, std::memory_order_acq_rel)) return;
+        continue;
+      }
+      if (spins >= 4096) std::this_thread::yield();
+      else SpinPause();
+    }
+  }
+
+  tbb::task_arena& arena_;
+  const uint32_t slots_;
+  std::unique_ptr<Mailbox[]> mailboxes_;
+  std::atomic<bool> shut_down_{false};
+  // Tasks enqueued into the arena, and those not yet returned.
+  std::atomic<uint64_t> enqueued_{0};
+  std::atomic<uint64_t> in_flight_{0};
+};
+
 // The threads that run one submission: the thread that runs it (outside the
-// arena) and threads - 1 helpers, tasks enqueued in the arena by its first
-// split group that spin between its dispatches until it ends. A worker
+// arena) and threads - 1 helpers (Helpers), launched by its first split
+// group, that spin between its dispatches until it ends. A worker
 // woken for each dispatch arrived too late for half of them: in a trace of
 // ResNet-18 on 2 threads, 13 of 23 parallel dispatches ran wholly on the
 // submitting thread, which took the idle worker's share itself after
@@ -121,14 +231,11 @@ class Handoff {
 class Team {
  public:
   // One thread alone needs no shared state: its ParallelFor runs inline.
-  // The helpers are enqueued by the first ParallelFor that splits its range:
+  // The helpers are launched by the first ParallelFor that splits its range:
   // waking a worker costs a system call, which a submission whose groups
   // all run on its own thread (RunGroup) does not pay (the sample CNN on 2
   // threads: 14.1 to 12.7 us a call).
-  // `helpers_enqueued` counts the teams that enqueued helpers (a lingering
-  // stream helper makes room for them: TaskQueue::StreamHelper).
-  Team(tbb::task_arena& arena, uint32_t threads, std::atomic<uint64_t>& helpers_enqueued)
-      : arena_(arena), threads_(threads), helpers_enqueued_(helpers_enqueued) {}
+  Team(Helpers& helpers, uint32_t threads) : helpers_(helpers), threads_(threads) {}
   ~Team() {
     if (state_) state_->stop.store(true, std::memory_order_release);
   }
@@ -148,10 +255,9 @@ class Team {
       return true;
     }
     if (!state_) {
-      helpers_enqueued_.fetch_add(1, std::memory_order_release);
       state_ = std::make_shared<State>(static_cast<uint32_t>(threads_));
       for (uint64_t slot = 1; slot < threads_; ++slot) {
-        arena_.enqueue(Handoff([state = state_, slot] { Help(*state, slot); }));
+        helpers_.Launch([state = state_, slot] { Help(*state, slot); });
       }
     }
     State& s = *state_;
@@ -280,9 +386,8 @@ class Team {
   }
 
   std::shared_ptr<State> state_;
-  tbb::task_arena& arena_;
+  Helpers& helpers_;
   const uint64_t threads_;
-  std::atomic<uint64_t>& helpers_enqueued_;
   uint64_t generation_ = 0;
 };
 
@@ -368,7 +473,8 @@ class TaskQueue final : public CpuQueue, public CpuCommandBuffer::Streamer {
       : CpuQueue(std::move(device_name)),
         threads_(threads),
         streaming_(streaming),
-        arena_(std::make_unique<tbb::task_arena>(static_cast<int>(threads), /*reserved_for_masters=*/1)) {
+        arena_(std::make_unique<tbb::task_arena>(static_cast<int>(threads), /*reserved_for_masters=*/1)),
+        helpers_(std::make_unique<Helpers>(*arena_, threads - 1)) {
     WorkerLimit::Get().Claim(threads_);
     arena_->initialize();
   }
@@ -404,35 +510,18 @@ class TaskQueue final : public CpuQueue, public CpuCommandBuffer::Streamer {
   }
   bool Stopping() const override { return shut_down_.load(std::memory_order_acquire); }
 
-  // Hands `task` to the helper that lingers after its last one (StreamHelper),
-  // or, with none, to a new helper in the arena. A helper still finishing the
-  // last stream (its submission collected it, the task has yet to return) is
+  // A helper (Helpers) runs the stream; one still finishing the last
+  // stream (its submission collected it, the task has yet to return) is
   // waited for, briefly.
-  void Launch(std::function<void()> task) override {
-    for (int spins = 0; spins < 1000; ++spins) {
-      int state = helper_.state.load(std::memory_order_acquire);
-      if (state == kHelperIdle &&
-          helper_.state.compare_exchange_strong(state, kHelperHanding, std::memory_order_acq_rel)) {
-        helper_.task = std::move(task);
-        helper_.state.store(kHelperFull, std::memory_order_release);
-        return;
-      }
-      if (state != kHelperBusy && state != kHelperIdle) break;
-      SpinPause();
-    }
-    helpers_in_flight_.fetch_add(1, std::memory_order_relaxed);
-    arena_->enqueue(Handoff([this, task = std::move(task)] {
-      StreamHelper(task);
-      // The last touch of the queue: Shutdown waits for it.
-      helpers_in_flight_.fetch_sub(1, std::memory_order_release);
-    }));
-  }
+  void Launch(std::function<void()> task) override { helpers_->Launch(std::move(task)); }
 
   void Shutdown() override {
     shut_down_.store(true, std::memory_order_release);
-    // The lingering helper leaves once it sees shut_down_.
-    SpinUntilHelperGone();
+    // Lingering helpers leave; a stream helper waiting for commands leaves
+    // once it sees shut_down_ (Stopping).
+    helpers_->Shutdown();
     CpuQueue::Shutdown();
+    helpers_.reset();
     arena_.reset();
     WorkerLimit::Get().Release(threads_);
   }
@@ -485,7 +574,7 @@ class TaskQueue final : public CpuQueue, public CpuCommandBuffer::Streamer {
   Status RunGroups(const CpuCommandBuffer& command_buffer, const CpuCommandBuffer::Bindings& bindings,
                    Tracer* tracer, std::chrono::steady_clock::time_point deadline, bool split_all) {
     std::span<const CpuCommandBuffer::Command> commands = command_buffer.commands();
-    Team team(*arena_, threads_, teams_enqueued_);
+    Team team(*helpers_, threads_);
     // Groups are numbered across calls, so that the groups that time
     // themselves (RunGroup) or try the slower way (RunsAlone) rotate. The
     // count is read once and written back once a command buffer, not
@@ -723,51 +812,6 @@ class TaskQueue final : public CpuQueue, public CpuCommandBuffer::Streamer {
     return (reinterpret_cast<uintptr_t>(executable) ^ entry_point) * 0x9e3779b97f4a7c15u;
   }
 
-  // A streamed command buffer's helper: runs `task`, then stays for
-  // kHelperLingerNanos, spinning, for the next one Launch hands it, so that
-  // a program called in a loop (ViT at batch 1: a call every 0.1 ms, its
-  // first dispatch recorded 20 us after the last one ran) does not wake a
-  // worker each call; at most one helper lingers, and others leave. It
-  // leaves early when a team enqueues helpers (Team), whose tasks need the
-  // worker it holds.
-  void StreamHelper(const std::function<void()>& first) {
-    first();
-    int absent = kHelperAbsent;
-    if (shut_down_.load(std::memory_order_acquire) ||
-        !helper_.state.compare_exchange_strong(absent, kHelperIdle, std::memory_order_acq_rel)) {
-      return;
-    }
-    auto since = std::chrono::steady_clock::now();
-    uint64_t teams = teams_enqueued_.load(std::memory_order_acquire);
-    for (int spins = 0;;) {
-      const int state = helper_.state.load(std::memory_order_acquire);
-      if (state == kHelperFull) {
-        std::function<void()> task = std::move(helper_.task);
-        helper_.state.store(kHelperBusy, std::memory_order_release);
-        task();
-        helper_.state.store(kHelperIdle, std::memory_order_release);
-        since = std::chrono::steady_clock::now();
-        teams = teams_enqueued_.load(std::memory_order_acquire);
-        spins = 0;
-        continue;
-      }
-      if (state == kHelperIdle && ++spins % 64 == 0 &&
-          (shut_down_.load(std::memory_order_acquire) || teams_enqueued_.load(std::memory_order_acquire) != teams ||
-           std::chrono::steady_clock::now() - since > std::chrono::nanoseconds(kHelperLingerNanos))) {
-        int idle = kHelperIdle;
-        if (helper_.state.compare_exchange_strong(idle, kHelperAbsent, std::memory_order_acq_rel)) return;
-        continue;
-      }
-      if (spins >= 4096) std::this_thread::yield();
-      else SpinPause();
-    }
-  }
-  // Waits until no stream helper is left, started or not (shut_down_ set: a
-  // lingering one leaves, one that starts leaves after its task).
-  void SpinUntilHelperGone() {
-    SpinUntil([&] { return helpers_in_flight_.load(std::memory_order_acquire) == 0; });
-  }
-
   // The slot of `key` in `slots` (kShapeSlots of them, Shape or Site): by
   // its hash; another key hashing to the slot takes it over, reset.
   template <typename Slot>
@@ -789,19 +833,8 @@ class TaskQueue final : public CpuQueue, public CpuCommandBuffer::Streamer {
   // The streaming sites, by the hash of their first dispatch.
   std::unique_ptr<Site[]> sites_ = std::make_unique<Site[]>(kShapeSlots);
   std::atomic<bool> shut_down_{false};
-  // Teams that enqueued helpers (Team).
-  std::atomic<uint64_t> teams_enqueued_{0};
-  // The lingering stream helper's mailbox: kHelperAbsent (none lingers),
-  // kHelperIdle (one waits), kHelperHanding then kHelperFull (Launch put a
-  // task in it), kHelperBusy (it runs that task).
-  static constexpr int kHelperAbsent = 0, kHelperIdle = 1, kHelperHanding = 2, kHelperFull = 3, kHelperBusy = 4;
-  static constexpr int64_t kHelperLingerNanos = 200000;
-  struct {
-    alignas(64) std::atomic<int> state{kHelperAbsent};
-    std::function<void()> task;
-  } helper_;
-  // Stream helpers enqueued and not yet returned.
-  std::atomic<uint64_t> helpers_in_flight_{0};
+  // Declared after the arena, which it uses.
+  std::unique_ptr<Helpers> helpers_;
 };
 
 }  // namespace

@@ -69,6 +69,10 @@ TEST_CASE("burst chooser: explorations compare both ways at the same moment") {
   uint64_t timed = 0;
   CHECK(Run(chooser, kPeriod, 100, 105, &timed) == std::vector<bool>(kPeriod, false));
   CHECK(timed == 0);
+  // The second comparison, at the start of the second period, replaces the
+  // first; both say split.
+  CHECK(Run(chooser, kPeriod, 100, 105) ==
+        Ways({{1, false}, {kBurst, true}, {kSplitBurst, false}, {kPeriod - kBurst - kSplitBurst - 1, false}}));
   // The machine slows down while split runs, and in order is now faster at
   // the same moment (172 against 180). Each period explores (after one run
   // the decided way, a burst in order, then one split); the bursts' ratios
@@ -86,11 +90,33 @@ TEST_CASE("burst chooser: explorations compare both ways at the same moment") {
         Ways({{1, true}, {kSplitBurst, false}, {kBurst, true}, {kPeriod - kSplitBurst - kBurst - 1, false}}));
 }
 
+TEST_CASE("burst chooser: the second comparison replaces the first") {
+  // The first bursts meet cold caches: split measures 3 times as slow and
+  // in order is picked, yet not as a clear winner.
+  BurstChooser chooser;
+  CHECK(Run(chooser, kSplitBurst + kBurst + kPeriod, 300, 100) ==
+        Ways({{kSplitBurst, false}, {kBurst, true}, {kPeriod, true}}));
+  // Warm, split is 1.2 times as fast. The next period's comparison decides
+  // alone (averaged with the first, the way would stay in order).
+  CHECK(Run(chooser, kPeriod, 100, 120) ==
+        Ways({{1, true}, {kSplitBurst, false}, {kBurst, true}, {kPeriod - kSplitBurst - kBurst - 1, false}}));
+  // And, 1.2 times being clear, the next exploration is at the next
+  // multiple of 16 periods.
+  const std::vector<bool> ways = Run(chooser, 14 * kPeriod, 100, 120);
+  CHECK(std::count(ways.begin(), ways.end(), true) == 0);
+  CHECK(Run(chooser, 1 + kBurst + kSplitBurst, 100, 120) == Ways({{1, false}, {kBurst, true}, {kSplitBurst, false}}));
+}
+
 TEST_CASE("burst chooser: a clear loser is tried 16 times as rarely") {
-  // In order 1.2 times as slow (over 1.1: clear).
+  // In order 1.2 times as slow (over 1.1: clear), from the second
+  // comparison on: the first one's period explores as usual.
   BurstChooser chooser;
   Run(chooser, kSplitBurst + kBurst, 100, 120);
-  const std::vector<bool> ways = Run(chooser, 16 * kPeriod, 100, 120);
+  CHECK(Run(chooser, kPeriod, 100, 120) == std::vector<bool>(kPeriod, false));
+  CHECK(Run(chooser, kPeriod, 100, 120) ==
+        Ways({{1, false}, {kBurst, true}, {kSplitBurst, false}, {kPeriod - kBurst - kSplitBurst - 1, false}}));
+  // The next exploration: at the next multiple of 16 periods.
+  const std::vector<bool> ways = Run(chooser, 14 * kPeriod, 100, 120);
   CHECK(std::count(ways.begin(), ways.end(), true) == 0);
   const std::vector<bool> next = Run(chooser, 1 + kBurst + kSplitBurst, 100, 120);
   CHECK(next == Ways({{1, false}, {kBurst, true}, {kSplitBurst, false}}));
