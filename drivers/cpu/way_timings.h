@@ -173,9 +173,9 @@ class BurstChooser {
     // exploration. The first comparison only picks the way until the next
     // replaces it: its split burst meets cold caches and groups that are
     // still timing their own ways (RunGroup), and measured ViT at batch 1
-    // on 2 threads 1.3 to 1.4 times as slow as in order where later ones
-    // measured it 0.85 times; averaged in and counted as clear, it kept ViT
-    // in order for thousands of calls in some processes.
+    // on 2 threads 1.35 and 1.46 times as slow as in order in two processes
+    // where later ones measured it 0.8 to 1.05 times; averaged in and
+    // counted as clear, it kept ViT in order for over a thousand calls.
     const uint64_t ratio = std::min<uint64_t>(uint64_t{in_order.nanos} * kOne / split.nanos, 1000 * kOne);
     const uint64_t old = ratio_.load(std::memory_order_relaxed);
     const uint64_t average = comparison <= 2 ? ratio : (3 * old + ratio) / 4;
