@@ -334,7 +334,6 @@ class Team {
     }
   }
 
-
   // Runs the share of job `generation` that belongs to the team's thread
   // `slot` (the submitting thread is 0, the helpers 1 to threads - 1) from
   // its front, then takes what is left of the others' from their backs.
@@ -524,10 +523,12 @@ class TaskQueue final : public CpuQueue, public CpuCommandBuffer::Streamer {
 
   void Shutdown() override {
     shut_down_.store(true, std::memory_order_release);
-    // Lingering helpers leave; a stream helper waiting for commands leaves
-    // once it sees shut_down_ (Stopping).
-    helpers_->Shutdown();
+    // A stream helper waiting for commands leaves once it sees shut_down_
+    // (Stopping). The submissions still running finish first: they may
+    // launch helpers, whose tasks touch the pool. Then lingering helpers
+    // leave.
     CpuQueue::Shutdown();
+    helpers_->Shutdown();
     helpers_.reset();
     arena_.reset();
     WorkerLimit::Get().Release(threads_);
