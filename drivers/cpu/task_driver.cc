@@ -126,8 +126,15 @@ class Helpers {
     }
     in_flight_.fetch_add(1, std::memory_order_relaxed);
     enqueued_.fetch_add(1, std::memory_order_release);
-    arena_.enqueue(Handoff([this, task = std::move(task)] {
-      Linger(task);
+    // The task object TBB allocates holds only pointers, whose destruction
+    // reads nothing: TBB recycles its memory for the next task through its
+    // small-object pool, unseen by ThreadSanitizer, which took a
+    // std::function destroyed there and one built in the same memory on
+    // another thread for a race.
+    auto* owned = new std::function<void()>(std::move(task));
+    arena_.enqueue(Handoff([this, owned] {
+      Linger(*owned);
+      delete owned;
       // The last touch of the pool: Shutdown waits for it.
       in_flight_.fetch_sub(1, std::memory_order_release);
     }));
