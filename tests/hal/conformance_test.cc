@@ -1290,6 +1290,54 @@ TEST_CASE("conformance: stress: thousands of submissions from several threads") 
   }
 }
 
+// Several threads each calling, back to back, a command buffer whose
+// dispatch has many workgroups (cpu-task splits it over its threads and
+// hands each split to helpers that linger between submissions), now and
+// then after a pause longer than a helper lingers: each thread's sum is
+// exact, whichever thread's submission a helper joined.
+TEST_CASE("conformance: stress: split dispatches from several threads at once") {
+  FOR_EACH_DRIVER(device) {
+    Ref<hal::Executable> add = PrepareTestKernel(*device, "add_f32");
+    if (!add) continue;
+    constexpr int kThreads = 4;
+    constexpr int kCalls = 300;
+    constexpr uint32_t kCount = 1 << 16, kGroup = 256;
+    Ref<Buffer> ones = Allocate(*device, kCount * 4);
+    Write(*device, ones.get(), 0, std::vector<float>(kCount, 1.0f));
+    std::vector<Ref<Buffer>> sums;
+    std::vector<Ref<CommandBuffer>> command_buffers;
+    for (int t = 0; t < kThreads; ++t) {
+      sums.push_back(Allocate(*device, kCount * 4));
+      Write(*device, sums.back().get(), 0, std::vector<float>(kCount, 0.0f));
+      command_buffers.push_back(BeginCommandBuffer(*device));
+      REQUIRE(RecordAdd(command_buffers.back().get(), add.get(), sums.back().get(), ones.get(), sums.back().get(),
+                        kCount, kGroup)
+                  .ok());
+      REQUIRE(command_buffers.back()->End().ok());
+    }
+    std::vector<std::thread> threads;
+    std::atomic<int> failures{0};
+    for (int t = 0; t < kThreads; ++t) {
+      threads.emplace_back([&, t] {
+        Ref<Semaphore> timeline = device->CreateSemaphore(0).value();
+        CommandBuffer* raw = command_buffers[t].get();
+        for (int i = 0; i < kCalls; ++i) {
+          if (i % 50 == 49) std::this_thread::sleep_for(std::chrono::microseconds(500));
+          SemaphoreValue signal{timeline.get(), uint64_t(i) + 1};
+          if (!device->QueueExecute({}, {&signal, 1}, {&raw, 1}).ok() || !timeline->Wait(i + 1, kTimeout).ok()) {
+            failures.fetch_add(1);
+            return;
+          }
+        }
+      });
+    }
+    for (std::thread& thread : threads) thread.join();
+    CHECK(failures.load() == 0);
+    for (int t = 0; t < kThreads; ++t)
+      CHECK(Read<float>(*device, sums[t].get(), 0, kCount) == std::vector<float>(kCount, float(kCalls)));
+  }
+}
+
 // ---------------------------------------------------------------------------
 // Executables and buffer views
 
