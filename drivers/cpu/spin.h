@@ -1,5 +1,5 @@
 // Spinning on a word another thread writes, shared by the CPU drivers'
-// threads (cpu-task's teams and stream helpers, a streamed command buffer's
+// threads (cpu-task's teams and lingering helpers, a streamed command buffer's
 // recording thread).
 #pragma once
 

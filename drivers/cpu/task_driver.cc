@@ -367,10 +367,7 @@ class Team {
       ran = 0;
     };
     if (slot < shares) {
-      while (TakeChunk(s, slot, /*front=*/true, &chunk)) {
-        s.run(s.context, chunk, s.chunks);
-        ++ran;
-      }
+      for (; TakeChunk(s, slot, /*front=*/true, &chunk); ++ran) s.run(s.context, chunk, s.chunks);
       count();
     }
     for (uint64_t share = 0; share < shares; ++share) {

@@ -60,9 +60,9 @@ class WayTimings {
 // and the faster burst decides. From then on the decided way runs untimed,
 // and once in kExploreEvery runs (16 times as many when the loser was over
 // 1.1 times as slow, from the second comparison on) a burst of the other way
-// and then one of the decided way compare them again. What decides is the ratio of the two bursts of a
-// comparison, averaged over the comparisons: both bursts of one see the
-// machine of the same moment.
+// and then one of the decided way compare them again. What decides is the
+// ratio of the two bursts of a comparison, averaged over the comparisons:
+// both bursts of one see the machine of the same moment.
 //
 // Comparing a fresh burst with a running average of the decided way's
 // earlier runs (as this did before) compared two moments of the machine:
