@@ -14,6 +14,13 @@
 //       (pipelined: queued on the device back to back) beside
 //       `vulkan?pipelined=0` (one submission at a time) when there is a
 //       Vulkan device. ns_per_submission: the time per submission.
+//   SplitChain/<device>
+//       one command buffer of 100 dependent dispatches of scale * exp(x) over
+//       4K floats in 16 workgroups, each reading what the last wrote (a
+//       barrier between each): small dispatches that are still worth
+//       splitting, where what a split costs per dispatch (handing out the
+//       shares, waiting for the last) shows against cpu-sync.
+//       ns_per_dispatch: the time per dispatch.
 //   Elementwise16M/<device>/{add,scale_exp}
 //       one dispatch over 16M floats (256 workgroups of 64K elements):
 //       memory-bound add, and scale * exp(x), which computes more per byte.
@@ -156,6 +163,39 @@ void SubmissionChain(benchmark::State& state, std::string spec) {
   chain.Finish(state, kSubmissions, "submission");
 }
 
+// The bits of a float, for a push constant.
+uint32_t FloatBits(float value) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, 4);
+  return bits;
+}
+
+void SplitChain(benchmark::State& state, std::string spec) {
+  constexpr int kDispatches = 100;
+  constexpr uint32_t kCount = 4u << 10;
+  constexpr uint32_t kGroup = 256;
+  Setup setup(spec);
+  Ref<hal::Executable> kernel = setup.Kernel("scale_exp");
+  // x -> 0.1 * exp(x) converges (to about 0.112), so every dispatch computes
+  // ordinary floats.
+  Ref<hal::Buffer> buffers[2] = {setup.Filled(kCount, 1.0f), setup.Filled(kCount, 0.0f)};
+  Ref<hal::CommandBuffer> command_buffer = Check(setup.device->CreateCommandBuffer());
+  Check(command_buffer->Begin());
+  const uint32_t constants[] = {FloatBits(0.1f), kGroup};
+  for (int i = 0; i < kDispatches; ++i) {
+    const hal::BufferBinding bindings[] = {{buffers[i % 2].get()}, {buffers[(i + 1) % 2].get()}};
+    Check(command_buffer->Dispatch(kernel.get(), 0, {kCount / kGroup, 1, 1}, constants, bindings));
+    Check(command_buffer->Barrier());
+  }
+  Check(command_buffer->End());
+  for (auto _ : state) setup.Run(command_buffer.get());
+  hal::MappedRange range = Check(buffers[kDispatches % 2]->Map(hal::kAccessRead));
+  const float last = range.As<float>()[kCount - 1];
+  if (!(last > 0.11f && last < 0.115f)) state.SkipWithError("the chain computed a wrong value");
+  state.counters["ns_per_dispatch"] = benchmark::Counter(double(state.iterations()) * kDispatches,
+                                                         benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+
 void Elementwise16M(benchmark::State& state, std::string spec, bool exp) {
   constexpr uint32_t kCount = 16u << 20;
   constexpr uint32_t kGroup = 64u << 10;
@@ -168,10 +208,7 @@ void Elementwise16M(benchmark::State& state, std::string spec, bool exp) {
   Check(command_buffer->Begin());
   const hal::WorkgroupCount groups = {kCount / kGroup, 1, 1};
   if (exp) {
-    const float scale = 0.5f;
-    uint32_t scale_bits;
-    std::memcpy(&scale_bits, &scale, 4);
-    const uint32_t constants[] = {scale_bits, kGroup};
+    const uint32_t constants[] = {FloatBits(0.5f), kGroup};
     const hal::BufferBinding bindings[] = {{a.get()}, {c.get()}};
     Check(command_buffer->Dispatch(kernel.get(), 0, groups, constants, bindings));
   } else {
@@ -212,6 +249,11 @@ void RegisterAll() {
   for (const std::string& spec : chain_devices) {
     benchmark::RegisterBenchmark(("SubmissionChain/" + spec).c_str(),
                                  [spec](benchmark::State& state) { SubmissionChain(state, spec); })
+        ->UseRealTime();
+  }
+  for (const char* spec : kElementwiseDevices) {
+    benchmark::RegisterBenchmark((std::string("SplitChain/") + spec).c_str(),
+                                 [spec](benchmark::State& state) { SplitChain(state, spec); })
         ->UseRealTime();
   }
   for (const char* spec : kElementwiseDevices) {

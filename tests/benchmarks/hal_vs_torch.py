@@ -64,6 +64,12 @@ def main():
     print(f"  {'16M-element add: cpu-sync ms':<55}{sync16 / 1e6:>12.2f}")
     print(f"  {'16M-element add: cpu-task, 2 threads ms':<55}{task16 / 1e6:>12.2f}")
     print(f"  {'  speed-up over cpu-sync':<55}{sync16 / task16:>12.2f}x  >= 1.7")
+    split1 = per_dispatch("SplitChain/cpu-sync/real_time")
+    split2 = per_dispatch("SplitChain/cpu-task?threads=2/real_time")
+    print(f"  {'16-workgroup chain: cpu-sync ns/dispatch':<55}{split1:>12.1f}")
+    print(f"  {'16-workgroup chain: cpu-task, 2 threads ns/dispatch':<55}{split2:>12.1f}")
+    print(f"  {'  2 threads over 1':<55}{split2 / split1:>12.2f}   <= 1.00")
+    print(f"  {'  what a split costs a dispatch (2t - 1t/2), ns':<55}{split2 - split1 / 2:>12.1f}")
     if torch_ns:
         print(f"  {'cpu-sync recorded chain vs PyTorch in place':<55}"
               f"{per_dispatch('DispatchChain/cpu-sync/record/real_time') / torch_ns['in-place']:>12.2f}x")
