@@ -28,9 +28,9 @@
 // Compare with PyTorch eager: tests/benchmarks/torch_chained_adds.py.
 #include <benchmark/benchmark.h>
 
+#include <bit>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <string>
 #include <vector>
 
@@ -163,13 +163,6 @@ void SubmissionChain(benchmark::State& state, std::string spec) {
   chain.Finish(state, kSubmissions, "submission");
 }
 
-// The bits of a float, for a push constant.
-uint32_t FloatBits(float value) {
-  uint32_t bits;
-  std::memcpy(&bits, &value, 4);
-  return bits;
-}
-
 void SplitChain(benchmark::State& state, std::string spec) {
   constexpr int kDispatches = 100;
   constexpr uint32_t kCount = 4u << 10;
@@ -181,7 +174,7 @@ void SplitChain(benchmark::State& state, std::string spec) {
   Ref<hal::Buffer> buffers[2] = {setup.Filled(kCount, 1.0f), setup.Filled(kCount, 0.0f)};
   Ref<hal::CommandBuffer> command_buffer = Check(setup.device->CreateCommandBuffer());
   Check(command_buffer->Begin());
-  const uint32_t constants[] = {FloatBits(0.1f), kGroup};
+  const uint32_t constants[] = {std::bit_cast<uint32_t>(0.1f), kGroup};
   for (int i = 0; i < kDispatches; ++i) {
     const hal::BufferBinding bindings[] = {{buffers[i % 2].get()}, {buffers[(i + 1) % 2].get()}};
     Check(command_buffer->Dispatch(kernel.get(), 0, {kCount / kGroup, 1, 1}, constants, bindings));
@@ -208,7 +201,7 @@ void Elementwise16M(benchmark::State& state, std::string spec, bool exp) {
   Check(command_buffer->Begin());
   const hal::WorkgroupCount groups = {kCount / kGroup, 1, 1};
   if (exp) {
-    const uint32_t constants[] = {FloatBits(0.5f), kGroup};
+    const uint32_t constants[] = {std::bit_cast<uint32_t>(0.5f), kGroup};
     const hal::BufferBinding bindings[] = {{a.get()}, {c.get()}};
     Check(command_buffer->Dispatch(kernel.get(), 0, groups, constants, bindings));
   } else {

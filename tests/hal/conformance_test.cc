@@ -1304,9 +1304,11 @@ TEST_CASE("conformance: stress: split dispatches from several threads at once") 
     constexpr uint32_t kCount = 1 << 16, kGroup = 256;
     Ref<Buffer> ones = Allocate(*device, kCount * 4);
     Write(*device, ones.get(), 0, std::vector<float>(kCount, 1.0f));
+    std::vector<Ref<Semaphore>> timelines;
     std::vector<Ref<Buffer>> sums;
     std::vector<Ref<CommandBuffer>> command_buffers;
     for (int t = 0; t < kThreads; ++t) {
+      timelines.push_back(CreateSemaphore(*device, 0));
       sums.push_back(Allocate(*device, kCount * 4));
       Write(*device, sums.back().get(), 0, std::vector<float>(kCount, 0.0f));
       command_buffers.push_back(BeginCommandBuffer(*device));
@@ -1319,11 +1321,11 @@ TEST_CASE("conformance: stress: split dispatches from several threads at once") 
     std::atomic<int> failures{0};
     for (int t = 0; t < kThreads; ++t) {
       threads.emplace_back([&, t] {
-        Ref<Semaphore> timeline = device->CreateSemaphore(0).value();
+        Semaphore* timeline = timelines[t].get();
         CommandBuffer* raw = command_buffers[t].get();
         for (int i = 0; i < kCalls; ++i) {
           if (i % 50 == 49) std::this_thread::sleep_for(std::chrono::microseconds(500));
-          SemaphoreValue signal{timeline.get(), uint64_t(i) + 1};
+          SemaphoreValue signal{timeline, uint64_t(i) + 1};
           if (!device->QueueExecute({}, {&signal, 1}, {&raw, 1}).ok() || !timeline->Wait(i + 1, kTimeout).ok()) {
             failures.fetch_add(1);
             return;
