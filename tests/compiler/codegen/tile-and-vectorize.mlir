@@ -318,6 +318,56 @@ func.func @matmul_bias_relu(%a: memref<20x64xf32>, %b: memref<64x40xf32>, %bias:
   return
 }
 
+// 20 rows in tiles of 6 would leave a last tile of 2, whose 4 accumulators
+// cannot hide the FMA latency: the last 8 rows are two tiles of 4 instead.
+// Both parts take the fill and the consumer in.
+// CHECK-LABEL: func.func @matmul_even_last_rows
+// CHECK-SAME: (%{{.*}}: memref<20x64xf32>, %{{.*}}: memref<64x32xf32>, %{{.*}}: memref<32xf32>, %[[C:.*]]: memref<20x32xf32>)
+// CHECK-DAG: %[[Z4:.*]] = arith.constant dense<0.000000e+00> : vector<4x16xf32>
+// CHECK-DAG: %[[Z6:.*]] = arith.constant dense<0.000000e+00> : vector<6x16xf32>
+// CHECK-NOT: linalg.fill
+// CHECK-NOT: vector.transfer_read %[[C]]
+// CHECK: scf.for %[[I:.*]] = %c0 to %c12 step %c6 {
+// CHECK:   scf.for {{.*}} iter_args(%{{.*}} = %[[Z6]]) -> (vector<6x16xf32>) {
+// CHECK:   arith.maximumf {{.*}} : vector<6x16xf32>
+// CHECK:   vector.transfer_write %{{.*}}, %[[C]][%[[I]], %{{.*}}] {{.*}} : vector<6x16xf32>
+// CHECK: scf.for %[[J:.*]] = %c0 to %c8 step %c4 {
+// CHECK:   %[[ROW:.*]] = affine.apply #{{.*}}()[%[[J]]]
+// CHECK:   scf.for {{.*}} iter_args(%{{.*}} = %[[Z4]]) -> (vector<4x16xf32>) {
+// CHECK:   arith.maximumf {{.*}} : vector<4x16xf32>
+// CHECK:   vector.transfer_write %{{.*}}, %[[C]][%[[ROW]], %{{.*}}] {{.*}} : vector<4x16xf32>
+// CHECK-NOT: linalg.
+// CHECK-NOT: vector.transfer_read %[[C]]
+// CHECK: return
+func.func @matmul_even_last_rows(%a: memref<20x64xf32>, %b: memref<64x32xf32>, %bias: memref<32xf32>, %c: memref<20x32xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill {strata_cpu.tile_sizes = {vector = array<i64: 1, 8>, workgroup = array<i64: 0, 0>}}
+      ins(%zero : f32) outs(%c : memref<20x32xf32>)
+  linalg.matmul {strata_cpu.tile_sizes = {vector = array<i64: 6, 16, 1>, workgroup = array<i64: 0, 0, 0>}}
+      ins(%a, %b : memref<20x64xf32>, memref<64x32xf32>) outs(%c : memref<20x32xf32>)
+  linalg.generic {indexing_maps = [#bias_rows, #bias_cols, #bias_rows], iterator_types = ["parallel", "parallel"]}
+      ins(%c, %bias : memref<20x32xf32>, memref<32xf32>) outs(%c : memref<20x32xf32>)
+      attrs = {strata_cpu.tile_sizes = {vector = array<i64: 1, 8>, workgroup = array<i64: 0, 0>}} {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %s = arith.addf %x, %y : f32
+    %r = arith.maximumf %s, %zero : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// A last tile of half the tile's rows or more (3 of 6) stays as it is.
+// CHECK-LABEL: func.func @matmul_half_last_tile
+// CHECK: scf.for %{{.*}} = %c0 to %c18 step %c6 {
+// CHECK:   -> (vector<6x16xf32>)
+// CHECK: -> (vector<3x16xf32>)
+// CHECK: return
+func.func @matmul_half_last_tile(%a: memref<21x64xf32>, %b: memref<64x16xf32>, %c: memref<21x16xf32>) {
+  linalg.matmul {strata_cpu.tile_sizes = {vector = array<i64: 6, 16, 1>, workgroup = array<i64: 0, 0, 0>}}
+      ins(%a, %b : memref<21x64xf32>, memref<64x16xf32>) outs(%c : memref<21x16xf32>)
+  return
+}
+
 // With the reduction blocked for the caches, the consumer waits for the
 // last block: it stays a pass of its own after the reduction.
 // CHECK-LABEL: func.func @depth_blocked_then_relu
@@ -381,6 +431,26 @@ func.func @packed_long_strips(%a: memref<16x384xf32>, %b: memref<4x384x16xf32>, 
   linalg.generic {indexing_maps = [#packed_a, #packed_b, #packed_c],
                   iterator_types = ["parallel", "parallel", "parallel", "reduction"],
                   strata_cpu.tile_sizes = {vector = array<i64: 8, 1, 16, 1>, workgroup = array<i64: 0, 0, 0, 0>}}
+      ins(%a, %b : memref<16x384xf32>, memref<4x384x16xf32>) outs(%c : memref<16x4x16xf32>) {
+  ^bb0(%x: f32, %w: f32, %acc: f32):
+    %p = arith.mulf %x, %w : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// The same where the tiles do not divide the rows (16 in tiles of 6, the
+// last of 4): a tile has at most 6 rows, fewer than the 16 that read the
+// strip.
+// CHECK-LABEL: func.func @packed_long_strips_partial_tile
+// CHECK-SAME: attributes {strata_cpu.ascending_workgroups}
+// CHECK: memref.prefetch %arg1[%{{.*}}, %{{.*}}, %{{.*}}], read, locality<2>, data : memref<4x384x16xf32>
+// CHECK: memref.prefetch %arg1[%{{.*}}, %{{.*}}, %{{.*}}], read, locality<2>, data : memref<4x384x16xf32>
+func.func @packed_long_strips_partial_tile(%a: memref<16x384xf32>, %b: memref<4x384x16xf32>, %c: memref<16x4x16xf32>) {
+  linalg.generic {indexing_maps = [#packed_a, #packed_b, #packed_c],
+                  iterator_types = ["parallel", "parallel", "parallel", "reduction"],
+                  strata_cpu.tile_sizes = {vector = array<i64: 6, 1, 16, 1>, workgroup = array<i64: 0, 0, 0, 0>}}
       ins(%a, %b : memref<16x384xf32>, memref<4x384x16xf32>) outs(%c : memref<16x4x16xf32>) {
   ^bb0(%x: f32, %w: f32, %acc: f32):
     %p = arith.mulf %x, %w : f32
