@@ -10,11 +10,11 @@
 //
 // Handled: linalg.transpose, a linalg.generic that only moves elements (one
 // input, all loops parallel, permutation maps, the body yielding the input),
-// tensor.expand_shape and tensor.collapse_shape — on dense and dense_resource
-// constants of whole-byte element types. The result keeps the kind of its
-// input: weights imported as dense_resource blobs stay blobs. Upstream's
-// linalg constant folding handles only DenseElementsAttr, which real exports
-// do not use for their weights.
+// tensor.expand_shape, tensor.collapse_shape and tensor.pad by a constant
+// value — on dense and dense_resource constants of whole-byte element types.
+// The result keeps the kind of its input: weights imported as dense_resource
+// blobs stay blobs. Upstream's linalg constant folding handles only
+// DenseElementsAttr, which real exports do not use for their weights.
 //
 // The original constant stays only while something else uses it; a weight
 // read both transposed and not is then stored twice.
@@ -233,6 +233,88 @@ struct FoldReshape : OpRewritePattern<ReshapeOp> {
   }
 };
 
+/// The bytes of scalar `value` (a float or integer attribute) as an element
+/// of `elementBytes` bytes, little-endian; none for another attribute.
+std::optional<std::vector<char>> scalarBytes(Attribute value, int64_t elementBytes) {
+  APInt bits;
+  if (auto number = dyn_cast<FloatAttr>(value))
+    bits = number.getValue().bitcastToAPInt();
+  else if (auto number = dyn_cast<IntegerAttr>(value))
+    bits = number.getValue();
+  else
+    return std::nullopt;
+  if (bits.getBitWidth() != 8 * elementBytes)
+    return std::nullopt;
+  std::vector<char> bytes(elementBytes);
+  for (int64_t b = 0; b < elementBytes; ++b)
+    bytes[b] = static_cast<char>(bits.extractBitsAsZExtValue(8, 8 * b));
+  return bytes;
+}
+
+/// A tensor.pad of a constant by a constant value, with static padding:
+/// the padded constant (strata-pack-weights pads a classifier's weights to
+/// whole strips).
+struct FoldPad : OpRewritePattern<tensor::PadOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(tensor::PadOp op,
+                                PatternRewriter &rewriter) const override {
+    std::optional<ConstantBytes> bytes = constantBytes(op.getSource());
+    auto type = dyn_cast<RankedTensorType>(op.getResult().getType());
+    Value paddingValue = op.getConstantPaddingValue();
+    Attribute padding;
+    if (!bytes || !type || !type.hasStaticShape() || !paddingValue ||
+        !matchPattern(paddingValue, m_Constant(&padding)) ||
+        !op.getLow().empty() || !op.getHigh().empty())
+      return failure();
+    const int64_t elementBytes = type.getElementTypeBitWidth() / 8;
+    std::optional<std::vector<char>> value = scalarBytes(padding, elementBytes);
+    if (!value)
+      return failure();
+    if (bytes->splat && bytes->splatValue == padding) {
+      rewriter.replaceOpWithNewOp<arith::ConstantOp>(
+          op, type, SplatElementsAttr::get(type, padding));
+      return success();
+    }
+    auto source = cast<RankedTensorType>(op.getSource().getType());
+    std::vector<char> in;
+    if (bytes->splat) {
+      std::optional<std::vector<char>> element = scalarBytes(bytes->splatValue, elementBytes);
+      if (!element)
+        return failure();
+      for (int64_t i = 0; i < source.getNumElements(); ++i)
+        in.insert(in.end(), element->begin(), element->end());
+    } else {
+      in.assign(bytes->data.begin(), bytes->data.end());
+    }
+    std::vector<char> out;
+    out.reserve(type.getNumElements() * elementBytes);
+    for (int64_t i = 0; i < type.getNumElements(); ++i)
+      out.insert(out.end(), value->begin(), value->end());
+    // Each innermost row of the source, at its place in the result.
+    ArrayRef<int64_t> low = op.getStaticLow(), inShape = source.getShape();
+    const int64_t rank = source.getRank(), row = rank ? inShape.back() : 1;
+    SmallVector<int64_t> outStrides = computeStrides(type.getShape());
+    SmallVector<int64_t> index(rank, 0);
+    for (int64_t start = 0; row && start < source.getNumElements(); start += row) {
+      int64_t at = 0;
+      for (int64_t d = 0; d < rank; ++d)
+        at += (index[d] + low[d]) * outStrides[d];
+      std::memcpy(out.data() + at * elementBytes, in.data() + start * elementBytes,
+                  row * elementBytes);
+      for (int64_t d = rank - 2; d >= 0; --d) {
+        if (++index[d] < inShape[d])
+          break;
+        index[d] = 0;
+      }
+    }
+    ConstantBytes kind = *bytes;
+    kind.splat = false;
+    rewriter.replaceOpWithNewOp<arith::ConstantOp>(op, type,
+                                                   makeConstantAttr(type, kind, out));
+    return success();
+  }
+};
+
 struct ConstEvalPass : PassWrapper<ConstEvalPass, OperationPass<>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(ConstEvalPass)
 
@@ -251,7 +333,7 @@ struct ConstEvalPass : PassWrapper<ConstEvalPass, OperationPass<>> {
     PermutationCache cache;
     patterns.add<FoldTranspose, FoldCopyGeneric>(context, cache);
     patterns.add<FoldReshape<tensor::ExpandShapeOp>,
-                 FoldReshape<tensor::CollapseShapeOp>>(context);
+                 FoldReshape<tensor::CollapseShapeOp>, FoldPad>(context);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }

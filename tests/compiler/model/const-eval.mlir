@@ -1,5 +1,5 @@
-// strata-const-eval: transposes and reshapes of constants are computed by the
-// compiler, dense_resource weights stay resources, and a reshape of a
+// strata-const-eval: transposes, reshapes and pads of constants are computed
+// by the compiler, dense_resource weights stay resources, and a reshape of a
 // constant with another use stays a (free) view.
 // RUN: strata-opt %s --strata-const-eval | FileCheck %s
 
@@ -47,6 +47,41 @@ func.func @copy_generic() -> (tensor<4xi32>, tensor<3x2xf32>) {
   %es = tensor.empty() : tensor<3x2xf32>
   %ts = linalg.transpose ins(%s : tensor<2x3xf32>) outs(%es : tensor<3x2xf32>) permutation = [1, 0]
   return %flat, %ts : tensor<4xi32>, tensor<3x2xf32>
+}
+
+// A pad by a constant value, low and high: the padded constant. A splat
+// padded with another value becomes dense; padded with its own, a splat.
+// A pad of a value that is not a constant stays.
+// CHECK-LABEL: func.func @pad
+// CHECK-DAG: arith.constant dense<{{\[}}[9.000000e+00, 9.000000e+00, 9.000000e+00], [1.000000e+00, 2.000000e+00, 9.000000e+00], [3.000000e+00, 4.000000e+00, 9.000000e+00]]> : tensor<3x3xf32>
+// CHECK-DAG: arith.constant dense<[5, 5, 0]> : tensor<3xi8>
+// CHECK-DAG: arith.constant dense<5> : tensor<4xi8>
+// CHECK: tensor.pad %arg0 low[0] high[1]
+// CHECK-NOT: tensor.pad
+// CHECK: return
+func.func @pad(%x: tensor<2xf32>) -> (tensor<3x3xf32>, tensor<3xi8>, tensor<4xi8>, tensor<3xf32>) {
+  %c = arith.constant dense<[[1.0, 2.0], [3.0, 4.0]]> : tensor<2x2xf32>
+  %nine = arith.constant 9.0 : f32
+  %p = tensor.pad %c low[1, 0] high[0, 1] {
+  ^bb0(%i: index, %j: index):
+    tensor.yield %nine : f32
+  } : tensor<2x2xf32> to tensor<3x3xf32>
+  %s = arith.constant dense<5> : tensor<2xi8>
+  %zero = arith.constant 0 : i8
+  %five = arith.constant 5 : i8
+  %q = tensor.pad %s low[0] high[1] {
+  ^bb0(%i: index):
+    tensor.yield %zero : i8
+  } : tensor<2xi8> to tensor<3xi8>
+  %r = tensor.pad %s low[1] high[1] {
+  ^bb0(%i: index):
+    tensor.yield %five : i8
+  } : tensor<2xi8> to tensor<4xi8>
+  %y = tensor.pad %x low[0] high[1] {
+  ^bb0(%i: index):
+    tensor.yield %nine : f32
+  } : tensor<2xf32> to tensor<3xf32>
+  return %p, %q, %r, %y : tensor<3x3xf32>, tensor<3xi8>, tensor<4xi8>, tensor<3xf32>
 }
 
 // CHECK-LABEL: func.func @shared_reshape
