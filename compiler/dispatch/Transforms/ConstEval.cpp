@@ -251,11 +251,19 @@ std::optional<std::vector<char>> scalarBytes(Attribute value, int64_t elementByt
   return bytes;
 }
 
+/// Folded pads by input constant, padding value, low padding and result
+/// type: a weight padded the same way in several functions is stored once
+/// (the permutations of it that follow then hit PermutationCache too).
+using PadKey = std::tuple<Attribute, Attribute, Attribute, Type>;
+using PadCache = DenseMap<PadKey, TypedAttr>;
+
 /// A tensor.pad of a constant by a constant value, with static padding:
 /// the padded constant (strata-pack-weights pads a classifier's weights to
 /// whole strips).
 struct FoldPad : OpRewritePattern<tensor::PadOp> {
-  using OpRewritePattern::OpRewritePattern;
+  FoldPad(MLIRContext *context, PadCache &cache)
+      : OpRewritePattern(context), cache(cache) {}
+  PadCache &cache;
   LogicalResult matchAndRewrite(tensor::PadOp op,
                                 PatternRewriter &rewriter) const override {
     std::optional<ConstantBytes> bytes = constantBytes(op.getSource());
@@ -266,25 +274,36 @@ struct FoldPad : OpRewritePattern<tensor::PadOp> {
         !matchPattern(paddingValue, m_Constant(&padding)) ||
         !op.getLow().empty() || !op.getHigh().empty())
       return failure();
+    TypedAttr &folded =
+        cache[{bytes->attr, padding, rewriter.getDenseI64ArrayAttr(op.getStaticLow()), type}];
+    if (!folded)
+      folded = pad(op, *bytes, padding);
+    if (!folded)
+      return failure();
+    rewriter.replaceOpWithNewOp<arith::ConstantOp>(op, type, folded);
+    return success();
+  }
+
+  /// `op`'s result for its constant source `bytes` and padding value
+  /// `padding`, or null.
+  static TypedAttr pad(tensor::PadOp op, const ConstantBytes &bytes, Attribute padding) {
+    auto type = cast<RankedTensorType>(op.getResult().getType());
     const int64_t elementBytes = type.getElementTypeBitWidth() / 8;
     std::optional<std::vector<char>> value = scalarBytes(padding, elementBytes);
     if (!value)
-      return failure();
-    if (bytes->splat && bytes->splatValue == padding) {
-      rewriter.replaceOpWithNewOp<arith::ConstantOp>(
-          op, type, SplatElementsAttr::get(type, padding));
-      return success();
-    }
+      return {};
+    if (bytes.splat && bytes.splatValue == padding)
+      return cast<TypedAttr>(SplatElementsAttr::get(type, padding));
     auto source = cast<RankedTensorType>(op.getSource().getType());
     std::vector<char> in;
-    if (bytes->splat) {
-      std::optional<std::vector<char>> element = scalarBytes(bytes->splatValue, elementBytes);
+    if (bytes.splat) {
+      std::optional<std::vector<char>> element = scalarBytes(bytes.splatValue, elementBytes);
       if (!element)
-        return failure();
+        return {};
       for (int64_t i = 0; i < source.getNumElements(); ++i)
         in.insert(in.end(), element->begin(), element->end());
     } else {
-      in.assign(bytes->data.begin(), bytes->data.end());
+      in.assign(bytes.data.begin(), bytes.data.end());
     }
     std::vector<char> out;
     out.reserve(type.getNumElements() * elementBytes);
@@ -307,11 +326,9 @@ struct FoldPad : OpRewritePattern<tensor::PadOp> {
         index[d] = 0;
       }
     }
-    ConstantBytes kind = *bytes;
+    ConstantBytes kind = bytes;
     kind.splat = false;
-    rewriter.replaceOpWithNewOp<arith::ConstantOp>(op, type,
-                                                   makeConstantAttr(type, kind, out));
-    return success();
+    return makeConstantAttr(type, kind, out);
   }
 };
 
@@ -331,9 +348,11 @@ struct ConstEvalPass : PassWrapper<ConstEvalPass, OperationPass<>> {
     MLIRContext *context = &getContext();
     RewritePatternSet patterns(context);
     PermutationCache cache;
+    PadCache pads;
     patterns.add<FoldTranspose, FoldCopyGeneric>(context, cache);
     patterns.add<FoldReshape<tensor::ExpandShapeOp>,
-                 FoldReshape<tensor::CollapseShapeOp>, FoldPad>(context);
+                 FoldReshape<tensor::CollapseShapeOp>>(context);
+    patterns.add<FoldPad>(context, pads);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }

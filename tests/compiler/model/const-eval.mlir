@@ -17,7 +17,7 @@ func.func @transpose_dense() -> tensor<3x2xf32> {
 // 0..11 as 2x3x2, permutation [2, 0, 1] gives out[k, i, j] = in[i, j, k].
 // CHECK-LABEL: func.func @transpose_resource
 // CHECK-NOT: linalg.transpose
-// CHECK: %[[C:.*]] = arith.constant dense_resource<strata_const_eval> : tensor<2x2x3xi16>
+// CHECK: %[[C:.*]] = arith.constant dense_resource<[[TBLOB:strata_const_eval[_0-9]*]]> : tensor<2x2x3xi16>
 // CHECK: return %[[C]]
 func.func @transpose_resource() -> tensor<2x2x3xi16> {
   %c = arith.constant dense_resource<blob16> : tensor<2x3x2xi16>
@@ -92,9 +92,35 @@ func.func @shared_reshape() -> (tensor<4xf32>, tensor<2x2xf32>) {
   return %c, %r : tensor<4xf32>, tensor<2x2xf32>
 }
 
+// The same resource padded the same way in two functions is stored once.
+// CHECK-LABEL: func.func @pad_shared_a
+// CHECK: arith.constant dense_resource<[[BLOB:strata_const_eval[_0-9]*]]> : tensor<6xf32>
+func.func @pad_shared_a() -> tensor<6xf32> {
+  %c = arith.constant dense_resource<blob32> : tensor<4xf32>
+  %zero = arith.constant 0.0 : f32
+  %p = tensor.pad %c low[0] high[2] {
+  ^bb0(%i: index):
+    tensor.yield %zero : f32
+  } : tensor<4xf32> to tensor<6xf32>
+  return %p : tensor<6xf32>
+}
+// CHECK-LABEL: func.func @pad_shared_b
+// CHECK: arith.constant dense_resource<[[BLOB]]> : tensor<6xf32>
+func.func @pad_shared_b() -> tensor<6xf32> {
+  %c = arith.constant dense_resource<blob32> : tensor<4xf32>
+  %zero = arith.constant 0.0 : f32
+  %p = tensor.pad %c low[0] high[2] {
+  ^bb0(%i: index):
+    tensor.yield %zero : f32
+  } : tensor<4xf32> to tensor<6xf32>
+  return %p : tensor<6xf32>
+}
+
 // The transposed resource's bytes (after the blob's alignment, 8): out[k] is
 // in[:, :, k].
-// CHECK: strata_const_eval: "0x08000000000002000400060008000A00010003000500070009000B00"
+// CHECK-DAG: [[TBLOB]]: "0x08000000000002000400060008000A00010003000500070009000B00"
+// The padded one's: 1, 2, 3, 4 and two zeros.
+// CHECK-DAG: [[BLOB]]: "0x080000000000803F0000004000004040000080400000000000000000"
 {-#
   dialect_resources: {
     builtin: {
