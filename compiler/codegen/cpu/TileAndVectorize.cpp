@@ -1020,20 +1020,23 @@ struct CPUTileAndVectorizePass
     const int64_t before = rows - tile - left;
     // `target` over `size` rows of `loop` from `offset`: a copy of it on views
     // of its operands, before `op` (a fill's or consumer's copy only gives
-    // tileRegisters what to take in, and goes).
-    auto rowsOf = [&](linalg::LinalgOp target, unsigned loop, int64_t offset,
-                      int64_t size) -> FailureOr<linalg::LinalgOp> {
+    // tileRegisters what to take in, and goes); null for a null `target`.
+    auto rowsOf = [&](Operation *target, unsigned loop, int64_t offset,
+                      int64_t size) -> FailureOr<Operation *> {
+      if (!target)
+        return static_cast<Operation *>(nullptr);
       rewriter.setInsertionPoint(op);
-      SmallVector<OpFoldResult> offsets(target.getNumLoops(), rewriter.getIndexAttr(0)), sizes;
-      for (Range range : target.createLoopRanges(rewriter, target.getLoc()))
+      auto linalgOp = cast<linalg::LinalgOp>(target);
+      SmallVector<OpFoldResult> offsets(linalgOp.getNumLoops(), rewriter.getIndexAttr(0)), sizes;
+      for (Range range : linalgOp.createLoopRanges(rewriter, target->getLoc()))
         sizes.push_back(range.size);
       offsets[loop] = rewriter.getIndexAttr(offset);
       sizes[loop] = rewriter.getIndexAttr(size);
       FailureOr<TilingResult> part =
-          cast<TilingInterface>(target.getOperation()).getTiledImplementation(rewriter, offsets, sizes);
+          cast<TilingInterface>(target).getTiledImplementation(rewriter, offsets, sizes);
       if (failed(part) || part->tiledOps.size() != 1)
         return target->emitOpError("cannot be split along its rows");
-      return cast<linalg::LinalgOp>(part->tiledOps.front());
+      return part->tiledOps.front();
     };
     struct Part {
       linalg::LinalgOp op;
@@ -1046,26 +1049,15 @@ struct CPUTileAndVectorizePass
                                          std::tuple{before, tile + left, (tile + left + 1) / 2}}) {
       if (size == 0)
         continue;
-      Part part;
-      FailureOr<linalg::LinalgOp> split = rowsOf(op, m, offset, size);
-      if (failed(split))
+      FailureOr<Operation *> opPart = rowsOf(op, m, offset, size);
+      FailureOr<Operation *> fillPart = rowsOf(fill, *outputDim, offset, size);
+      FailureOr<Operation *> consumerPart = rowsOf(consumer, *outputDim, offset, size);
+      if (failed(opPart) || failed(fillPart) || failed(consumerPart))
         return failure();
-      part.op = *split;
-      if (fill) {
-        FailureOr<linalg::LinalgOp> fillPart = rowsOf(fill, *outputDim, offset, size);
-        if (failed(fillPart))
-          return failure();
-        part.fill = cast<linalg::FillOp>(fillPart->getOperation());
-      }
-      if (consumer) {
-        FailureOr<linalg::LinalgOp> consumerPart = rowsOf(consumer, *outputDim, offset, size);
-        if (failed(consumerPart))
-          return failure();
-        part.consumer = cast<linalg::GenericOp>(consumerPart->getOperation());
-      }
-      part.sizes.assign(vectorSizes.begin(), vectorSizes.end());
-      part.sizes[m] = rowTile;
-      parts.push_back(std::move(part));
+      SmallVector<int64_t> sizes(vectorSizes);
+      sizes[m] = rowTile;
+      parts.push_back({cast<linalg::LinalgOp>(*opPart), cast_or_null<linalg::FillOp>(*fillPart),
+                       cast_or_null<linalg::GenericOp>(*consumerPart), std::move(sizes)});
     }
     if (fill) {
       fusedFills.insert(fill.getOperation());

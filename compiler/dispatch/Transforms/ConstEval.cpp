@@ -295,15 +295,16 @@ struct FoldPad : OpRewritePattern<tensor::PadOp> {
     if (bytes.splat && bytes.splatValue == padding)
       return cast<TypedAttr>(SplatElementsAttr::get(type, padding));
     auto source = cast<RankedTensorType>(op.getSource().getType());
-    std::vector<char> in;
+    // The source's bytes: the constant's own, or a splat's element repeated.
+    ArrayRef<char> in = bytes.data;
+    std::vector<char> splatData;
     if (bytes.splat) {
       std::optional<std::vector<char>> element = scalarBytes(bytes.splatValue, elementBytes);
       if (!element)
         return {};
       for (int64_t i = 0; i < source.getNumElements(); ++i)
-        in.insert(in.end(), element->begin(), element->end());
-    } else {
-      in.assign(bytes.data.begin(), bytes.data.end());
+        splatData.insert(splatData.end(), element->begin(), element->end());
+      in = splatData;
     }
     std::vector<char> out;
     out.reserve(type.getNumElements() * elementBytes);

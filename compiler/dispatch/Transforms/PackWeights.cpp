@@ -99,10 +99,9 @@ int64_t stripWidth(int64_t n, int64_t m, int64_t vectorBits) {
 /// about 10 GB/s.
 int64_t paddedStripWidth(int64_t n, int64_t m, int64_t vectorBits) {
   for (int64_t width : {int64_t(64), int64_t(32), int64_t(16)}) {
-    if (stripWidth(width * llvm::divideCeil(n, width), m, vectorBits) != width)
-      continue;
     const int64_t padded = width * llvm::divideCeil(n, width);
-    if (padded / width >= 2 && 16 * (padded - n) <= n)
+    if (stripWidth(padded, m, vectorBits) == width && padded / width >= 2 &&
+        16 * (padded - n) <= n)
       return width;
   }
   return 0;
