@@ -299,10 +299,24 @@ def CPUTileAndVectorizePass : Pass<"strata-cpu-tile-and-vectorize",
     loop (linalg::hoistRedundantVectorTransfers). Hoisting assumes that
     distinct memref arguments do not alias, which the kernel convention
     guarantees (docs/codegen-cpu.md).
+
+    Last, the reduction loop of each register tile (an innermost loop that
+    carries vector accumulators, without masks) is unrolled by
+    `reduction-unroll` steps, and whole where it is no longer, when its
+    accumulators and the registers one step reads fit the target's
+    `vector-registers` of `vector-bits` beside a broadcast.
   }];
   let options = [
     Option<"peel", "peel", "bool", /*default=*/"true",
            "Peel the tile loops so full tiles need no mask">,
+    Option<"vectorBits", "vector-bits", "int64_t", /*default=*/"512",
+           "Width of the target's vector registers in bits">,
+    Option<"vectorRegisters", "vector-registers", "int64_t",
+           /*default=*/"32", "Vector registers of the target">,
+    Option<"reductionUnroll", "reduction-unroll", "int64_t",
+           /*default=*/"4",
+           "Steps of a register tile's reduction loop per iteration (1: "
+           "not unrolled)">,
   ];
   let dependentDialects = ["::mlir::vector::VectorDialect",
                            "::mlir::scf::SCFDialect",

@@ -97,6 +97,10 @@ void buildCPUCodegenPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createCPUMaterializePaddedWindowsPass(windows));
   CPUTileAndVectorizePassOptions vectorize;
   vectorize.peel = options.peel;
+  if (options.vectorBits != 0)
+    vectorize.vectorBits = options.vectorBits;
+  if (options.vectorRegisters != 0)
+    vectorize.vectorRegisters = options.vectorRegisters;
   pm.addNestedPass<func::FuncOp>(createCPUTileAndVectorizePass(vectorize));
   CPUApproximateMathPassOptions approximate;
   approximate.functions = llvm::to_vector(options.approximateMath);

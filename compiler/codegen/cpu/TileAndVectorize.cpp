@@ -27,11 +27,13 @@
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/Dialect/Linalg/Transforms/Hoisting.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/MemRef/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
+#include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
 #include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
@@ -377,6 +379,79 @@ struct CPUTileAndVectorizePass
     // it: the load takes the stored vector, and the store, overwritten by the
     // accumulator's before anything reads it, goes.
     vector::transferOpflowOpt(rewriter, func);
+    unrollReductionLoops(func);
+  }
+
+  /// Vector registers that `type` takes (an index is 64 bits).
+  int64_t registersOf(VectorType type) const {
+    Type element = type.getElementType();
+    int64_t bits = element.isIndex() ? 64 : element.getIntOrFloatBitWidth();
+    return llvm::divideCeil(type.getNumElements() * bits, vectorBits);
+  }
+
+  /// Vector registers that the elements `read` loads take, broadcast
+  /// dimensions not counted: a row of the right-hand side, or one value of
+  /// each row of the left-hand side that is broadcast to a register in turn.
+  int64_t registersRead(vector::TransferReadOp read) const {
+    VectorType type = read.getVectorType();
+    int64_t elements = 1;
+    for (auto [result, size] :
+         llvm::zip(read.getPermutationMap().getResults(), type.getShape()))
+      if (!isa<AffineConstantExpr>(result))
+        elements *= size;
+    return registersOf(VectorType::get({elements}, type.getElementType()));
+  }
+
+  /// The reduction loop of a register tile (the k loop of a contraction,
+  /// the input channels of a convolution: an innermost loop that carries
+  /// vector accumulators) is unrolled by `reductionUnroll`, and whole where
+  /// it is no longer. Its steps are a few loads and FMAs each, and the
+  /// loop's own instructions (index updates, compare and branch) took a
+  /// share of every step. Only where the accumulators and what one step
+  /// reads fit the registers beside a broadcast: the scheduler interleaves
+  /// the unrolled steps' loads, which spilled accumulators of a
+  /// convolution tile that keeps the filter's taps of every column in
+  /// registers. Loops with masked transfers (the last partial tile) stay
+  /// as they are.
+  void unrollReductionLoops(func::FuncOp func) {
+    if (reductionUnroll < 2)
+      return;
+    SmallVector<scf::ForOp> loops;
+    func.walk([&](scf::ForOp loop) {
+      std::optional<APInt> trips = loop.getStaticTripCount();
+      if (!trips || trips->getZExtValue() < 2 ||
+          loop.getNumRegionIterArgs() == 0)
+        return;
+      int64_t registers = 1;
+      for (BlockArgument accumulator : loop.getRegionIterArgs()) {
+        auto type = dyn_cast<VectorType>(accumulator.getType());
+        if (!type)
+          return;
+        registers += registersOf(type);
+      }
+      bool computes = false;
+      WalkResult walk = loop.getBody()->walk([&](Operation *inner) {
+        if (isa<LoopLikeOpInterface, vector::MaskOp>(inner))
+          return WalkResult::interrupt();
+        if (auto transfer = dyn_cast<VectorTransferOpInterface>(inner))
+          if (transfer.getMask())
+            return WalkResult::interrupt();
+        if (auto read = dyn_cast<vector::TransferReadOp>(inner))
+          registers += registersRead(read);
+        computes |= isa<arith::MulFOp, math::FmaOp, vector::ContractionOp,
+                        vector::OuterProductOp, vector::FMAOp>(inner);
+        return WalkResult::advance();
+      });
+      if (computes && !walk.wasInterrupted() && registers <= vectorRegisters)
+        loops.push_back(loop);
+    });
+    for (scf::ForOp loop : loops) {
+      if (loop.getStaticTripCount()->getZExtValue() <=
+          static_cast<uint64_t>(reductionUnroll))
+        (void)loopUnrollFull(loop);
+      else
+        (void)loopUnrollByFactor(loop, reductionUnroll);
+    }
   }
 
   /// The buffers of the kernel's packed blocks (allocas marked

@@ -3,10 +3,10 @@
 // placeholder into a read of the input when the box it reads lies inside the
 // input, and otherwise into one read per row of channels, at indices clamped
 // into the input, replaced by the padding value where they were outside it.
-// RUN: strata-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(strata-cpu-window-padded-inputs,strata-cpu-select-tile-sizes{workgroup-iterations=2000}),strata-cpu-distribute-to-workgroups,func.func(strata-cpu-materialize-padded-windows{vector-bits=512},strata-cpu-tile-and-vectorize),canonicalize,cse)" | FileCheck %s
+// RUN: strata-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(strata-cpu-window-padded-inputs,strata-cpu-select-tile-sizes{workgroup-iterations=2000}),strata-cpu-distribute-to-workgroups,func.func(strata-cpu-materialize-padded-windows{vector-bits=512},strata-cpu-tile-and-vectorize{reduction-unroll=1}),canonicalize,cse)" | FileCheck %s
 // Without peeling, a partial tile stays scalar, so an op with one keeps its
 // window; one whose tiles divide it still reads in place.
-// RUN: strata-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(strata-cpu-window-padded-inputs,strata-cpu-select-tile-sizes{workgroup-iterations=2000}),strata-cpu-distribute-to-workgroups,func.func(strata-cpu-materialize-padded-windows{vector-bits=512 peel=false},strata-cpu-tile-and-vectorize{peel=false}),canonicalize,cse)" | FileCheck %s --check-prefix=NOPEEL
+// RUN: strata-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(strata-cpu-window-padded-inputs,strata-cpu-select-tile-sizes{workgroup-iterations=2000}),strata-cpu-distribute-to-workgroups,func.func(strata-cpu-materialize-padded-windows{vector-bits=512 peel=false},strata-cpu-tile-and-vectorize{peel=false reduction-unroll=1}),canonicalize,cse)" | FileCheck %s --check-prefix=NOPEEL
 
 // Stride 2, padding 1: a register tile of 8 output columns reads 17 input
 // columns from 2 ow - 1 and, per filter row kh, input row 2 oh + kh - 1.

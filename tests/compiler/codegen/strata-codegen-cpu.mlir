@@ -27,13 +27,17 @@
 // by default it is a polynomial, see approximate-math.mlir).
 // X86-LABEL: exp:
 // X86: expf@PLT
-// The matmul's inner loop: 8 x 2 fused multiply-adds on 16-lane registers.
+// The matmul's inner loop: 8 x 2 fused multiply-adds on 16-lane registers
+// for each of the 4 steps of k it runs (unrolled).
 // X86-LABEL: matmul:
-// X86-COUNT-16: vfmadd231ps {{.*}}zmm
+// X86-COUNT-64: vfmadd231ps {{.*}}zmm
+// X86-NOT: vfmadd231ps
+// X86: .Lfunc_end
 // With AVX2's 16 registers the tile is 6 x 2 (12 accumulators, 2 registers
-// of the right-hand side, a broadcast), all in registers; 8 x 2 would spill.
+// of the right-hand side, a broadcast), all in registers (8 x 2 would
+// spill), for each of 4 steps of k.
 // AVX2-LABEL: matmul:
-// AVX2-COUNT-12: vfmadd231ps {{.*}}ymm
+// AVX2-COUNT-48: vfmadd231ps {{.*}}ymm
 // AVX2-NOT: vfmadd231ps
 // AVX2: .Lfunc_end
 // ARM-LABEL: exp:

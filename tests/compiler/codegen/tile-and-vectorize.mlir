@@ -1,7 +1,7 @@
 // strata-cpu-tile-and-vectorize cuts linalg ops into register tiles and
 // turns each tile into vector ops.
-// RUN: strata-opt %s --pass-pipeline="builtin.module(func.func(strata-cpu-tile-and-vectorize))" | FileCheck %s
-// RUN: strata-opt %s --pass-pipeline="builtin.module(func.func(strata-cpu-tile-and-vectorize{peel=false}))" | FileCheck %s --check-prefix=NOPEEL
+// RUN: strata-opt %s --pass-pipeline="builtin.module(func.func(strata-cpu-tile-and-vectorize{reduction-unroll=1}))" | FileCheck %s
+// RUN: strata-opt %s --pass-pipeline="builtin.module(func.func(strata-cpu-tile-and-vectorize{peel=false reduction-unroll=1}))" | FileCheck %s --check-prefix=NOPEEL
 
 // An 8 x 32 accumulator tile is read once, updated in registers across the
 // whole k loop (an iter_arg), and written once.
