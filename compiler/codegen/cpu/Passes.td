@@ -301,10 +301,11 @@ def CPUTileAndVectorizePass : Pass<"strata-cpu-tile-and-vectorize",
     guarantees (docs/codegen-cpu.md).
 
     Last, the reduction loop of each register tile (an innermost loop that
-    carries vector accumulators, without masks) is unrolled by
-    `reduction-unroll` steps, and whole where it is no longer, when its
-    accumulators and the registers one step reads fit the target's
-    `vector-registers` of `vector-bits` beside a broadcast.
+    carries vector accumulators, without masks) is unrolled whole where it
+    has at most `reduction-unroll` steps, and by `reduction-unroll` steps
+    where its accumulators and the registers one step reads fit the
+    target's `vector-registers` of `vector-bits` beside a broadcast and it
+    is not inside another reduction loop.
   }];
   let options = [
     Option<"peel", "peel", "bool", /*default=*/"true",

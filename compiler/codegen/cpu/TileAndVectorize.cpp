@@ -407,12 +407,16 @@ struct CPUTileAndVectorizePass
   /// vector accumulators) is unrolled by `reductionUnroll`, and whole where
   /// it is no longer. Its steps are a few loads and FMAs each, and the
   /// loop's own instructions (index updates, compare and branch) took a
-  /// share of every step. Only where the accumulators and what one step
-  /// reads fit the registers beside a broadcast: the scheduler interleaves
-  /// the unrolled steps' loads, which spilled accumulators of a
-  /// convolution tile that keeps the filter's taps of every column in
-  /// registers. Loops with masked transfers (the last partial tile) stay
-  /// as they are.
+  /// share of every step. A longer loop only where the accumulators and
+  /// what one step reads fit the registers beside a broadcast, and not
+  /// within another reduction loop (a convolution's input channels within
+  /// its filter rows): the scheduler interleaves the unrolled steps'
+  /// loads, which spilled accumulators of a convolution tile that keeps the
+  /// filter's taps of every column in registers, and convolution tiles
+  /// that fit gained nothing (their steps are 24 FMAs and more). A loop
+  /// unrolled whole (a depthwise convolution's 3 filter rows) gained even
+  /// where the registers do not fit. Loops with masked transfers (the last
+  /// partial tile) stay as they are.
   void unrollReductionLoops(func::FuncOp func) {
     if (reductionUnroll < 2)
       return;
@@ -442,7 +446,12 @@ struct CPUTileAndVectorizePass
                         vector::OuterProductOp, vector::FMAOp>(inner);
         return WalkResult::advance();
       });
-      if (computes && !walk.wasInterrupted() && registers <= vectorRegisters)
+      if (!computes || walk.wasInterrupted())
+        return;
+      auto outer = loop->getParentOfType<scf::ForOp>();
+      bool inReduction = outer && outer.getNumRegionIterArgs() != 0;
+      if (trips->getZExtValue() <= static_cast<uint64_t>(reductionUnroll) ||
+          (!inReduction && registers <= vectorRegisters))
         loops.push_back(loop);
     });
     for (scf::ForOp loop : loops) {

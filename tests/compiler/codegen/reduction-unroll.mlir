@@ -1,7 +1,8 @@
 // strata-cpu-tile-and-vectorize unrolls the reduction loop of a register
-// tile by `reduction-unroll` steps (4 by default), and whole where it is no
-// longer, when the tile's accumulators and what one step reads fit the
-// target's registers beside a broadcast.
+// tile whole where it has at most `reduction-unroll` steps (4 by default),
+// and a longer one by that many steps when the tile's accumulators and what
+// one step reads fit the target's registers beside a broadcast and the loop
+// is not inside another reduction loop.
 // RUN: strata-opt %s --pass-pipeline="builtin.module(func.func(strata-cpu-tile-and-vectorize{vector-bits=256 vector-registers=16}))" | FileCheck %s
 // RUN: strata-opt %s --pass-pipeline="builtin.module(func.func(strata-cpu-tile-and-vectorize{vector-bits=256 vector-registers=16 reduction-unroll=1}))" | FileCheck %s --check-prefix=ONE
 
@@ -60,5 +61,35 @@ func.func @k3(%a: memref<6x3xf32>, %b: memref<3x16xf32>, %c: memref<6x16xf32>) {
 func.func @too_wide(%a: memref<8x64xf32>, %b: memref<64x32xf32>, %c: memref<8x32xf32>) {
   linalg.matmul {strata_cpu.tile_sizes = {vector = array<i64: 8, 32, 1>, workgroup = array<i64: 0, 0, 0>}}
       ins(%a, %b : memref<8x64xf32>, memref<64x32xf32>) outs(%c : memref<8x32xf32>)
+  return
+}
+
+// A loop of at most 4 steps is unrolled whole even so (a depthwise
+// convolution's 3 filter rows gained).
+// CHECK-LABEL: func.func @too_wide_short
+// CHECK-NOT: scf.for
+// CHECK-COUNT-3: arith.mulf {{.*}} : vector<8x32x1xf32>
+// CHECK-NOT: scf.for
+// CHECK: vector.transfer_write
+func.func @too_wide_short(%a: memref<8x3xf32>, %b: memref<3x32xf32>, %c: memref<8x32xf32>) {
+  linalg.matmul {strata_cpu.tile_sizes = {vector = array<i64: 8, 32, 1>, workgroup = array<i64: 0, 0, 0>}}
+      ins(%a, %b : memref<8x3xf32>, memref<3x32xf32>) outs(%c : memref<8x32xf32>)
+  return
+}
+
+// A convolution tile of 4 columns and 3 taps: its input channels, a loop
+// inside its filter rows' loop, run one at a time although the tile's 8
+// accumulators, 6 registers of filter, one of input and a broadcast fit.
+// CHECK-LABEL: func.func @conv
+// CHECK: scf.for %{{.*}} = %c0 to %c3 step %c1 iter_args
+// CHECK:   scf.for %{{.*}} = %c0 to %c8 step %c1 iter_args
+// CHECK:     vector.transfer_read {{.*}} : memref<3x3x8x16xf32>, vector<3x1x16xf32>
+// CHECK-NOT: vector.transfer_read {{.*}} : memref<3x3x8x16xf32>
+// CHECK:     scf.yield
+// CHECK:   scf.yield
+func.func @conv(%in: memref<1x3x6x8xf32>, %f: memref<3x3x8x16xf32>, %out: memref<1x1x4x16xf32>) {
+  linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>,
+      strata_cpu.tile_sizes = {vector = array<i64: 1, 1, 4, 16, 1, 3, 1>, workgroup = array<i64: 0, 0, 0, 0, 0, 0, 0>}}
+      ins(%in, %f : memref<1x3x6x8xf32>, memref<3x3x8x16xf32>) outs(%out : memref<1x1x4x16xf32>)
   return
 }
