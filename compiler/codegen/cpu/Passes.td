@@ -303,7 +303,8 @@ def CPUTileAndVectorizePass : Pass<"strata-cpu-tile-and-vectorize",
     Last, the reduction loop of each register tile (an innermost loop that
     carries vector accumulators, without masks) is unrolled whole where it
     has at most `reduction-unroll` steps, and by `reduction-unroll` steps
-    where its accumulators and the registers one step reads fit the
+    (the remainder of its count, static or dynamic, one at a time) where
+    its accumulators and the registers one step reads fit the
     target's `vector-registers` of `vector-bits` beside a broadcast and it
     is not inside another reduction loop.
   }];

@@ -404,7 +404,8 @@ struct CPUTileAndVectorizePass
 
   /// The reduction loop of a register tile (the k loop of a contraction,
   /// the input channels of a convolution: an innermost loop that carries
-  /// vector accumulators) is unrolled by `reductionUnroll`, and whole where
+  /// vector accumulators) is unrolled by `reductionUnroll` (the remainder
+  /// of its count, static or dynamic, one step at a time), and whole where
   /// it is no longer. Its steps are a few loads and FMAs each, and the
   /// loop's own instructions (index updates, compare and branch) took a
   /// share of every step. A longer loop only where the accumulators and
@@ -423,7 +424,7 @@ struct CPUTileAndVectorizePass
     SmallVector<scf::ForOp> loops;
     func.walk([&](scf::ForOp loop) {
       std::optional<APInt> trips = loop.getStaticTripCount();
-      if (!trips || trips->getZExtValue() < 2 ||
+      if ((trips && trips->getZExtValue() < 2) ||
           loop.getNumRegionIterArgs() == 0)
         return;
       int64_t registers = 1;
@@ -450,13 +451,15 @@ struct CPUTileAndVectorizePass
         return;
       auto outer = loop->getParentOfType<scf::ForOp>();
       bool inReduction = outer && outer.getNumRegionIterArgs() != 0;
-      if (trips->getZExtValue() <= static_cast<uint64_t>(reductionUnroll) ||
+      if ((trips &&
+           trips->getZExtValue() <= static_cast<uint64_t>(reductionUnroll)) ||
           (!inReduction && registers <= vectorRegisters))
         loops.push_back(loop);
     });
     for (scf::ForOp loop : loops) {
-      if (loop.getStaticTripCount()->getZExtValue() <=
-          static_cast<uint64_t>(reductionUnroll))
+      std::optional<APInt> trips = loop.getStaticTripCount();
+      if (trips &&
+          trips->getZExtValue() <= static_cast<uint64_t>(reductionUnroll))
         (void)loopUnrollFull(loop);
       else
         (void)loopUnrollByFactor(loop, reductionUnroll);

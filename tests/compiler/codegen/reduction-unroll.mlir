@@ -40,6 +40,22 @@ func.func @k10(%a: memref<6x10xf32>, %b: memref<10x16xf32>, %c: memref<6x16xf32>
   return
 }
 
+// A dynamic count (in a matmul blocked for the caches, the blocks of k after
+// the first run min(256, K - k) steps): 4 steps to an iteration up to the
+// largest multiple of 4, then the rest one at a time.
+// CHECK-LABEL: func.func @dynamic_k
+// CHECK: %[[MAIN:.*]] = scf.for %{{.*}} = %c0 to %[[END:.*]] step %{{.*}} iter_args
+// CHECK-COUNT-4: arith.mulf
+// CHECK: scf.yield
+// CHECK: scf.for %{{.*}} = %[[END]] to %{{.*}} step %c1 iter_args(%{{.*}} = %[[MAIN]])
+// CHECK-COUNT-1: arith.mulf
+// CHECK: scf.yield
+func.func @dynamic_k(%a: memref<6x?xf32>, %b: memref<?x16xf32>, %c: memref<6x16xf32>) {
+  linalg.matmul {strata_cpu.tile_sizes = {vector = array<i64: 6, 16, 1>, workgroup = array<i64: 0, 0, 0>}}
+      ins(%a, %b : memref<6x?xf32>, memref<?x16xf32>) outs(%c : memref<6x16xf32>)
+  return
+}
+
 // 3 steps: no loop left.
 // CHECK-LABEL: func.func @k3
 // CHECK-NOT: scf.for
