@@ -382,13 +382,6 @@ struct CPUTileAndVectorizePass
     unrollReductionLoops(func);
   }
 
-  /// Vector registers that `type` takes (an index is 64 bits).
-  int64_t registersOf(VectorType type) const {
-    Type element = type.getElementType();
-    int64_t bits = element.isIndex() ? 64 : element.getIntOrFloatBitWidth();
-    return llvm::divideCeil(type.getNumElements() * bits, vectorBits);
-  }
-
   /// Vector registers that the elements `read` loads take, broadcast
   /// dimensions not counted: a row of the right-hand side, or one value of
   /// each row of the left-hand side that is broadcast to a register in turn.
@@ -399,7 +392,7 @@ struct CPUTileAndVectorizePass
          llvm::zip(read.getPermutationMap().getResults(), type.getShape()))
       if (!isa<AffineConstantExpr>(result))
         elements *= size;
-    return registersOf(VectorType::get({elements}, type.getElementType()));
+    return llvm::divideCeil(elements, vectorLanes(type, vectorBits));
   }
 
   /// The reduction loop of a register tile (the k loop of a contraction,
@@ -421,7 +414,8 @@ struct CPUTileAndVectorizePass
   void unrollReductionLoops(func::FuncOp func) {
     if (reductionUnroll < 2)
       return;
-    SmallVector<scf::ForOp> loops;
+    // Each loop, and whether it is unrolled whole.
+    SmallVector<std::pair<scf::ForOp, bool>> loops;
     func.walk([&](scf::ForOp loop) {
       std::optional<APInt> trips = loop.getStaticTripCount();
       if ((trips && trips->getZExtValue() < 2) ||
@@ -432,7 +426,8 @@ struct CPUTileAndVectorizePass
         auto type = dyn_cast<VectorType>(accumulator.getType());
         if (!type)
           return;
-        registers += registersOf(type);
+        registers += llvm::divideCeil(type.getNumElements(),
+                                      vectorLanes(type, vectorBits));
       }
       bool computes = false;
       WalkResult walk = loop.getBody()->walk([&](Operation *inner) {
@@ -451,15 +446,13 @@ struct CPUTileAndVectorizePass
         return;
       auto outer = loop->getParentOfType<scf::ForOp>();
       bool inReduction = outer && outer.getNumRegionIterArgs() != 0;
-      if ((trips &&
-           trips->getZExtValue() <= static_cast<uint64_t>(reductionUnroll)) ||
-          (!inReduction && registers <= vectorRegisters))
-        loops.push_back(loop);
+      bool whole =
+          trips && trips->getZExtValue() <= static_cast<uint64_t>(reductionUnroll);
+      if (whole || (!inReduction && registers <= vectorRegisters))
+        loops.push_back({loop, whole});
     });
-    for (scf::ForOp loop : loops) {
-      std::optional<APInt> trips = loop.getStaticTripCount();
-      if (trips &&
-          trips->getZExtValue() <= static_cast<uint64_t>(reductionUnroll))
+    for (auto [loop, whole] : loops) {
+      if (whole)
         (void)loopUnrollFull(loop);
       else
         (void)loopUnrollByFactor(loop, reductionUnroll);
