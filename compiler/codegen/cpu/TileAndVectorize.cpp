@@ -602,12 +602,18 @@ struct CPUTileAndVectorizePass
   /// left-hand side stays in L1. Returns the op to tile by registers: the
   /// blocked one, or `op` itself; `blockedReduction` says whether the
   /// reduction was cut into blocks. With at least kDeepBlockRows rows (the
-  /// two largest workgroups of SelectTileSizes) the blocks are twice as
-  /// deep: half the loads and stores of the output tiles between blocks
-  /// (SGEMM 2048 with 512 rows: 99.5 to 95.8 ms; SGEMM 1024 with 256 rows,
-  /// once the tiles prefetched their strips, 6 interleaved rounds: 1.7 %
-  /// faster on one thread and on two).
-  static constexpr int64_t kCacheDepth = 256, kDeepBlockRows = 256;
+  /// two largest workgroups of SelectTileSizes) and register tiles of at
+  /// least kDeepBlockTileColumns columns (AVX-512's), the blocks are twice
+  /// as deep: half the loads and stores of the output tiles between blocks
+  /// (on a Sapphire Rapids core, SGEMM 2048 with 512 rows: 99.5 to 95.8 ms;
+  /// SGEMM 1024 with 256 rows, once the tiles prefetched their strips, 6
+  /// interleaved rounds: 1.7 % faster on one thread and on two). AVX2's
+  /// tiles of 16 columns keep blocks 256 deep: 512 deep, a tile's strip
+  /// (32 KiB) is all of a Zen 3 core's L1, beside the tile's 12 KiB of the
+  /// left-hand side. On one, SGEMM 1024 took 0.97 to 0.98 of the time on
+  /// one thread and 0.95 to 0.97 on two with 256 (old and new module
+  /// alternating); SGEMM 2048 0.95 to 1.06, no better or worse.
+  static constexpr int64_t kCacheDepth = 256, kDeepBlockRows = 256, kDeepBlockTileColumns = 32;
   /// The cache blocks of `op` (blockForCaches): a tile size per loop (all
   /// zero when it is not blocked) and its n and k loops, the column loop
   /// outermost.
@@ -649,7 +655,9 @@ struct CPUTileAndVectorizePass
       return blocks;
     // Blocked from kCacheBlockColumns columns or kCacheDepth steps on, in
     // blocks of blockColumns.
-    int64_t depth = rows >= kDeepBlockRows ? 2 * kCacheDepth : kCacheDepth;
+    int64_t depth = rows >= kDeepBlockRows && tileColumns(op, *dims) >= kDeepBlockTileColumns
+                        ? 2 * kCacheDepth
+                        : kCacheDepth;
     if (!large(ranges[blocks.n], std::max<int64_t>(1, kCacheBlockColumns / strip)) &&
         !large(ranges[blocks.k], depth))
       return blocks;
@@ -667,18 +675,24 @@ struct CPUTileAndVectorizePass
   /// core's 512 KiB, and SGEMM 1024 ran 2 % faster on one with 128), at most
   /// kCacheBlockColumns; kCacheBlockColumns without a vector tile.
   static int64_t blockColumns(linalg::LinalgOp op, const linalg::ContractionDimensions &dims) {
+    const int64_t tile = tileColumns(op, dims);
+    if (tile <= 1)
+      return kCacheBlockColumns;
+    return std::min(kCacheBlockColumns, kCacheBlockStrips * tile);
+  }
+
+  /// The columns of `op`'s register tile: its one n size, or a packed
+  /// weight's strip (the last n loop) times the strips of a tile; 0 without
+  /// a vector tile.
+  static int64_t tileColumns(linalg::LinalgOp op, const linalg::ContractionDimensions &dims) {
     FailureOr<std::optional<TileSizes>> sizes = readTileSizes(op);
     if (failed(sizes) || !*sizes)
-      return kCacheBlockColumns;
-    // The register tile's columns: its one n size, or a packed weight's
-    // strip (the last n loop) times the strips of a tile.
+      return 0;
     int64_t tile = 1;
     for (unsigned loop : dims.n)
       if (loop < (*sizes)->vector.size() && (*sizes)->vector[loop] > 0)
         tile *= (*sizes)->vector[loop];
-    if (tile <= 1)
-      return kCacheBlockColumns;
-    return std::min(kCacheBlockColumns, kCacheBlockStrips * tile);
+    return tile;
   }
 
   /// A constant upper bound of loop `loop` of `op` (through the sizes of

@@ -138,12 +138,13 @@ func.func @deep_blocks(%a: memref<256x1024xf32>, %b: memref<1024x512xf32>, %c: m
 }
 
 // AVX2's register tiles of 16 columns take blocks of 8 of them: 128 columns
-// (a 256-column block 512 deep filled all of a Zen 3 core's L2).
+// (a 256-column block 512 deep filled all of a Zen 3 core's L2), and 256
+// deep however many rows (a strip 512 deep filled all of its L1).
 // CHECK-LABEL: func.func @narrow_tile_blocks
-// CHECK-SAME: memref<263168xi8> {strata_cpu.local_memory}
-// CHECK: memref.view %{{.*}} : memref<263168xi8> to memref<8x512x16xf32>
+// CHECK-SAME: memref<132096xi8> {strata_cpu.local_memory}
+// CHECK: memref.view %{{.*}} : memref<132096xi8> to memref<8x256x16xf32>
 // CHECK: scf.for %{{.*}} = %c0 to %c512 step %c128 {
-// CHECK:   scf.for %{{.*}} = %c0 to %c1024 step %c512 {
+// CHECK:   scf.for %{{.*}} = %c0 to %c1024 step %c256 {
 func.func @narrow_tile_blocks(%a: memref<256x1024xf32>, %b: memref<1024x512xf32>, %c: memref<256x512xf32>) {
   linalg.matmul {strata_cpu.tile_sizes = {vector = array<i64: 6, 16, 1>, workgroup = array<i64: 0, 0, 0>}}
       ins(%a, %b : memref<256x1024xf32>, memref<1024x512xf32>) outs(%c : memref<256x512xf32>)
@@ -154,7 +155,7 @@ func.func @narrow_tile_blocks(%a: memref<256x1024xf32>, %b: memref<1024x512xf32>
 // depth is blocked along its columns too when its blocks are narrower.
 // CHECK-LABEL: func.func @narrow_blocks_of_a_column_tile
 // CHECK: scf.for %{{.*}} = %c0 to %c256 step %c128 {
-// CHECK:   scf.for %{{.*}} = %c0 to %c1024 step %c512 {
+// CHECK:   scf.for %{{.*}} = %c0 to %c1024 step %c256 {
 func.func @narrow_blocks_of_a_column_tile(%a: memref<1024x1024xf32>, %b: memref<1024x256xf32>, %c: memref<1024x256xf32>) {
   linalg.matmul {strata_cpu.tile_sizes = {vector = array<i64: 6, 16, 1>, workgroup = array<i64: 0, 0, 0>}}
       ins(%a, %b : memref<1024x1024xf32>, memref<1024x256xf32>) outs(%c : memref<1024x256xf32>)
