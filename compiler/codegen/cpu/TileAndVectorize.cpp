@@ -392,6 +392,11 @@ struct CPUTileAndVectorizePass
          llvm::zip(read.getPermutationMap().getResults(), type.getShape()))
       if (!isa<AffineConstantExpr>(result))
         elements *= size;
+    return registersFor(elements, type);
+  }
+
+  /// Vector registers that `elements` elements of `type`'s element type take.
+  int64_t registersFor(int64_t elements, VectorType type) const {
     return llvm::divideCeil(elements, vectorLanes(type, vectorBits));
   }
 
@@ -426,8 +431,7 @@ struct CPUTileAndVectorizePass
         auto type = dyn_cast<VectorType>(accumulator.getType());
         if (!type)
           return;
-        registers += llvm::divideCeil(type.getNumElements(),
-                                      vectorLanes(type, vectorBits));
+        registers += registersFor(type.getNumElements(), type);
       }
       bool computes = false;
       WalkResult walk = loop.getBody()->walk([&](Operation *inner) {
@@ -655,13 +659,13 @@ struct CPUTileAndVectorizePass
       return blocks;
     // Blocked from kCacheBlockColumns columns or kCacheDepth steps on, in
     // blocks of blockColumns.
-    int64_t depth = rows >= kDeepBlockRows && tileColumns(op, *dims) >= kDeepBlockTileColumns
-                        ? 2 * kCacheDepth
-                        : kCacheDepth;
+    const int64_t tile = tileColumns(op, *dims);
+    int64_t depth = rows >= kDeepBlockRows && tile >= kDeepBlockTileColumns ? 2 * kCacheDepth
+                                                                             : kCacheDepth;
     if (!large(ranges[blocks.n], std::max<int64_t>(1, kCacheBlockColumns / strip)) &&
         !large(ranges[blocks.k], depth))
       return blocks;
-    int64_t columns = std::max<int64_t>(1, blockColumns(op, *dims) / strip);
+    int64_t columns = std::max<int64_t>(1, blockColumns(tile) / strip);
     if (large(ranges[blocks.n], columns))
       blocks.sizes[blocks.n] = columns;
     if (large(ranges[blocks.k], depth))
@@ -669,13 +673,13 @@ struct CPUTileAndVectorizePass
     return blocks;
   }
 
-  /// The columns of a cache block of `op`: kCacheBlockStrips of its
-  /// register tile's columns (256 with AVX-512's tile of 32, 128 with AVX2's
-  /// 16, whose machines have less L2: a 256 x 512 block took all of a Zen 3
-  /// core's 512 KiB, and SGEMM 1024 ran 2 % faster on one with 128), at most
-  /// kCacheBlockColumns; kCacheBlockColumns without a vector tile.
-  static int64_t blockColumns(linalg::LinalgOp op, const linalg::ContractionDimensions &dims) {
-    const int64_t tile = tileColumns(op, dims);
+  /// The columns of a cache block of a matmul whose register tile has
+  /// `tile` columns (tileColumns): kCacheBlockStrips of them (256 with
+  /// AVX-512's tile of 32, 128 with AVX2's 16, whose machines have less L2:
+  /// a 256 x 512 block took all of a Zen 3 core's 512 KiB, and SGEMM 1024
+  /// ran 2 % faster on one with 128), at most kCacheBlockColumns;
+  /// kCacheBlockColumns without a vector tile.
+  static int64_t blockColumns(int64_t tile) {
     if (tile <= 1)
       return kCacheBlockColumns;
     return std::min(kCacheBlockColumns, kCacheBlockStrips * tile);
